@@ -1,0 +1,6 @@
+"""``python -m dicelab`` runs the command-line interface."""
+
+from dicelab.cli.main import main
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""The ``dicelab`` command line: a thin typer layer over the public functions."""

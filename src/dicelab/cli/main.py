@@ -1,0 +1,60 @@
+"""The ``dicelab`` application: one sub-command group per game, plus statistics and the server.
+
+Errors a user can cause (bad options, impossible states, unknown strategies) end the command with a
+single line on stderr and exit code 2; no traceback is ever shown for them.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import click
+import typer
+
+from dicelab import __version__
+from dicelab.cli import liars, pig, simpig, stats, supersix
+from dicelab.errors import DicelabError
+
+app = typer.Typer(
+    name="dicelab",
+    help="Solve, evaluate, learn and play jeopardy dice games.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+app.add_typer(pig.app, name="pig")
+app.add_typer(simpig.app, name="simpig")
+app.add_typer(supersix.app, name="supersix")
+app.add_typer(liars.app, name="liars")
+app.add_typer(stats.app, name="stats")
+
+
+@app.command("version")
+def version() -> None:
+    """Print the dicelab version."""
+    typer.echo(__version__)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point: run the app, turning user errors into one line and exit code 2."""
+    command = typer.main.get_command(app)
+    args = sys.argv[1:] if argv is None else argv
+    try:
+        rv = command.main(args=args, prog_name="dicelab", standalone_mode=False)
+    except DicelabError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+    except click.UsageError as exc:
+        msg = exc.format_message().replace("\n", " ").strip()
+        cmd = exc.ctx.command_path if exc.ctx else "dicelab"
+        click.echo(f"error: {msg} (see '{cmd} --help')", err=True)
+        sys.exit(2)
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
+    except click.Abort:
+        click.echo("aborted", err=True)
+        sys.exit(1)
+    except KeyboardInterrupt:
+        click.echo("interrupted", err=True)
+        sys.exit(130)
+    sys.exit(rv if isinstance(rv, int) else 0)

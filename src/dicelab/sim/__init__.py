@@ -1,0 +1,1 @@
+"""Monte Carlo simulation, statistics and tournaments."""

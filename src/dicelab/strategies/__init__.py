@@ -1,0 +1,1 @@
+"""Strategies: the protocol, named strategies and the spec parser (``"hold:25"``, ``"file:P"``)."""
