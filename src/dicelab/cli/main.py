@@ -12,7 +12,7 @@ import click
 import typer
 
 from dicelab import __version__
-from dicelab.cli import liars, pig, simpig, stats, supersix
+from dicelab.cli import liars, pig, pig_lab, simpig, stats, supersix
 from dicelab.errors import DicelabError
 
 app = typer.Typer(
@@ -22,7 +22,8 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-app.add_typer(pig.app, name="pig")
+app.add_typer(pig.app, name="pig")  # pig_lab adds its commands to the same group
+assert pig_lab.app is pig.app
 app.add_typer(simpig.app, name="simpig")
 app.add_typer(supersix.app, name="supersix")
 app.add_typer(liars.app, name="liars")
