@@ -8,12 +8,16 @@ from __future__ import annotations
 
 import sys
 
-import click
 import typer
 
 from dicelab import __version__
 from dicelab.cli import liars, pig, pig_lab, simpig, stats, supersix
 from dicelab.errors import DicelabError
+
+try:  # typer >= 0.22 vendors click
+    from typer._click import exceptions as _cx
+except ImportError:  # pragma: no cover - older typer with click as a dependency
+    from click import exceptions as _cx  # type: ignore[no-redef]
 
 app = typer.Typer(
     name="dicelab",
@@ -43,19 +47,20 @@ def main(argv: list[str] | None = None) -> None:
     try:
         rv = command.main(args=args, prog_name="dicelab", standalone_mode=False)
     except DicelabError as exc:
-        click.echo(f"error: {exc}", err=True)
+        print(f"error: {exc}", file=sys.stderr)
         sys.exit(2)
-    except click.UsageError as exc:
+    except _cx.UsageError as exc:
         msg = exc.format_message().replace("\n", " ").strip()
         cmd = exc.ctx.command_path if exc.ctx else "dicelab"
-        click.echo(f"error: {msg} (see '{cmd} --help')", err=True)
+        if msg:  # empty when no arguments were given and the help was shown instead
+            print(f"error: {msg} (see '{cmd} --help')", file=sys.stderr)
         sys.exit(2)
-    except click.exceptions.Exit as exc:
+    except _cx.Exit as exc:
         sys.exit(exc.exit_code)
-    except click.Abort:
-        click.echo("aborted", err=True)
+    except _cx.Abort:
+        print("aborted", file=sys.stderr)
         sys.exit(1)
     except KeyboardInterrupt:
-        click.echo("interrupted", err=True)
+        print("interrupted", file=sys.stderr)
         sys.exit(130)
     sys.exit(rv if isinstance(rv, int) else 0)
