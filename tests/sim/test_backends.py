@@ -1,0 +1,217 @@
+"""Execution backends: the same numbers on every backend, dead workers, resumable runs.
+
+A real ``dask.distributed.LocalCluster`` with two worker processes is started once for the module.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from dicelab.errors import DicelabError
+from dicelab.games.pig import PigGame, PigRules
+from dicelab.sim.backends import Task, batches, check_backend, read_results, run_tasks, task_seed
+
+distributed = pytest.importorskip("dask.distributed")
+
+try:  # ship this module's task functions to the Dask workers by value
+    import cloudpickle
+
+    if __name__ in sys.modules:
+        cloudpickle.register_pickle_by_value(sys.modules[__name__])
+except ImportError:  # pragma: no cover
+    pass
+
+
+# ---- task functions (module level, so workers can run them) ---------------------------------
+
+
+def hold_at_batch(params: dict) -> dict:
+    """Simulate ``count`` games of Pig, hold-at-a (first) against hold-at-b, with the task's seed."""
+    rules = PigRules(goal=params["goal"])
+    rng = np.random.default_rng(task_seed(params["seed"], params["index"]))
+    wins = 0
+    turns = np.zeros(params["count"], dtype=np.int64)
+    for g in range(params["count"]):
+        game = PigGame(rules, rng, first=0)
+        targets = (params["a"], params["b"])
+        while game.winner is None:
+            if game.turn_total < targets[game.to_move]:
+                if game.roll() and game.turn_total == 0:
+                    turns[g] += 1
+            else:
+                game.hold()
+                turns[g] += 1
+        wins += game.winner == 0
+    if params.get("sleep"):
+        time.sleep(params["sleep"])
+    return {"a_wins": int(wins), "games": params["count"], "turns": turns}
+
+
+def pair_score(params: dict) -> dict:
+    """A tournament-like task: a deterministic score matrix row for one pair of 'strategies'."""
+    a, b = params["a"], params["b"]
+    # the exact probability that hold-at-a reaches a turn total of at least a before a 1 (goal-free)
+    q = (5 / 6) ** np.arange(1, 8)
+    return {"a": a, "b": b, "score": float(q[a % 7] - q[b % 7]), "pair": np.array([a, b])}
+
+
+def crash_once(params: dict) -> dict:
+    """Kill the worker process the first time task ``crash`` runs (a marker file remembers)."""
+    marker = Path(params["marker"])
+    if params["index"] == params["crash"] and not marker.exists():
+        marker.write_text("crashed")
+        os._exit(1)
+    return {"y": params["index"] * 3}
+
+
+# ---- fixtures -----------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=logging.ERROR
+    ) as c:
+        yield c
+
+
+def sim_tasks(n: int = 8, count: int = 30, sleep: float = 0.0) -> list[Task]:
+    return [
+        Task(f"sim-{i}", {"goal": 30, "a": 8, "b": 12, "seed": 2024, "index": i, "count": count, "sleep": sleep})
+        for i in range(n)
+    ]
+
+
+def same(r1: list[dict], r2: list[dict]) -> bool:
+    if len(r1) != len(r2):
+        return False
+    for x, y in zip(r1, r2):
+        if x.keys() != y.keys():
+            return False
+        for k in x:
+            if isinstance(x[k], np.ndarray):
+                if x[k].dtype != y[k].dtype or not np.array_equal(x[k], y[k]):
+                    return False
+            elif x[k] != y[k] or type(x[k]) is not type(y[k]):
+                return False
+    return True
+
+
+# ---- tests -----------------------------------------------------------------------------------
+
+
+def test_task_seed_is_the_spawned_child():
+    children = np.random.SeedSequence(7).spawn(5)
+    for i, child in enumerate(children):
+        assert np.array_equal(child.generate_state(4), task_seed(7, i).generate_state(4))
+    assert batches(10, 4) == [(0, 4), (4, 4), (8, 2)]
+
+
+def test_simulation_identical_on_every_backend(cluster, tmp_path):
+    tasks = sim_tasks()
+    serial = run_tasks(hold_at_batch, tasks, workers=1, progress=False)
+    pooled = run_tasks(hold_at_batch, tasks, workers=2, progress=False)
+    on_dask = run_tasks(hold_at_batch, tasks, backend="dask", address=cluster.scheduler_address, progress=False)
+    stored = run_tasks(hold_at_batch, tasks, workers=2, store=tmp_path / "s", progress=False)
+    assert same(serial, pooled) and same(serial, on_dask) and same(serial, stored)
+    # what was written to Parquet reads back bit for bit, too
+    again = run_tasks(hold_at_batch, tasks, store=tmp_path / "s", progress=False)
+    assert same(serial, again)
+    # a law: a hold-at strategy cannot win more games than were played, and it wins some
+    wins = sum(r["a_wins"] for r in serial)
+    assert 0 < wins < sum(r["games"] for r in serial)
+
+
+def test_tournament_identical_on_dask(cluster):
+    tasks = [Task(f"{a}v{b}", {"a": a, "b": b}) for a in range(1, 9) for b in range(a + 1, 9)]
+    local = run_tasks(pair_score, tasks, workers=1, progress=False)
+    remote = run_tasks(pair_score, tasks, backend="dask", address=cluster.scheduler_address, progress=False)
+    assert same(local, remote)
+    assert [r["pair"].tolist() for r in remote] == [[t.params["a"], t.params["b"]] for t in tasks]
+
+
+def test_killed_dask_worker_loses_nothing(cluster, tmp_path):
+    tasks = sim_tasks(n=8, count=10, sleep=0.3)
+    expected = run_tasks(hold_at_batch, tasks, workers=1, progress=False)
+    with distributed.Client(cluster.scheduler_address) as client:
+        pids = list(client.run(os.getpid).values())
+    killed: list[int] = []
+
+    def kill_one(key, result):
+        if not killed:  # a worker dies while both are busy with their next tasks
+            killed.append(pids[0])
+            os.kill(pids[0], signal.SIGKILL)
+
+    got = run_tasks(
+        hold_at_batch,
+        tasks,
+        backend="dask",
+        address=cluster.scheduler_address,
+        store=tmp_path / "kill",
+        progress=False,
+        on_result=kill_one,
+    )
+    assert killed and same(expected, got)
+    rows = read_results(tmp_path / "kill")
+    assert sorted(r["task_id"] for r in rows) == sorted(t.key for t in tasks)  # no loss, no double
+
+
+def test_local_pool_retries_a_dead_worker(tmp_path):
+    tasks = [Task(str(i), {"index": i, "crash": 2, "marker": str(tmp_path / "m")}) for i in range(6)]
+    got = run_tasks(crash_once, tasks, workers=2, progress=False)
+    assert (tmp_path / "m").exists()  # the crash did happen
+    assert [r["y"] for r in got] == [3 * i for i in range(6)]
+
+
+def test_resume_skips_finished_tasks(tmp_path):
+    tasks = sim_tasks(n=8, count=10)
+    full = run_tasks(hold_at_batch, tasks, workers=1, progress=False)
+    seen: list[str] = []
+
+    class Interrupted(Exception):
+        pass
+
+    def stop_after_three(key, result):
+        seen.append(key)
+        if len(seen) == 3:
+            raise Interrupted
+
+    with pytest.raises(Interrupted):
+        run_tasks(hold_at_batch, tasks, workers=1, store=tmp_path / "r", progress=False, on_result=stop_after_three)
+    assert len(read_results(tmp_path / "r")) == 3
+    rerun: list[str] = []
+    resumed = run_tasks(
+        hold_at_batch, tasks, workers=1, store=tmp_path / "r", progress=False, on_result=lambda k, r: rerun.append(k)
+    )
+    assert rerun == [t.key for t in tasks[3:]]
+    assert same(full, resumed)
+
+
+def test_store_refuses_another_job(tmp_path):
+    tasks = sim_tasks(n=2, count=2)
+    run_tasks(hold_at_batch, tasks, workers=1, store=tmp_path / "j", progress=False)
+    with pytest.raises(DicelabError, match="belongs to job"):
+        run_tasks(pair_score, [Task("x", {"a": 1, "b": 2})], store=tmp_path / "j", progress=False)
+    changed = [Task(tasks[0].key, {**tasks[0].params, "count": 3})]
+    with pytest.raises(DicelabError, match="other parameters"):
+        run_tasks(hold_at_batch, changed, store=tmp_path / "j", progress=False)
+
+
+def test_bad_backend_options():
+    with pytest.raises(DicelabError, match="unknown backend"):
+        check_backend("spark")
+    with pytest.raises(DicelabError, match="--address"):
+        check_backend("local", "tcp://127.0.0.1:8786")
+    try:
+        import ray  # noqa: F401
+    except ImportError:
+        with pytest.raises(DicelabError, match="pip install 'dicelab\\[ray\\]'"):
+            check_backend("ray")
