@@ -92,7 +92,7 @@ class PigRules:
             f"sides must be a whole number from 2 to {MAX_SIDES}, got {self.sides}",
         )
         if self.variant == "piglet":
-            require(self.sides == 2, f"piglet is played with a coin: sides is 2 (a coin). got {self.sides}")
+            require(self.sides == 2, f"piglet is played with a coin: sides must be 2, got {self.sides}")
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
