@@ -1,0 +1,256 @@
+"""Strategies for simultaneous Pig, written as short text specs.
+
+A strategy tells a player which hold-at target ``k`` to pick at the start of a turn, from its own
+score and the other players' scores; it may randomise (a *mixed* strategy). Targets are always
+clipped to the legal range ``1 .. goal - own score``.
+
+Spec grammar
+------------
+``hold:N``
+    Hold at ``N`` (or at ``goal - own`` when fewer points are needed). ``1 <= N <= goal``.
+``hold:goal``
+    Hold at ``goal - own``: try to win in this very turn.
+``pw:K1<T1,K2<T2,...,KLAST`` (the ``pw:`` prefix may be left out)
+    Piecewise in the *leading opponent's* score ``j`` (for two players: the opponent's score):
+    hold at ``K1`` while ``j < T1``, at ``K2`` while ``j < T2``, ..., then at ``KLAST``; each ``K``
+    may be ``goal``. The paper's example is ``pw:25<40,30<60,goal``. Thresholds must increase.
+``mix:P1*SPEC1+P2*SPEC2+...``
+    At every turn, independently, play ``SPECi`` with probability ``Pi`` (decimals or fractions
+    like ``1/3``; they must sum to 1). The parts must not themselves be ``mix:``.
+``table:PATH``
+    A two-player strategy table saved by ``dicelab simpig best-response --out`` or
+    ``dicelab simpig equilibrium --out`` (a :mod:`dicelab.store` table of kind ``simpig-strategy``).
+``br:SPEC``
+    The exact two-player best response to ``SPEC``.
+``equilibrium`` (alias ``optimal``)
+    The exact two-player mixed equilibrium (Shapley's method); solved once per goal and cached.
+``svima`` / ``svima-b``
+    Player A's (the follower's) / player B's (the leader's) policy from SVIMA (Algorithm 0.2).
+``cyclic:1`` / ``cyclic:2``
+    The two alternating policies of symmetric self-play value iteration.
+
+``hold:`` and ``pw:`` strategies (and mixtures of them) work for any number of players; the others
+are two-player tables.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+
+from dicelab.errors import DicelabError, require
+
+STRATEGY_KIND = "simpig-strategy"
+SPEC_HELP = (
+    "hold:N, hold:goal, pw:K<T,...,K, mix:P*SPEC+..., table:PATH, br:SPEC, "
+    "equilibrium, svima, svima-b, cyclic:1, cyclic:2"
+)
+
+Component = tuple[np.ndarray | float, np.ndarray]
+
+
+@dataclass(frozen=True)
+class SimPigStrategy:
+    """A parsed strategy. Use :func:`parse_strategy` to build one.
+
+    ``mixture(own, others)`` returns the components ``[(weight, k), ...]``: at a state the player
+    plays target ``k`` with probability ``weight`` (arrays broadcast over the states given).
+    """
+
+    spec: str
+    goal: int
+    state_independent: bool = False  # the target depends on the own score only
+    symmetric: bool = True  # depends on the other players' scores only through their multiset
+    two_player_only: bool = False
+    parts: tuple = field(default=(), repr=False)
+    table: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False, compare=False)
+
+    def mixture(self, own: np.ndarray, others: list[np.ndarray]) -> list[Component]:
+        """The mixed choice at the states ``(own, others)`` (integer arrays that broadcast)."""
+        g = self.goal
+        kind = self.parts[0] if self.parts else "table"
+        own = np.asarray(own)
+        cap = np.maximum(g - own, 1)
+        if kind == "hold":
+            n = self.parts[1]
+            return [(1.0, np.minimum(n, cap) if n is not None else cap)]
+        if kind == "pw":
+            lead = others[0]
+            for o in others[1:]:
+                lead = np.maximum(lead, o)
+            k = np.full(np.broadcast(own, lead).shape, 0, dtype=np.int64)
+            done = np.zeros(k.shape, dtype=bool)
+            for target, thr in self.parts[1]:
+                t = cap if target is None else np.minimum(target, cap)
+                sel = ~done & (lead < thr) if thr is not None else ~done
+                k = np.where(sel, t, k)
+                done |= sel
+            return [(1.0, k)]
+        if kind == "mix":
+            out: list[Component] = []
+            for p, sub in self.parts[1]:
+                for w, k in sub.mixture(own, others):
+                    out.append((w * p, k))
+            return out
+        require(len(others) == 1, f"strategy {self.spec!r} is a two-player table")
+        weights, targets = self.table  # type: ignore[misc]
+        require(
+            weights.shape[1] == g, f"strategy {self.spec!r} is for goal {weights.shape[1]}, not {g}"
+        )
+        o = np.minimum(own, g - 1)
+        j = np.minimum(others[0], g - 1)
+        return [(weights[c][o, j], np.minimum(targets[c][o, j], cap)) for c in range(len(weights))]
+
+    def target_table(self) -> tuple[np.ndarray, np.ndarray]:
+        """Two-player arrays ``weights[c, own, opp]`` and ``targets[c, own, opp]`` (``c``: component)."""
+        g = self.goal
+        own, opp = np.indices((g, g))
+        comps = self.mixture(own, [opp])
+        w = np.stack([np.broadcast_to(np.asarray(c[0], dtype=float), (g, g)) for c in comps])
+        k = np.stack([np.broadcast_to(np.asarray(c[1], dtype=np.int64), (g, g)) for c in comps])
+        return w, k
+
+
+def _parse_int(text: str, what: str, lo: int, hi: int) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise DicelabError(f"{what} must be a whole number, got {text!r}") from None
+    require(lo <= v <= hi, f"{what} must be from {lo} to {hi}, got {v}")
+    return v
+
+
+def _parse_target(text: str, goal: int) -> int | None:
+    if text.strip() == "goal":
+        return None
+    return _parse_int(text.strip(), "hold-at target", 1, goal)
+
+
+def _parse_prob(text: str) -> Fraction:
+    try:
+        p = Fraction(text.strip())
+    except (ValueError, ZeroDivisionError):
+        raise DicelabError(f"mixture probability must be a number like 0.5 or 1/3, got {text!r}") from None
+    require(0 < p <= 1, f"mixture probabilities must be in (0, 1], got {text!r}")
+    return p
+
+
+def parse_strategy(spec: str, goal: int = 100, players: int = 2) -> SimPigStrategy:
+    """Parse a strategy spec (see the module docstring) for a game to ``goal`` with ``players``."""
+    require(isinstance(spec, str) and spec.strip() != "", f"empty strategy; use one of: {SPEC_HELP}")
+    s = spec.strip()
+    if s.startswith("hold:"):
+        arg = s[5:]
+        if arg == "goal":
+            return SimPigStrategy(s, goal, True, True, False, ("hold", None))
+        return SimPigStrategy(s, goal, True, True, False, ("hold", _parse_int(arg, "N in hold:N", 1, goal)))
+    if s.startswith("pw:") or ("<" in s and not s.startswith(("mix:", "table:", "br:"))):
+        body = s[3:] if s.startswith("pw:") else s
+        pieces = [p.strip() for p in body.split(",")]
+        require(len(pieces) >= 2, f"piecewise strategy needs at least two pieces like 25<40,goal; got {s!r}")
+        parsed = []
+        last_thr = -1
+        for n, piece in enumerate(pieces):
+            m = re.fullmatch(r"(\w+)\s*<\s*(\d+)", piece)
+            if n < len(pieces) - 1:
+                require(m is not None, f"piecewise piece must look like K<T, got {piece!r} in {s!r}")
+                assert m is not None
+                thr = int(m.group(2))
+                require(last_thr < thr <= goal, f"piecewise thresholds must increase within 1..{goal}; got {s!r}")
+                last_thr = thr
+                parsed.append((_parse_target(m.group(1), goal), thr))
+            else:
+                require(m is None, f"the last piecewise piece is a bare target (K or goal), got {piece!r}")
+                parsed.append((_parse_target(piece, goal), None))
+        return SimPigStrategy(s, goal, False, True, False, ("pw", tuple(parsed)))
+    if s.startswith("mix:"):
+        parts = []
+        for term in s[4:].split("+"):
+            require("*" in term, f"mixture terms look like P*SPEC, got {term!r} in {s!r}")
+            p_text, sub = term.split("*", 1)
+            require(not sub.strip().startswith("mix:"), "mixtures cannot be nested")
+            parts.append((_parse_prob(p_text), parse_strategy(sub, goal, players)))
+        total = sum(p for p, _ in parts)
+        require(total == 1, f"mixture probabilities must sum to 1, got {float(total):g} in {s!r}")
+        fparts = tuple((float(p), sub) for p, sub in parts)
+        return SimPigStrategy(
+            s,
+            goal,
+            all(sub.state_independent for _, sub in parts),
+            all(sub.symmetric for _, sub in parts),
+            any(sub.two_player_only for _, sub in parts),
+            ("mix", fparts),
+        )
+    # Two-player tables from here on.
+    require(players == 2 or not _is_table_spec(s), f"strategy {s!r} is defined for two players only")
+    if s.startswith("table:"):
+        return load_strategy(s[6:], goal)
+    if s.startswith("br:"):
+        from dicelab.solvers.simpig import best_response
+
+        opp = parse_strategy(s[3:], goal, 2)
+        res = best_response([opp], goal=goal)
+        k = res.policy[:goal, :goal].astype(np.int64)
+        return _table(s, goal, np.ones((1, goal, goal)), k[None])
+    if s in ("equilibrium", "optimal"):
+        from dicelab.solvers.simpig_equilibrium import solve_equilibrium
+
+        eq = solve_equilibrium(goal, progress=False, use_cache=True)
+        return _table(s, goal, eq.weights, eq.targets)
+    if s in ("svima", "svima-b"):
+        from dicelab.solvers.simpig import svima
+
+        r = svima(goal)
+        k = r.policy_a if s == "svima" else r.policy_b
+        return _table(s, goal, np.ones((1, goal, goal)), k[None].astype(np.int64))
+    if s in ("cyclic:1", "cyclic:2"):
+        from dicelab.solvers.simpig import selfplay
+
+        r = selfplay(goal)
+        k = r.policy_1 if s == "cyclic:1" else r.policy_2
+        return _table(s, goal, np.ones((1, goal, goal)), k[None].astype(np.int64))
+    raise DicelabError(f"unknown strategy {s!r}; use one of: {SPEC_HELP}")
+
+
+def _is_table_spec(s: str) -> bool:
+    return s.startswith(("table:", "br:")) or s in (
+        "equilibrium", "optimal", "svima", "svima-b", "cyclic:1", "cyclic:2"
+    )
+
+
+def _table(spec: str, goal: int, weights: np.ndarray, targets: np.ndarray) -> SimPigStrategy:
+    return SimPigStrategy(spec, goal, False, True, True, (), (np.asarray(weights, float), np.asarray(targets, np.int64)))
+
+
+def save_strategy(path: str | Path, weights: np.ndarray, targets: np.ndarray, goal: int, source: str) -> Path:
+    """Save a two-player strategy table (``weights[c, own, opp]``, ``targets[c, own, opp]``)."""
+    from dicelab.store import save_table
+
+    return save_table(
+        path,
+        STRATEGY_KIND,
+        {"weights": np.asarray(weights, np.float64), "targets": np.asarray(targets, np.int16)},
+        {"goal": goal, "players": 2, "source": source},
+    )
+
+
+def load_strategy(path: str, goal: int) -> SimPigStrategy:
+    """Load a table written by :func:`save_strategy` and check it fits ``goal``."""
+    from dicelab.store import load_table
+
+    arrays, meta = load_table(path, STRATEGY_KIND)
+    w, k = arrays.get("weights"), arrays.get("targets")
+    require(w is not None and k is not None, f"{path} lacks the weights/targets arrays")
+    require(
+        meta.get("goal") == goal and w.shape[1:] == (goal, goal) and k.shape == w.shape,
+        f"{path} holds a strategy for goal {meta.get('goal')}, not {goal}",
+    )
+    require(np.all(w >= 0) and np.allclose(w.sum(axis=0), 1.0), f"{path}: weights must sum to 1 at every state")
+    own = np.arange(goal)[:, None]
+    ok = (k >= 1) & (k <= goal - own[None]) | (w == 0)
+    require(bool(np.all(ok)), f"{path}: every target must be from 1 to goal - own score")
+    return _table(f"table:{path}", goal, w, k.astype(np.int64))
