@@ -11,7 +11,7 @@ import sys
 import typer
 
 from dicelab import __version__
-from dicelab.cli import liars, pig, pig_lab, simpig, stats, supersix
+from dicelab.cli import liars, pig, pig_lab, serve, simpig, stats, supersix
 from dicelab.errors import DicelabError
 
 try:  # typer >= 0.22 vendors click
@@ -32,6 +32,7 @@ app.add_typer(simpig.app, name="simpig")
 app.add_typer(supersix.app, name="supersix")
 app.add_typer(liars.app, name="liars")
 app.add_typer(stats.app, name="stats")
+app.command("serve")(serve.serve)
 
 
 @app.command("version")

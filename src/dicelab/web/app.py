@@ -1,0 +1,334 @@
+"""The FastAPI application: pages, the JSON API, exports, the analysis page and the explorer.
+
+``create_app(db_url)`` builds a self-contained app (its own engine, migrations run at start-up), so
+tests can make as many as they like, each on its own temporary database.
+
+The JSON API (described at ``/openapi.json``)::
+
+    POST /api/games                 create a game -> {id, token, state, events}
+    GET  /api/games/{id}            read it        (header X-Game-Token)
+    POST /api/games/{id}/moves      make a move    (header X-Game-Token;
+                                    body {"action": "roll"|"hold", "expected_move": VERSION})
+    GET  /healthz                   {"status": "ok"}
+
+Answers: 201/200 on success; 404 for an unknown game, 403 for a wrong token, 409 for a stale move
+or a move in a finished game, 413 for a body over 16 KiB, 422 for malformed JSON or bad values.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import logging
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from fastapi import Depends, FastAPI, Header, Query, Request
+from fastapi.responses import HTMLResponse, JSONResponse, Response
+from fastapi.staticfiles import StaticFiles
+from fastapi.templating import Jinja2Templates
+from pydantic import BaseModel, ConfigDict, Field
+from sqlalchemy import text
+from sqlalchemy.orm import Session
+
+from dicelab import __version__
+from dicelab.errors import DicelabError
+from dicelab.games.pig import PigRules
+from dicelab.web import bots, explorer, pig_play, study
+from dicelab.web.db import default_db_url, make_engine, make_sessionmaker, migrate
+
+HERE = Path(__file__).parent
+MAX_BODY = 16 * 1024
+log = logging.getLogger("dicelab.web")
+
+
+class Questionnaire(BaseModel):
+    """Seed 002's tracker-form questions (section 2.4): stated risk preference and two gambles."""
+
+    model_config = ConfigDict(extra="forbid")
+    risk_preference: Literal["averse", "loving", "neutral"] = Field(
+        description="Q1: which are you: risk averse, risk loving or risk neutral")
+    q2: Literal["a", "b"] = Field(description="Q2: (a) a guaranteed £10 or (b) a 50/50 gamble for £20 or £0")
+    q3: Literal["a", "b"] = Field(
+        description="Q3: (a) a guaranteed £1 million or (b) a 50/50 gamble for £2 million or £0")
+    participant: str | None = Field(None, max_length=80, description="optional label, e.g. a class code")
+
+
+class NewGame(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    game: Literal["pig"] = Field("pig", description="which game (the others are coming)")
+    variant: Literal["standard", "piglet", "two-dice"] = "standard"
+    goal: int = Field(100, ge=2, le=pig_play.WEB_MAX_GOAL)
+    sides: int | None = Field(None, ge=2, le=pig_play.WEB_MAX_SIDES)
+    opponent: str = Field("optimal", max_length=80, description="optimal, hold:N, keep-pace, best-response:SPEC")
+    human_first: bool | None = Field(True, description="true: you start; false: the bot starts; null: a coin")
+    coach: bool = False
+    questionnaire: Questionnaire | None = None
+
+
+class MoveIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    action: Literal["roll", "hold"]
+    expected_move: int = Field(ge=0, le=10**9, description="the game's version you are answering")
+
+
+class BodyLimit:
+    """ASGI middleware: refuse request bodies over ``limit`` bytes with 413, declared or streamed."""
+
+    def __init__(self, app: Any, limit: int = MAX_BODY) -> None:
+        self.app, self.limit = app, limit
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        for name, value in scope.get("headers", []):
+            if name == b"content-length":
+                try:
+                    too_big = int(value) > self.limit
+                except ValueError:
+                    too_big = True
+                if too_big:
+                    await _send_413(send)
+                    return
+        seen = 0
+        responded = False
+
+        async def limited_receive() -> dict:
+            nonlocal seen
+            msg = await receive()
+            if msg["type"] == "http.request":
+                seen += len(msg.get("body", b""))
+                if seen > self.limit:
+                    raise _TooBig
+            return msg
+
+        async def tracking_send(msg: dict) -> None:
+            nonlocal responded
+            if msg["type"] == "http.response.start":
+                responded = True
+            await send(msg)
+
+        try:
+            await self.app(scope, limited_receive, tracking_send)
+        except _TooBig:
+            if not responded:
+                await _send_413(send)
+
+
+class _TooBig(Exception):
+    pass
+
+
+async def _send_413(send: Any) -> None:
+    body = json.dumps({"detail": f"request body too large (limit {MAX_BODY} bytes)"}).encode()
+    await send({"type": "http.response.start", "status": 413,
+                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
+    await send({"type": "http.response.body", "body": body})
+
+
+def get_db(request: Request) -> Iterator[Session]:
+    """One database session per request."""
+    db = request.app.state.sessions()
+    try:
+        yield db
+    finally:
+        db.close()
+
+
+DB = Annotated[Session, Depends(get_db)]
+Token = Annotated[str | None, Header(alias="X-Game-Token", max_length=200)]
+
+
+GAMES = [
+    {"key": "pig", "name": "Pig", "href": "/play/pig", "module": "dicelab.games.pig",
+     "about": "Two players race to the goal; roll as often as you dare, a 1 loses the turn."},
+    {"key": "simpig", "name": "Simultaneous Pig", "href": None, "module": "dicelab.simpig",
+     "about": "Everyone picks a hold-at target at once (seed 000); 2 to 4 players."},
+    {"key": "supersix", "name": "Super Six", "href": None, "module": "dicelab.supersix",
+     "about": "Put sticks into the lid's pits; the first with no sticks left wins (seed 001)."},
+    {"key": "liars", "name": "Liar's Dice", "href": None, "module": "dicelab.liars",
+     "about": "Bid on the hidden dice or call the last bid a lie (seed 004)."},
+]
+
+
+def games_listing() -> list[dict[str, Any]]:
+    out = []
+    for g in GAMES:
+        ready = g["href"] is not None and bots.module_available(g["module"])
+        engine = bots.module_available(g["module"])
+        out.append({**g, "ready": ready,
+                    "status": "ready" if ready else ("engine landed, page coming" if engine else "coming")})
+    return out
+
+
+def create_app(db_url: str | None = None, warm: bool = True) -> FastAPI:
+    """The web lab on ``db_url`` (default: SQLite in the user data folder).
+
+    ``warm`` solves Pig to 100 in a background thread at start-up (from the disk cache when it is
+    there), so the first game against the optimal bot starts at once.
+    """
+    url = db_url or default_db_url()
+    engine = make_engine(url)
+    migrate(engine)
+    sessions = make_sessionmaker(engine)
+    # SQLite allows one writer: serialise writers in-process so no request meets "database is locked"
+    write_lock: contextlib.AbstractContextManager = (
+        threading.Lock() if url.startswith("sqlite") else contextlib.nullcontext()
+    )
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI):
+        if warm:
+            threading.Thread(target=_warm, name="dicelab-warm", daemon=True).start()
+        yield
+        engine.dispose()
+
+    app = FastAPI(
+        title="dicelab web lab",
+        version=__version__,
+        description="Play jeopardy dice games against exact bots, with a coach and a recorded human-play study.",
+        lifespan=lifespan,
+        docs_url=None,  # Swagger UI loads from a CDN; the lab must work offline
+        redoc_url=None,
+    )
+    app.state.engine = engine
+    app.state.sessions = sessions
+    app.state.db_url = url
+    app.add_middleware(BodyLimit)
+    app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
+    templates = Jinja2Templates(directory=str(HERE / "templates"))
+
+    @app.exception_handler(DicelabError)
+    async def _dicelab_error(_req: Request, exc: DicelabError) -> JSONResponse:
+        code = 422
+        if isinstance(exc, pig_play.NotFound):
+            code = 404
+        elif isinstance(exc, pig_play.Forbidden):
+            code = 403
+        elif isinstance(exc, pig_play.Conflict):
+            code = 409
+        elif isinstance(exc, explorer.Coming):
+            code = 501
+        return JSONResponse({"detail": str(exc)}, status_code=code)
+
+    @app.exception_handler(Exception)
+    async def _unexpected(_req: Request, exc: Exception) -> JSONResponse:
+        log.exception("unexpected error")
+        return JSONResponse({"detail": "internal error"}, status_code=500)
+
+    # ------------------------------------------------------------------ API
+    @app.get("/healthz", tags=["meta"])
+    def healthz(db: DB) -> dict[str, Any]:
+        db.execute(text("SELECT 1"))
+        return {"status": "ok", "version": __version__, "pig_100_solved": bots.solved(PigRules())}
+
+    @app.post("/api/games", status_code=201, tags=["games"])
+    def new_game(body: NewGame, db: DB) -> dict[str, Any]:
+        """Create a game against a bot; the answer carries the id and the secret token."""
+        with write_lock:
+            created = pig_play.create_game(
+                db, variant=body.variant, goal=body.goal, sides=body.sides, opponent=body.opponent,
+                human_first=body.human_first, coach=body.coach,
+                questionnaire=body.questionnaire.model_dump() if body.questionnaire else None,
+            )
+        g = created.game
+        return {"id": g.id, "token": created.token, "events": created.events,
+                "state": pig_play.public_state(db, g)}
+
+    @app.get("/api/games/{game_id}", tags=["games"])
+    def read_game(game_id: str, db: DB, x_game_token: Token = None) -> dict[str, Any]:
+        g = pig_play.load_game(db, game_id, x_game_token)
+        return pig_play.public_state(db, g)
+
+    @app.post("/api/games/{game_id}/moves", tags=["games"])
+    def move(game_id: str, body: MoveIn, db: DB, response: Response, x_game_token: Token = None) -> dict[str, Any]:
+        """Roll or hold; the bot answers in the same response (its moves are in ``events``)."""
+        with write_lock:
+            g = pig_play.load_game(db, game_id, x_game_token)
+            events, bot_s = pig_play.make_move(db, g, body.action, body.expected_move)
+        response.headers["Server-Timing"] = f"bot;dur={bot_s * 1000:.3f}"
+        return {"events": events, "bot_ms": bot_s * 1000, "state": pig_play.public_state(db, g, with_moves=False)}
+
+    @app.get("/api/opponents", tags=["meta"])
+    def opponents() -> dict[str, Any]:
+        return {"pig": bots.pig_opponents(), "games": games_listing()}
+
+    # ------------------------------------------------------------------ study: export, analysis
+
+    @app.get("/export/{table}.{fmt}", tags=["study"])
+    def export(table: str, fmt: str, db: DB) -> Response:
+        """``games``, ``moves`` or ``turns`` as CSV or Parquet."""
+        data, media, name = study.export(db, table, fmt)
+        return Response(data, media_type=media, headers={"Content-Disposition": f'attachment; filename="{name}"'})
+
+    @app.get("/api/analysis", tags=["study"])
+    def analysis_json(db: DB) -> dict[str, Any]:
+        return study.analysis(db)
+
+    @app.get("/analysis/plot/{name}.png", tags=["study"])
+    def analysis_plot(name: str, db: DB) -> Response:
+        return Response(study.plot(db, name), media_type="image/png")
+
+    # ------------------------------------------------------------------ strategy explorer
+    @app.get("/api/explorer/pig", tags=["explorer"])
+    def explorer_pig(variant: str = "standard", goal: int = Query(100, ge=2, le=100),
+                     sides: int | None = Query(None, ge=2, le=12)) -> dict[str, Any]:
+        return explorer.pig_tables(pig_play.make_rules(variant, goal, sides))
+
+    @app.get("/explorer/plot/pig-{kind}.png", tags=["explorer"])
+    def explorer_plot(kind: str, variant: str = "standard", goal: int = Query(100, ge=2, le=100),
+                      sides: int | None = Query(None, ge=2, le=12), k: int = Query(0, ge=0, le=99)) -> Response:
+        return Response(explorer.pig_plot(pig_play.make_rules(variant, goal, sides), kind, k),
+                        media_type="image/png")
+
+    @app.get("/api/explorer/evaluate", tags=["explorer"])
+    def explorer_evaluate(a: str = Query(..., max_length=80), b: str = Query(..., max_length=80),
+                          variant: str = "standard", goal: int = Query(100, ge=2, le=100),
+                          sides: int | None = Query(None, ge=2, le=12)) -> dict[str, Any]:
+        return explorer.evaluate(pig_play.make_rules(variant, goal, sides), a, b)
+
+    @app.get("/api/explorer/tournament", tags=["explorer"])
+    def explorer_tournament(specs: str = Query(..., max_length=400), variant: str = "standard",
+                            goal: int = Query(100, ge=2, le=100),
+                            sides: int | None = Query(None, ge=2, le=12)) -> dict[str, Any]:
+        return explorer.tournament(pig_play.make_rules(variant, goal, sides), specs)
+
+    @app.get("/explorer/plot/tournament.png", tags=["explorer"])
+    def explorer_tournament_plot(specs: str = Query(..., max_length=400), variant: str = "standard",
+                                 goal: int = Query(100, ge=2, le=100),
+                                 sides: int | None = Query(None, ge=2, le=12)) -> Response:
+        res = explorer.tournament(pig_play.make_rules(variant, goal, sides), specs)
+        return Response(explorer.tournament_plot(res), media_type="image/png")
+
+    # ------------------------------------------------------------------ pages
+    def page(request: Request, name: str, **ctx: Any) -> HTMLResponse:
+        return templates.TemplateResponse(request, name, {"version": __version__, **ctx})
+
+    @app.get("/", response_class=HTMLResponse, include_in_schema=False)
+    def index(request: Request) -> HTMLResponse:
+        return page(request, "index.html", games=games_listing())
+
+    @app.get("/play/pig", response_class=HTMLResponse, include_in_schema=False)
+    def play_pig(request: Request) -> HTMLResponse:
+        return page(request, "pig.html", opponents=bots.pig_opponents())
+
+    @app.get("/analysis", response_class=HTMLResponse, include_in_schema=False)
+    def analysis_page(request: Request, db: DB) -> HTMLResponse:
+        return page(request, "analysis.html", a=study.analysis(db))
+
+    @app.get("/explorer", response_class=HTMLResponse, include_in_schema=False)
+    def explorer_page(request: Request) -> HTMLResponse:
+        return page(request, "explorer.html", tools=explorer.tools())
+
+    return app
+
+
+def _warm() -> None:
+    try:
+        bots.solution(PigRules())
+    except Exception:  # pragma: no cover - warm-up is best effort; requests solve on demand
+        log.exception("warm-up solve failed")

@@ -1,0 +1,144 @@
+"""The web lab's bots and the coach's oracle: solved tables shared by every request.
+
+A Pig bot is a *strategy* from :mod:`dicelab.strategies.pig`, compiled once per rules into a
+decision table ``roll[i, j, k]`` (mover's banked score ``i``, opponent's banked score ``j``, turn
+total ``k``), and then a table lookup per decision. The web offers the built-ins
+
+``optimal``
+    Neller & Presser's optimal policy, from the exact solution (:mod:`dicelab.solvers.pig`).
+``hold:N``
+    roll while the turn total is below N.
+``keep-pace``
+    Neller's "keep pace and end race" rule (constants scaled with the goal).
+``turtle``, ``roll-to-win``, ``roll-and-wait``
+    seed 002's non-transitive trio.
+``best-response:SPEC``
+    the exact best response to another of these (needs :mod:`dicelab.solvers.pig_eval`, issue 3;
+    listed as coming until it is installed).
+
+``file:PATH`` strategies are refused: a web client must not make the server read its files.
+
+Solutions and tables are built once per rules object and kept in memory; a lock per key makes
+concurrent first requests wait for a single build.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from dicelab.errors import DicelabError, require
+from dicelab.games.pig import PigRules
+
+Policy = Callable[[int, int, int], str]
+
+_solutions: dict[PigRules, Any] = {}
+_tables: dict[tuple[str, PigRules], np.ndarray] = {}
+_locks: dict[Any, threading.Lock] = {}
+_guard = threading.Lock()
+_SIMPLE = ("optimal", "keep-pace", "turtle", "roll-to-win", "roll-and-wait")
+ALLOWED = "optimal, hold:N, keep-pace, turtle, roll-to-win, roll-and-wait, best-response:SPEC"
+
+
+def module_available(name: str) -> bool:
+    """True when ``name`` can be imported (used to list games and tools as ready or coming)."""
+    try:
+        return importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def _lock(key: Any) -> threading.Lock:
+    with _guard:
+        return _locks.setdefault(key, threading.Lock())
+
+
+def solution(rules: PigRules) -> Any:
+    """The exact :class:`~dicelab.solvers.pig.PigSolution` for ``rules`` (solved once, cached)."""
+    sol = _solutions.get(rules)
+    if sol is not None:
+        return sol
+    with _lock(rules):
+        sol = _solutions.get(rules)
+        if sol is None:
+            from dicelab.solvers.pig import solve_cached
+
+            sol = solve_cached(rules)
+            _solutions[rules] = sol
+    return sol
+
+
+def solved(rules: PigRules) -> bool:
+    return rules in _solutions
+
+
+def best_response_available() -> bool:
+    return module_available("dicelab.solvers.pig_eval")
+
+
+def pig_opponents() -> list[dict[str, Any]]:
+    """The opponents the Pig page offers, each with a label and whether it is ready."""
+    br = best_response_available()
+    return [
+        {"spec": "optimal", "label": "Optimal (Neller & Presser)", "ready": True},
+        {"spec": "hold:20", "label": "Hold at 20", "ready": True},
+        {"spec": "hold:25", "label": "Hold at 25", "ready": True},
+        {"spec": "keep-pace", "label": "Keep pace and end race", "ready": True},
+        {"spec": "turtle", "label": "Turtle (seed 002)", "ready": True},
+        {"spec": "best-response:hold:20", "label": "Best response to hold at 20", "ready": br},
+        {"spec": "best-response:keep-pace", "label": "Best response to keep pace", "ready": br},
+    ]
+
+
+def parse_opponent(spec: str, rules: PigRules) -> str:
+    """Check a bot spec for ``rules``; return it normalised, or raise a one-line DicelabError."""
+    require(isinstance(spec, str) and len(spec) <= 80, f"a strategy is a short string: {ALLOWED}")
+    s = spec.strip().lower()
+    if s in _SIMPLE:
+        return s
+    m = re.fullmatch(r"hold:(\d{1,4})", s)
+    if m:
+        n = int(m.group(1))
+        require(1 <= n <= rules.goal, f"hold:N needs 1 <= N <= goal ({rules.goal}), got {n}")
+        return f"hold:{n}"
+    if s.startswith("best-response:"):
+        require(best_response_available(),
+                "best-response bots are coming (they need dicelab.solvers.pig_eval); "
+                "choose optimal, hold:N or keep-pace")
+        inner = parse_opponent(s[len("best-response:"):], rules)
+        return f"best-response:{inner}"
+    raise DicelabError(f"unknown strategy {spec!r}; allowed: {ALLOWED}")
+
+
+def table(spec: str, rules: PigRules) -> np.ndarray:
+    """The decision table of the (checked) ``spec`` for ``rules``: bool, True = roll."""
+    key = (spec, rules)
+    t = _tables.get(key)
+    if t is not None:
+        return t
+    with _lock(key):
+        t = _tables.get(key)
+        if t is None:
+            if spec == "optimal":
+                t = solution(rules).roll
+            else:
+                from dicelab.strategies.pig import compile_table
+
+                t = compile_table(spec, rules)
+            _tables[key] = t
+    return t
+
+
+def policy(spec: str, rules: PigRules) -> Policy:
+    """The bot ``spec`` as a function ``(i, j, k) -> "roll" | "hold"``."""
+    t = table(spec, rules)
+
+    def decide(i: int, j: int, k: int) -> str:
+        return "roll" if t[i, j, k] else "hold"
+
+    return decide

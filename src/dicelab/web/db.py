@@ -1,0 +1,187 @@
+"""The web lab's database: games, every move (with the coach's verdict) and every turn.
+
+Everything goes through SQLAlchemy, so any SQLAlchemy URL works (``sqlite:///path``,
+``postgresql+psycopg://...``). The default is a SQLite file in the user data folder
+(``platformdirs.user_data_dir("dicelab")/weblab.sqlite``).
+
+The schema is owned by Alembic: the migrations ship inside the package
+(:mod:`dicelab.web.migrations`) and :func:`migrate` runs them programmatically at start-up, so a
+database created by an older dicelab is upgraded in place.
+
+SQLite is opened in WAL mode with ``synchronous=FULL``: a move is committed (and fsynced) before
+the server acknowledges it, so a killed server never loses an acknowledged move.
+
+Tables
+------
+``games``
+    one row per game: rules, opponent, seats, live state (scores, turn total, mover), ``version``
+    (the number of moves made, the optimistic-concurrency counter a client must echo), the
+    questionnaire answers of the human-play study (seed 002, section 2.4) and a hash of the
+    per-game secret token (the token itself is never stored).
+``moves``
+    every roll and hold by either seat: the state before it from the mover's point of view
+    ``(i, j, k)``, the dice, the result, the optimal action, both actions' win probabilities,
+    the win probability the move gave away and the time the human took.
+``turns``
+    one row per finished turn, like seed 002's tracker form: number of rolls, points banked,
+    scores before and after, the opponent's score.
+"""
+
+from __future__ import annotations
+
+import os
+from datetime import UTC, datetime
+from pathlib import Path
+
+import platformdirs
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    DateTime,
+    Float,
+    ForeignKey,
+    Integer,
+    String,
+    UniqueConstraint,
+    create_engine,
+    event,
+)
+from sqlalchemy.engine import Engine
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, sessionmaker
+
+MIGRATIONS_DIR = Path(__file__).with_name("migrations")
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC).replace(tzinfo=None)
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class Game(Base):
+    __tablename__ = "games"
+
+    id: Mapped[str] = mapped_column(String(40), primary_key=True)
+    token_hash: Mapped[str] = mapped_column(String(64))
+    game: Mapped[str] = mapped_column(String(16))
+    variant: Mapped[str] = mapped_column(String(16))
+    goal: Mapped[int] = mapped_column(Integer)
+    sides: Mapped[int] = mapped_column(Integer)
+    opponent: Mapped[str] = mapped_column(String(80))
+    human_seat: Mapped[int] = mapped_column(Integer)
+    coach: Mapped[bool] = mapped_column(Boolean, default=False)
+    seed: Mapped[int] = mapped_column(BigInteger)
+    status: Mapped[str] = mapped_column(String(12), default="playing")
+    score0: Mapped[int] = mapped_column(Integer, default=0)
+    score1: Mapped[int] = mapped_column(Integer, default=0)
+    turn_total: Mapped[int] = mapped_column(Integer, default=0)
+    turn_rolls: Mapped[int] = mapped_column(Integer, default=0)
+    turn_start_score: Mapped[int] = mapped_column(Integer, default=0)
+    to_move: Mapped[int] = mapped_column(Integer, default=0)
+    turn_no: Mapped[int] = mapped_column(Integer, default=1)
+    version: Mapped[int] = mapped_column(Integer, default=0)
+    winner: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    participant: Mapped[str | None] = mapped_column(String(80), nullable=True)
+    risk_preference: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    q2: Mapped[str | None] = mapped_column(String(1), nullable=True)
+    q3: Mapped[str | None] = mapped_column(String(1), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+
+    # every UPDATE carries "WHERE version = <the version read>": a concurrent move loses
+    __mapper_args__ = {"version_id_col": version, "version_id_generator": False}
+
+
+class Move(Base):
+    __tablename__ = "moves"
+    __table_args__ = (UniqueConstraint("game_id", "seq", name="uq_moves_game_seq"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id"), index=True)
+    seq: Mapped[int] = mapped_column(Integer)
+    turn_no: Mapped[int] = mapped_column(Integer)
+    player: Mapped[int] = mapped_column(Integer)
+    actor: Mapped[str] = mapped_column(String(8))
+    action: Mapped[str] = mapped_column(String(8))
+    i: Mapped[int] = mapped_column(Integer)
+    j: Mapped[int] = mapped_column(Integer)
+    k: Mapped[int] = mapped_column(Integer)
+    faces: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    result: Mapped[str] = mapped_column(String(8))
+    optimal_action: Mapped[str | None] = mapped_column(String(8), nullable=True)
+    p_roll: Mapped[float | None] = mapped_column(Float, nullable=True)
+    p_hold: Mapped[float | None] = mapped_column(Float, nullable=True)
+    p_lost: Mapped[float | None] = mapped_column(Float, nullable=True)
+    think_ms: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+
+
+class Turn(Base):
+    __tablename__ = "turns"
+    __table_args__ = (UniqueConstraint("game_id", "turn_no", name="uq_turns_game_turn"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id"), index=True)
+    turn_no: Mapped[int] = mapped_column(Integer)
+    player: Mapped[int] = mapped_column(Integer)
+    actor: Mapped[str] = mapped_column(String(8))
+    n_rolls: Mapped[int] = mapped_column(Integer)
+    banked: Mapped[int] = mapped_column(Integer)
+    score_before: Mapped[int] = mapped_column(Integer)
+    score_after: Mapped[int] = mapped_column(Integer)
+    opponent_score: Mapped[int] = mapped_column(Integer)
+    ended: Mapped[str] = mapped_column(String(8))
+
+
+def default_db_url() -> str:
+    """``sqlite:///`` + the user data folder's ``weblab.sqlite`` (``DICELAB_DB`` overrides)."""
+    env = os.environ.get("DICELAB_DB")
+    if env:
+        return env
+    folder = Path(platformdirs.user_data_dir("dicelab"))
+    folder.mkdir(parents=True, exist_ok=True)
+    return f"sqlite:///{folder / 'weblab.sqlite'}"
+
+
+def make_engine(url: str) -> Engine:
+    """An engine for ``url``; SQLite gets WAL, ``synchronous=FULL``, foreign keys, a busy timeout."""
+    is_sqlite = url.startswith("sqlite")
+    kwargs: dict = {}
+    if is_sqlite:
+        path = url.split("///", 1)[-1] if "///" in url else ""
+        if path and path != ":memory:":
+            Path(path).expanduser().parent.mkdir(parents=True, exist_ok=True)
+        kwargs["connect_args"] = {"check_same_thread": False, "timeout": 30}
+    engine = create_engine(url, **kwargs)
+    if is_sqlite:
+
+        @event.listens_for(engine, "connect")
+        def _pragmas(dbapi_conn, _record) -> None:  # pragma: no cover - trivial
+            cur = dbapi_conn.cursor()
+            cur.execute("PRAGMA journal_mode=WAL")
+            cur.execute("PRAGMA synchronous=FULL")
+            cur.execute("PRAGMA foreign_keys=ON")
+            cur.execute("PRAGMA busy_timeout=30000")
+            cur.close()
+
+    return engine
+
+
+def migrate(engine: Engine) -> None:
+    """Bring the schema to the newest Alembic revision (run at every start-up; idempotent)."""
+    from alembic import command
+    from alembic.config import Config
+
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS_DIR))
+    cfg.set_main_option("sqlalchemy.url", engine.url.render_as_string(hide_password=False))
+    with engine.begin() as conn:
+        cfg.attributes["connection"] = conn
+        command.upgrade(cfg, "head")
+
+
+def make_sessionmaker(engine: Engine) -> sessionmaker:
+    return sessionmaker(bind=engine, expire_on_commit=False)

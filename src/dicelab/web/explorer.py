@@ -1,0 +1,142 @@
+"""The strategy explorer: look at optimal Pig, compare strategies, run a small tournament.
+
+* **Boundary and heatmaps** (Neller & Presser): for every score pair (i, j) the turn total at
+  which optimal play holds (the height of their roll/hold boundary surface), and the mover's win
+  probability P(i, j, k) for a chosen turn total k; both for any variant, goal and die.
+* **Evaluate two strategies**: exact head-to-head win probabilities
+  (:mod:`dicelab.solvers.pig_eval`, issue 3).
+* **Tournament**: an exact round robin over a few strategies (:mod:`dicelab.sim.tournament`).
+* **Simultaneous Pig best-response curve** (seed 000, Figure 1; :mod:`dicelab.simpig`, issue 4).
+
+Tools whose engine has not landed are listed as coming. Every result is also served as JSON.
+"""
+
+from __future__ import annotations
+
+import importlib
+import io
+from typing import Any
+
+import numpy as np
+
+from dicelab.errors import DicelabError, require
+from dicelab.games.pig import PigRules
+from dicelab.web import bots
+
+MAX_TOURNAMENT = 12
+
+
+class Coming(DicelabError):
+    """The tool's engine is not installed yet: HTTP 501."""
+
+
+def tools() -> list[dict[str, Any]]:
+    return [
+        {"key": "boundary", "name": "Roll/hold boundary and win-probability heatmaps", "ready": True},
+        {"key": "evaluate", "name": "Evaluate two strategies (exact)",
+         "ready": bots.module_available("dicelab.solvers.pig_eval")},
+        {"key": "tournament", "name": "Round-robin tournament (exact)",
+         "ready": bots.module_available("dicelab.sim.tournament")},
+        {"key": "simpig", "name": "Simultaneous Pig: best response against hold:N",
+         "ready": bots.module_available("dicelab.simpig")},
+    ]
+
+
+def pig_tables(rules: PigRules) -> dict[str, Any]:
+    """Hold thresholds (goal x goal) and P(i, j, 0), the numbers behind the boundary plots."""
+    sol = bots.solution(rules)
+    return {
+        "rules": rules.to_dict(),
+        "p_first_player": float(sol.p[0, 0, 0]),
+        "hold_threshold": sol.hold_thresholds().tolist(),
+        "p_turn_start": np.round(sol.p[:, :, 0], 6).tolist(),
+    }
+
+
+def _title(rules: PigRules) -> str:
+    die = "coin" if rules.variant == "piglet" else f"d{rules.sides}"
+    return f"{rules.variant} Pig to {rules.goal} ({die})"
+
+
+def _png(fig: Any) -> bytes:
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png")
+    return buf.getvalue()
+
+
+def pig_plot(rules: PigRules, kind: str, k: int = 0) -> bytes:
+    """``boundary``: hold threshold over (i, j); ``winprob``: P(i, j, k) over (i, j)."""
+    require(kind in ("boundary", "winprob"), f"unknown plot pig-{kind}; choose pig-boundary or pig-winprob")
+    require(0 <= k < rules.goal, f"turn total k must be from 0 to {rules.goal - 1}, got {k}")
+    import dicelab.plots  # noqa: F401  (Agg backend)
+    from matplotlib.figure import Figure
+
+    sol = bots.solution(rules)
+    g = rules.goal
+    fig = Figure(figsize=(6.4, 5.2), dpi=90)
+    ax = fig.subplots()
+    if kind == "boundary":
+        h = sol.hold_thresholds().astype(float)
+        im = ax.imshow(h, origin="lower", cmap="viridis", extent=(-0.5, g - 0.5, -0.5, g - 0.5))
+        ax.set_title(f"Turn total at which optimal play holds, {_title(rules)}", fontsize=9)
+        fig.colorbar(im, ax=ax, label="hold at turn total k")
+    else:
+        p = sol.p[:, :, k].copy()
+        p[np.arange(g) + k >= g, :] = np.nan  # i + k >= goal: a win, not a state
+        im = ax.imshow(p, origin="lower", cmap="RdBu_r", vmin=0, vmax=1, extent=(-0.5, g - 0.5, -0.5, g - 0.5))
+        ax.set_title(f"P(mover wins) at turn total {k}, {_title(rules)}", fontsize=9)
+        fig.colorbar(im, ax=ax, label="P(win)")
+    ax.set_xlabel("opponent score j")
+    ax.set_ylabel("player score i")
+    fig.tight_layout()
+    return _png(fig)
+
+
+def _need(module: str, what: str) -> Any:
+    if not bots.module_available(module):
+        raise Coming(f"{what} is coming: it needs {module}, which is not installed yet")
+    return importlib.import_module(module)
+
+
+def _jsonable(x: Any) -> Any:
+    from dicelab.cli.common import to_jsonable
+
+    if hasattr(x, "__dataclass_fields__") and not hasattr(x, "to_dict"):
+        return {k: _jsonable(getattr(x, k)) for k in x.__dataclass_fields__ if not k.startswith("_")}
+    return to_jsonable(x)
+
+
+def evaluate(rules: PigRules, a: str, b: str) -> dict[str, Any]:
+    """Exact head-to-head of two strategies (specs as in the bot list)."""
+    mod = _need("dicelab.solvers.pig_eval", "strategy evaluation")
+    sa, sb = bots.parse_opponent(a, rules), bots.parse_opponent(b, rules)
+    res = mod.evaluate(sa, sb, rules)
+    return {"rules": rules.to_dict(), "a": sa, "b": sb, "result": _jsonable(res)}
+
+
+def tournament(rules: PigRules, specs: str) -> dict[str, Any]:
+    """An exact round robin over up to 12 comma-separated strategy specs."""
+    mod = _need("dicelab.sim.tournament", "the tournament")
+    names = [s for s in (x.strip() for x in specs.split(",")) if s]
+    require(2 <= len(names) <= MAX_TOURNAMENT,
+            f"a web tournament takes 2 to {MAX_TOURNAMENT} comma-separated strategies, got {len(names)}")
+    names = [bots.parse_opponent(s, rules) for s in names]
+    res = mod.round_robin(names, rules)
+    return {"rules": rules.to_dict(), "strategies": names, "result": _jsonable(res)}
+
+
+def tournament_plot(res: dict[str, Any]) -> bytes:
+    import dicelab.plots  # noqa: F401
+    from matplotlib.figure import Figure
+
+    names = res["strategies"]
+    m = np.array(res["result"]["win_matrix"], dtype=float)
+    fig = Figure(figsize=(6, 5), dpi=90)
+    ax = fig.subplots()
+    im = ax.imshow(m, cmap="RdBu_r", vmin=0, vmax=1)
+    ax.set_xticks(range(len(names)), names, rotation=45, ha="right", fontsize=8)
+    ax.set_yticks(range(len(names)), names, fontsize=8)
+    ax.set_title("P(row beats column), first move alternating", fontsize=9)
+    fig.colorbar(im, ax=ax)
+    fig.tight_layout()
+    return _png(fig)
