@@ -95,32 +95,27 @@ class BodyLimit:
                     await _send_413(send)
                     return
         seen = 0
-        responded = False
+        refused = False
 
         async def limited_receive() -> dict:
-            nonlocal seen
+            nonlocal seen, refused
+            if refused:
+                return {"type": "http.disconnect"}
             msg = await receive()
             if msg["type"] == "http.request":
                 seen += len(msg.get("body", b""))
                 if seen > self.limit:
-                    raise _TooBig
+                    # answer 413 ourselves; the app sees a disconnected client and stops reading
+                    refused = True
+                    await _send_413(send)
+                    return {"type": "http.disconnect"}
             return msg
 
-        async def tracking_send(msg: dict) -> None:
-            nonlocal responded
-            if msg["type"] == "http.response.start":
-                responded = True
-            await send(msg)
+        async def guarded_send(msg: dict) -> None:
+            if not refused:
+                await send(msg)
 
-        try:
-            await self.app(scope, limited_receive, tracking_send)
-        except _TooBig:
-            if not responded:
-                await _send_413(send)
-
-
-class _TooBig(Exception):
-    pass
+        await self.app(scope, limited_receive, guarded_send)
 
 
 async def _send_413(send: Any) -> None:

@@ -1,0 +1,94 @@
+"""Fixtures for the web lab tests: an in-process client on a temporary database, and a real
+server process (uvicorn over loopback) for the browser, load and durability tests."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from fastapi.testclient import TestClient
+
+from dicelab.web.app import create_app
+
+
+@pytest.fixture()
+def db_url(tmp_path: Path) -> str:
+    return f"sqlite:///{tmp_path / 'lab.sqlite'}"
+
+
+@pytest.fixture()
+def client(db_url: str) -> Iterator[TestClient]:
+    with TestClient(create_app(db_url, warm=False)) as c:
+        yield c
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    """``dicelab serve`` in a child process; ``start()`` waits until /healthz answers."""
+
+    def __init__(self, db_url: str, log: Path) -> None:
+        self.db_url, self.log = db_url, log
+        self.port = free_port()
+        self.proc: subprocess.Popen | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self, timeout: float = 60.0) -> None:
+        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "dicelab", "serve", "--port", str(self.port), "--db", self.db_url, "--no-warm"],
+            stdout=self.log.open("ab"), stderr=subprocess.STDOUT, env=env,
+        )
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"server exited with {self.proc.returncode}: {self.log.read_text()[-2000:]}")
+            try:
+                if httpx.get(self.url + "/healthz", timeout=1.0).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.1)
+        raise RuntimeError("server did not start")
+
+    def kill(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGKILL)
+            self.proc.wait(10)
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+
+@pytest.fixture()
+def server_factory(tmp_path: Path) -> Iterator:
+    servers: list[Server] = []
+
+    def make(db_url: str | None = None) -> Server:
+        s = Server(db_url or f"sqlite:///{tmp_path / 'server.sqlite'}", tmp_path / f"server{len(servers)}.log")
+        servers.append(s)
+        return s
+
+    yield make
+    for s in servers:
+        s.stop()

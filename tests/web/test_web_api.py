@@ -1,0 +1,272 @@
+"""HTTP-level tests of the web lab: play, coach, validation, security, study export, analysis."""
+
+from __future__ import annotations
+
+import io
+import json
+import sqlite3
+import threading
+from fractions import Fraction
+
+import pyarrow.csv as pacsv
+import pyarrow.parquet as pq
+import pytest
+from scipy import stats
+
+from dicelab.web import study
+from dicelab.web.db import Game, Turn, make_engine, make_sessionmaker, migrate
+
+
+def new(client, **kw):
+    body = {"goal": 20, "opponent": "hold:10", "human_first": True, **kw}
+    r = client.post("/api/games", json=body)
+    assert r.status_code == 201, r.text
+    j = r.json()
+    return j["id"], {"X-Game-Token": j["token"]}, j["state"]
+
+
+def move(client, gid, h, action, version):
+    return client.post(f"/api/games/{gid}/moves", json={"action": action, "expected_move": version}, headers=h)
+
+
+def play_out(client, gid, h, state, hold_at=6):
+    while state["status"] == "playing":
+        a = "roll" if state["turn_total"] < hold_at else "hold"
+        r = move(client, gid, h, a, state["version"])
+        assert r.status_code == 200, r.text
+        state = r.json()["state"]
+    return state
+
+
+def db_path(db_url: str) -> str:
+    return db_url.split("///", 1)[1]
+
+
+def test_health_openapi_and_pages(client):
+    assert client.get("/healthz").json()["status"] == "ok"
+    spec = client.get("/openapi.json").json()
+    for p in ("/api/games", "/api/games/{game_id}", "/api/games/{game_id}/moves", "/healthz"):
+        assert p in spec["paths"]
+    html = client.get("/").text
+    assert "Play Pig" in html and "coming" in html  # the other games are listed as coming, not faked
+    for page in ("/play/pig", "/analysis", "/explorer", "/static/pig.js", "/static/lab.css"):
+        r = client.get(page)
+        assert r.status_code == 200
+        assert "cdn" not in r.text.lower()  # everything is served from the package
+
+
+def test_coach_matches_hand_solved_goal_2(client):
+    # Pig to 2 with one die: at (0, 0, 0) rolling wins with 5/6 at once, else the opponent moves
+    # at (0, 0, 0): P = 5/6 + 1/6 (1 - P), so P(roll) = 6/7 and P(hold) = 1 - P = 1/7.
+    gid, h, st = new(client, goal=2, opponent="optimal", coach=True)
+    c = st["coach_view"]
+    assert c["p_roll"] == pytest.approx(float(Fraction(6, 7)), abs=1e-12)
+    assert c["p_hold"] == pytest.approx(float(Fraction(1, 7)), abs=1e-12)
+    assert c["best"] == "roll"
+    r = move(client, gid, h, "hold", 0)  # a skip: gives away 6/7 - 1/7
+    assert r.json()["events"][0]["p_lost"] == pytest.approx(5 / 7, abs=1e-12)
+
+
+def test_coach_at_goal_100_gives_neller_presser_first_player_chance(client):
+    _, _, st = new(client, goal=100, opponent="optimal", coach=True)
+    c = st["coach_view"]
+    assert max(c["p_roll"], c["p_hold"]) == pytest.approx(0.5306, abs=5e-5)
+
+
+def test_whole_game_records_every_move_and_turn(client, db_url):
+    gid, h, st = new(client, coach=True, questionnaire={"risk_preference": "loving", "q2": "b", "q3": "a"})
+    st = play_out(client, gid, h, st)
+    assert st["status"] == "finished" and max(st["scores"]) >= 20
+    full = client.get(f"/api/games/{gid}", headers=h).json()
+    assert full["seed"] >= 0 and "summary" in full
+    con = sqlite3.connect(db_path(db_url))
+    n_moves, = con.execute("select count(*) from moves where game_id=?", (gid,)).fetchone()
+    assert n_moves == full["version"] == len(full["moves"])
+    # the turns table adds up: each turn's score_after is the next score_before for that player
+    turns = con.execute("select player, score_before, score_after, banked, ended from turns where game_id=? "
+                        "order by turn_no", (gid,)).fetchall()
+    last = {0: 0, 1: 0}
+    for player, before, after, banked, ended in turns:
+        assert before == last[player]
+        assert after == before + banked or ended == "reset"
+        last[player] = after
+    assert sorted(last.values()) == sorted(st["scores"])
+    s = full["summary"]
+    lost = con.execute("select sum(p_lost) from moves where game_id=? and actor='human'", (gid,)).fetchone()[0]
+    assert s["total_lost"] == pytest.approx(lost)
+
+
+def test_illegal_action_and_stale_move_change_nothing(client):
+    gid, h, st = new(client)
+    assert move(client, gid, h, "pass", 0).status_code == 422
+    assert move(client, gid, h, "roll", 5).status_code == 409
+    assert client.post(f"/api/games/{gid}/moves", json={"action": "roll"}, headers=h).status_code == 422
+    assert client.post(f"/api/games/{gid}/moves", json={"action": "roll", "expected_move": 0, "faces": [6]},
+                       headers=h).status_code == 422  # the client never supplies dice
+    r = move(client, gid, h, "roll", 0)
+    assert r.status_code == 200
+    assert move(client, gid, h, "roll", 0).status_code == 409  # the same move sent twice
+    after = client.get(f"/api/games/{gid}", headers=h).json()
+    assert after["version"] == r.json()["state"]["version"]
+
+
+def test_finished_game_is_immutable(client, db_url):
+    gid, h, st = new(client)
+    st = play_out(client, gid, h, st)
+    con = sqlite3.connect(db_path(db_url))
+    before = con.execute("select * from moves where game_id=? order by seq", (gid,)).fetchall()
+    for action in ("roll", "hold"):
+        r = move(client, gid, h, action, st["version"])
+        assert r.status_code == 409 and "over" in r.json()["detail"]
+    assert con.execute("select * from moves where game_id=? order by seq", (gid,)).fetchall() == before
+
+
+def test_another_players_game_is_refused(client):
+    gid, h, _ = new(client)
+    other_gid, other_h, _ = new(client)
+    assert client.get(f"/api/games/{gid}").status_code == 403
+    assert client.get(f"/api/games/{gid}", headers=other_h).status_code == 403
+    assert move(client, gid, other_h, "roll", 0).status_code == 403
+    assert move(client, "no-such-game", h, "roll", 0).status_code == 404
+    assert client.get(f"/api/games/{gid}", headers=h).json()["version"] == 0
+    assert len(gid) >= 20 and gid != other_gid  # unguessable ids
+
+
+def test_oversized_and_malformed_bodies(client):
+    big = json.dumps({"goal": 20, "opponent": "hold:10", "pad": "x" * 20000})
+    r = client.post("/api/games", content=big, headers={"Content-Type": "application/json"})
+    assert r.status_code == 413
+    r = client.post("/api/games", content=b"{not json", headers={"Content-Type": "application/json"})
+    assert r.status_code == 422
+    r = client.post("/api/games", content=b"[1, 2]", headers={"Content-Type": "application/json"})
+    assert r.status_code == 422
+
+    def chunks():
+        for _ in range(40):
+            yield b"x" * 1024
+
+    r = client.post("/api/games", content=chunks(), headers={"Content-Type": "application/json"})
+    assert r.status_code == 413  # streamed without a content-length
+    assert client.get("/healthz").status_code == 200
+
+
+@pytest.mark.parametrize("body, word", [
+    ({"goal": 0}, "goal"),
+    ({"goal": 500}, "goal"),
+    ({"sides": 1}, "sides"),
+    ({"variant": "three-dice"}, "variant"),
+    ({"opponent": "file:/etc/passwd"}, "unknown strategy"),
+    ({"opponent": "hold:0"}, "hold:N"),
+    ({"opponent": "genius"}, "unknown strategy"),
+    ({"variant": "piglet", "sides": 6}, "coin"),
+    ({"questionnaire": {"risk_preference": "bold", "q2": "a", "q3": "a"}}, "risk_preference"),
+    ({"game": "chess"}, "game"),
+])
+def test_bad_game_settings_get_one_clear_4xx(client, body, word):
+    r = client.post("/api/games", json={"goal": 20, "opponent": "hold:10", **body})
+    assert r.status_code == 422
+    assert word in json.dumps(r.json())
+
+
+def test_racing_moves_only_one_wins(client):
+    gid, h, st = new(client)
+    codes: list[int] = []
+
+    def go():
+        codes.append(move(client, gid, h, "roll", 0).status_code)
+
+    threads = [threading.Thread(target=go) for _ in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(codes) == [200] + [409] * 5
+
+
+def test_export_csv_and_parquet_match_the_database(client, db_url):
+    gid, h, st = new(client, coach=True, questionnaire={"risk_preference": "averse", "q2": "a", "q3": "a"})
+    st = play_out(client, gid, h, st)
+    live, _, _ = new(client)
+    con = sqlite3.connect(db_path(db_url))
+    for t in ("games", "moves", "turns"):
+        n, = con.execute(f"select count(*) from {t}").fetchone()
+        csv_t = pacsv.read_csv(io.BytesIO(client.get(f"/export/{t}.csv").content))
+        pq_t = pq.read_table(io.BytesIO(client.get(f"/export/{t}.parquet").content))
+        assert csv_t.num_rows == pq_t.num_rows == n
+    games = pq.read_table(io.BytesIO(client.get("/export/games.parquet").content)).to_pylist()
+    by_id = {g["id"]: g for g in games}
+    assert by_id[gid]["risk_preference"] == "averse" and by_id[gid]["seed"] is not None
+    assert by_id[live]["seed"] is None  # a live game's dice stay secret
+    assert "token" not in " ".join(pq.read_table(io.BytesIO(client.get("/export/games.parquet").content)).column_names)
+    moves = pq.read_table(io.BytesIO(client.get("/export/moves.parquet").content)).to_pylist()
+    human = [m for m in moves if m["game_id"] == gid and m["actor"] == "human"]
+    assert human and all(m["optimal_action"] in ("roll", "hold") and m["p_lost"] >= 0 for m in human)
+    assert client.get("/export/secrets.csv").status_code == 422
+    assert client.get("/export/games.xlsx").status_code == 422
+
+
+def test_analysis_slope_of_seed_002_tracker_example(db_url):
+    # seed 002, figure 6: a risk-loving player's bank scores per turn; the trend-line slope is
+    # checked against scipy's linear regression.
+    totals = [16, 24, 32, 48, 48, 48, 61, 70, 70, 86, 86, 101]
+    engine = make_engine(db_url)
+    migrate(engine)
+    db = make_sessionmaker(engine)()
+    g = Game(id="g1", token_hash="x", game="pig", variant="standard", goal=100, sides=6, opponent="hold:20",
+             human_seat=0, coach=False, seed=1, status="finished", score0=101, score1=50, turn_total=0,
+             turn_rolls=0, turn_start_score=0, to_move=1, turn_no=25, version=40, winner=0,
+             risk_preference="loving", q2="b", q3="b")
+    db.add(g)
+    prev = 0
+    for n, tot in enumerate(totals):
+        db.add(Turn(game_id="g1", turn_no=2 * n + 1, player=0, actor="human", n_rolls=3, banked=tot - prev,
+                    score_before=prev, score_after=tot, opponent_score=4 * n, ended="hold"))
+        prev = tot
+    db.commit()
+    a = study.analysis(db)
+    expected = stats.linregress(range(1, len(totals) + 1), totals).slope
+    assert a["average"]["loving"]["slope"] == pytest.approx(expected, rel=1e-12)
+    assert a["answers"] == {"loving": {"bb": 1}}
+    for name in study.PLOTS:
+        assert study.plot(db, name)[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_explorer_tables_and_plots(client):
+    j = client.get("/api/explorer/pig", params={"goal": 100}).json()
+    assert j["p_first_player"] == pytest.approx(0.5306, abs=5e-5)
+    h = j["hold_threshold"]
+    assert len(h) == 100 and all(0 <= h[i][jj] <= 100 - i for i in range(100) for jj in range(100))
+    assert j["p_turn_start"][0][0] == pytest.approx(0.5306, abs=5e-5)
+    for kind in ("boundary", "winprob"):
+        r = client.get(f"/explorer/plot/pig-{kind}.png", params={"goal": 30, "variant": "piglet"})
+        assert r.status_code == 200 and r.content[:4] == b"\x89PNG"
+    assert client.get("/explorer/plot/pig-bogus.png").status_code == 422
+
+
+def test_migrations_are_idempotent_and_reversible(db_url):
+    from alembic import command
+    from alembic.config import Config
+
+    from dicelab.web.db import MIGRATIONS_DIR
+
+    engine = make_engine(db_url)
+    migrate(engine)
+    migrate(engine)
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS_DIR))
+    with engine.begin() as conn:
+        cfg.attributes["connection"] = conn
+        command.downgrade(cfg, "base")
+    migrate(engine)
+    con = sqlite3.connect(db_path(db_url))
+    names = {r[0] for r in con.execute("select name from sqlite_master where type='table'")}
+    assert {"games", "moves", "turns", "alembic_version"} <= names
+    assert con.execute("pragma journal_mode").fetchone()[0] == "wal"
+
+
+def test_serve_rejects_a_bad_port():
+    from dicelab.cli.main import main
+
+    with pytest.raises(SystemExit) as e:
+        main(["serve", "--port", "0"])
+    assert e.value.code == 2
