@@ -37,6 +37,7 @@ from scipy import stats as _st
 
 from dicelab.errors import DicelabError, require
 from dicelab.games.liars import Bid, LiarsRules, PlayerView
+from dicelab.strategies.liars import best_face, raise_bid, raise_distribution
 from dicelab.learn import liars_kernel as K
 from dicelab.progress import progress_bar
 from dicelab.sim.stats import wilson_interval
@@ -156,6 +157,29 @@ class QAgent:
         best = np.flatnonzero(row == row.max())
         return lo + int(best[rng.integers(len(best))]) if len(best) > 1 else lo + int(best[0])
 
+    def greedy_actions(self, view: PlayerView) -> np.ndarray:
+        """The actions with the largest Q value (the agent picks among them uniformly)."""
+        n_act = DESIGNS[self.design][0]
+        lo = 1 if view.current_bid is None else 0
+        row = self.q[self.state_index(view), lo:n_act]
+        return lo + np.flatnonzero(row == row.max())
+
+    def action_distribution(self, view: PlayerView) -> dict[Bid | None, float]:
+        """The exact distribution of the agent's next move (None is the call)."""
+        check_rules(view.rules, self.rules)
+        best = self.greedy_actions(view)
+        out: dict[Bid | None, float] = {}
+        q = 0 if view.current_bid is None else view.current_bid.quantity
+        for a in best:
+            w = 1.0 / len(best)
+            if a == 0 or q + 1 > view.dice_on_table:
+                out[None] = out.get(None, 0.0) + w
+                continue
+            bluff = self.bluff if DESIGNS[self.design][0] == 2 else (0.0 if a == 1 else 1.0)
+            for bid, p in raise_distribution(view, bluff).items():
+                out[bid] = out.get(bid, 0.0) + w * p
+        return out
+
     def __call__(self, view: PlayerView, rng: np.random.Generator) -> Bid | None:
         check_rules(view.rules, self.rules)
         a = self.action(view, rng)
@@ -172,25 +196,6 @@ def check_rules(got: LiarsRules, want: LiarsRules) -> None:
         f"the agent was trained for {want.players} players x {want.dice} dice x {want.faces} faces "
         f"(wild {want.wild}), not {got.players} x {got.dice} x {got.faces} (wild {got.wild})",
     )
-
-
-def best_face(view: PlayerView) -> int:
-    """The face the player holds most of (wild dice counted; the highest face among ties)."""
-    best = 1
-    for f in range(2, view.rules.faces + 1):
-        if view.rules.count(view.hand, f) >= view.rules.count(view.hand, best):
-            best = f
-    return best
-
-
-def raise_bid(view: PlayerView, rng: np.random.Generator, bluff: float) -> Bid | None:
-    """Seed 004's raise: quantity + 1 with a random face (probability ``bluff``) or the face held most of."""
-    q = 0 if view.current_bid is None else view.current_bid.quantity
-    if q + 1 > view.dice_on_table:
-        return None
-    if rng.random() < bluff:
-        return Bid(q + 1, int(rng.integers(1, view.rules.faces + 1)))
-    return Bid(q + 1, best_face(view))
 
 
 @dataclass

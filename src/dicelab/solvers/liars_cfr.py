@@ -1,0 +1,576 @@
+"""Exact equilibria of two-player, single-round Liar's Dice by CFR+ (and a sequence-form LP check).
+
+The game (OpenSpiel's ``liars_dice`` with ``bidding_rule=reset-face``). Player 0 holds ``d0`` dice,
+player 1 ``d1``, each with ``faces`` faces, rolled in secret. Player 0 must open with a bid; then
+the players alternate, each either raising or calling "liar". Bids are ranked
+``(quantity - 1) * faces + (face - 1)`` (quantity first, then face), so there are
+``N = (d0 + d1) * faces`` bids and every raise is a strictly higher rank. On a call, the bidder wins
+(+1, the caller -1) when at least ``quantity`` dice match ``face``; otherwise the caller wins. With
+``wild="highest"`` the highest face matches every bid (OpenSpiel's rule); ``"ones"`` makes ones wild.
+
+Structure exploited. Every move is public, so the *public tree* is the set of increasing bid
+sequences: one node per subset of the N bids, indexed by the bitmask itself. A child
+(``mask | 1 << b`` with ``b`` above the top bit) always has a larger index than its parent, so
+ascending masks are a top-down order and descending masks bottom-up: no recursion is needed. The
+private information (hands, as sorted multisets with multinomial chances) becomes a vector at
+every public node, and a call's payoff is a small matrix ``W_b[h0, h1] = P(h0) P(h1) (+-1)``.
+A player's information set is (own hand, public node) (perfect recall), so a per-hand max at the
+player's own nodes is an exact best response.
+
+Method. CFR+ (Tammelin 2014): regret matching on clipped cumulative regrets, alternating updates,
+and the average strategy weighted by iteration number. The exploitability of the average profile,
+``(BR_0 + BR_1) / 2`` (NashConv / 2, as OpenSpiel reports it), is computed exactly by two
+best-response passes and is the stopping rule. :func:`solve_lp` solves the same game as a
+sequence-form linear program with scipy's HiGHS, an independent check for small games.
+
+Published check: for 1 die each, 6 faces, highest face wild, OpenSpiel gives the first player the
+value -0.027131782945736 (= -7/258).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from dicelab.errors import require
+from dicelab.games.liars import MAX_FACES, WILDS, Bid, LiarsRules, PlayerView
+
+MAX_BIDS = 18  # (d0 + d1) * faces: 2**18 public nodes; beyond that the tree does not fit
+OPENSPIEL_VALUE_1V1_6_HIGHEST = -0.027131782945736
+
+
+@dataclass(frozen=True)
+class DuelRules:
+    """Two players, one round: dice per player, faces, wild option."""
+
+    dice: tuple[int, int] = (1, 1)
+    faces: int = 6
+    wild: str = "highest"
+
+    def __post_init__(self) -> None:
+        d = tuple(int(x) for x in self.dice)
+        require(len(d) == 2, f"give dice for exactly two players, such as 1,1 or 2,1; got {len(d)} numbers")
+        require(all(1 <= x <= 5 for x in d), f"dice per player must be from 1 to 5, got {d[0]},{d[1]}")
+        require(
+            isinstance(self.faces, (int, np.integer)) and 2 <= self.faces <= MAX_FACES,
+            f"faces must be a whole number from 2 to {MAX_FACES}, got {self.faces}",
+        )
+        require(self.wild in WILDS, f"unknown wild option {self.wild!r}; choose one of {', '.join(WILDS)}")
+        n = sum(d) * int(self.faces)
+        require(
+            n <= MAX_BIDS,
+            f"(dice {d[0]} + {d[1]}) x {self.faces} faces = {n} bids; the exact solver handles at most "
+            f"{MAX_BIDS} (for example 1,1 with up to 9 faces, 2,1 with up to 6)",
+        )
+        object.__setattr__(self, "dice", d)
+        object.__setattr__(self, "faces", int(self.faces))
+
+    @property
+    def n_bids(self) -> int:
+        return sum(self.dice) * self.faces
+
+    @property
+    def wild_face(self) -> int:
+        return {"none": 0, "ones": 1, "highest": self.faces}[self.wild]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"dice": list(self.dice), "faces": self.faces, "wild": self.wild}
+
+
+@dataclass(frozen=True)
+class Tree:
+    """The public tree in arrays: node = bid bitmask; edges in CSR order (bids, then the call)."""
+
+    rules: DuelRules
+    hands: tuple[list[tuple[int, ...]], list[tuple[int, ...]]]
+    probs: tuple[np.ndarray, np.ndarray]
+    counts: tuple[np.ndarray, np.ndarray]  # counts[i][h, f]: dice of hand h matching face f (wild included)
+    off: np.ndarray  # first edge of node m
+    top: np.ndarray  # highest bid in m (-1 for the root)
+    W: np.ndarray  # W[b, h0, h1] = P(h0) P(h1) * (+1 if bid b holds else -1)
+
+    @property
+    def n_nodes(self) -> int:
+        return len(self.top)
+
+    @property
+    def n_edges(self) -> int:
+        return int(self.off[-1])
+
+    def edge(self, m: int, b: int | None) -> int:
+        """Edge index of bid ``b`` (None: the call) at node ``m``."""
+        n = self.rules.n_bids
+        if b is None:
+            return int(self.off[m] + n - 1 - self.top[m])
+        return int(self.off[m] + b - self.top[m] - 1)
+
+
+def hands_of(n_dice: int, faces: int) -> tuple[list[tuple[int, ...]], np.ndarray]:
+    """All sorted hands of ``n_dice`` dice and their chances."""
+    hands = list(itertools.combinations_with_replacement(range(1, faces + 1), n_dice))
+    probs = []
+    for h in hands:
+        ways = math.factorial(n_dice)
+        for f in set(h):
+            ways //= math.factorial(h.count(f))
+        probs.append(ways / faces**n_dice)
+    return hands, np.array(probs)
+
+
+def build_tree(rules: DuelRules) -> Tree:
+    n = rules.n_bids
+    F = rules.faces
+    hs, ps, cs = [], [], []
+    for d in rules.dice:
+        h, p = hands_of(d, F)
+        c = np.zeros((len(h), F + 1), dtype=np.int64)
+        for i, hand in enumerate(h):
+            for f in range(1, F + 1):
+                c[i, f] = sum(1 for x in hand if x == f or (x == rules.wild_face and rules.wild_face != 0))
+        hs.append(h)
+        ps.append(p)
+        cs.append(c)
+    masks = np.arange(1 << n, dtype=np.int64)
+    top = np.full(1 << n, -1, dtype=np.int64)
+    for b in range(n):
+        top[(masks >> b) & 1 == 1] = b
+    n_act = (n - 1 - top) + (masks != 0)
+    off = np.zeros((1 << n) + 1, dtype=np.int64)
+    np.cumsum(n_act, out=off[1:])
+    W = np.zeros((n, len(hs[0]), len(hs[1])))
+    for b in range(n):
+        q, f = b // F + 1, b % F + 1
+        holds = (cs[0][:, f][:, None] + cs[1][:, f][None, :]) >= q
+        W[b] = np.outer(ps[0], ps[1]) * np.where(holds, 1.0, -1.0)
+    return Tree(rules, (hs[0], hs[1]), (ps[0], ps[1]), (cs[0], cs[1]), off, top, W)
+
+
+# ------------------------------------------------------------------------------------------------
+# compiled passes
+
+
+@njit(cache=True)
+def _popparity(m):
+    c = 0
+    while m:
+        m &= m - 1
+        c += 1
+    return c & 1
+
+
+@njit(cache=True)
+def _forward(n, off, top, s0, s1, r0, r1):
+    """Reach of both players under behaviour strategies s0[e, h0], s1[e, h1] (one pass, top-down)."""
+    r0[0, :] = 1.0
+    r1[0, :] = 1.0
+    for m in range((1 << n)):
+        p = _popparity(m)
+        e = off[m]
+        for b in range(top[m] + 1, n):
+            c = m | (1 << b)
+            if p == 0:
+                for h in range(r0.shape[1]):
+                    r0[c, h] = r0[m, h] * s0[e, h]
+                for h in range(r1.shape[1]):
+                    r1[c, h] = r1[m, h]
+            else:
+                for h in range(r0.shape[1]):
+                    r0[c, h] = r0[m, h]
+                for h in range(r1.shape[1]):
+                    r1[c, h] = r1[m, h] * s1[e, h]
+            e += 1
+
+
+@njit(cache=True)
+def _backward(i, mode, n, off, top, W, s_own, s_opp, r_opp, v):
+    """Counterfactual values v[m, h] of player i, bottom-up.
+
+    mode 0: follow s_own; mode 1: best response (max per hand at i's nodes).
+    Returns sum_h v[0, h], player i's expected payoff.
+    """
+    H = v.shape[1]
+    Ho = r_opp.shape[1]
+    tmp = np.empty(H)
+    for m in range((1 << n) - 1, -1, -1):
+        p = _popparity(m)
+        e = off[m]
+        if p == i:
+            for h in range(H):
+                tmp[h] = -1e300 if mode == 1 else 0.0
+        else:
+            for h in range(H):
+                tmp[h] = 0.0
+        for b in range(top[m] + 1, n):
+            c = m | (1 << b)
+            for h in range(H):
+                if p == i:
+                    if mode == 1:
+                        if v[c, h] > tmp[h]:
+                            tmp[h] = v[c, h]
+                    else:
+                        tmp[h] += s_own[e, h] * v[c, h]
+                else:
+                    tmp[h] += v[c, h]
+            e += 1
+        if m != 0:
+            b = top[m]
+            bidder = 1 - p
+            sign = 1.0 if bidder == i else -1.0
+            ec = off[m + 1] - 1  # the call edge
+            for h in range(H):
+                acc = 0.0
+                for g in range(Ho):
+                    w = r_opp[m, g]
+                    if p != i:
+                        w *= s_opp[ec, g]  # the opponent's own call
+                    if i == 0:
+                        acc += W[b, h, g] * w
+                    else:
+                        acc += W[b, g, h] * w
+                val = sign * acc
+                if p == i:
+                    if mode == 1:
+                        if val > tmp[h]:
+                            tmp[h] = val
+                    else:
+                        tmp[h] += s_own[e, h] * val
+                else:
+                    tmp[h] += val
+        for h in range(H):
+            v[m, h] = tmp[h]
+    total = 0.0
+    for h in range(H):
+        total += v[0, h]
+    return total
+
+
+@njit(cache=True)
+def _regret_match(n, off, top, reg, s):
+    """Current strategy from clipped regrets (uniform where all are zero), for every node."""
+    H = reg.shape[1]
+    for m in range(1 << n):
+        e0 = off[m]
+        e1 = off[m + 1]
+        for h in range(H):
+            tot = 0.0
+            for e in range(e0, e1):
+                if reg[e, h] > 0.0:
+                    tot += reg[e, h]
+            for e in range(e0, e1):
+                if tot > 0.0:
+                    s[e, h] = reg[e, h] / tot if reg[e, h] > 0.0 else 0.0
+                else:
+                    s[e, h] = 1.0 / (e1 - e0)
+
+
+@njit(cache=True)
+def _cfr_plus_update(i, n, off, top, W, reg, avg, s_own, s_opp, r_own, r_opp, v, weight):
+    """One CFR+ update of player i: values bottom-up, clipped regrets, weighted average strategy."""
+    H = v.shape[1]
+    Ho = r_opp.shape[1]
+    vals = np.empty((n + 1, H))
+    for m in range((1 << n) - 1, -1, -1):
+        p = _popparity(m)
+        e0 = off[m]
+        k = 0
+        for b in range(top[m] + 1, n):
+            c = m | (1 << b)
+            for h in range(H):
+                vals[k, h] = v[c, h]
+            k += 1
+        if m != 0:
+            b = top[m]
+            sign = 1.0 if (1 - p) == i else -1.0
+            ec = off[m + 1] - 1  # the call edge
+            for h in range(H):
+                acc = 0.0
+                for g in range(Ho):
+                    w = r_opp[m, g]
+                    if p != i:
+                        w *= s_opp[ec, g]  # the opponent's own call
+                    if i == 0:
+                        acc += W[b, h, g] * w
+                    else:
+                        acc += W[b, g, h] * w
+                vals[k, h] = sign * acc
+            k += 1
+        for h in range(H):
+            tot = 0.0
+            if p == i:
+                for a in range(k):
+                    tot += s_own[e0 + a, h] * vals[a, h]
+                for a in range(k):
+                    r = reg[e0 + a, h] + vals[a, h] - tot
+                    reg[e0 + a, h] = r if r > 0.0 else 0.0
+                    avg[e0 + a, h] += weight * r_own[m, h] * s_own[e0 + a, h]
+            else:
+                for a in range(k):
+                    tot += vals[a, h]
+            v[m, h] = tot
+
+
+# ------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Solution:
+    """An approximate equilibrium (average CFR+ strategies) and its exact quality."""
+
+    rules: DuelRules
+    value: float  # expected payoff of player 0 (the first bidder) under the average profile
+    exploitability: float  # (BR_0 + BR_1) / 2
+    br0: float
+    br1: float
+    iterations: int
+    seconds: float
+    strategy: tuple[np.ndarray, np.ndarray] = field(repr=False)
+    tree: Tree = field(repr=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "rules": self.rules.to_dict(),
+            "value": self.value,
+            "exploitability": self.exploitability,
+            "best_response_0": self.br0,
+            "best_response_1": self.br1,
+            "iterations": self.iterations,
+            "seconds": self.seconds,
+            "info_sets": int(self.tree.n_nodes * (len(self.tree.hands[0]) + len(self.tree.hands[1])) // 2),
+        }
+
+
+def _normalise(tree: Tree, avg: np.ndarray) -> np.ndarray:
+    s = np.empty_like(avg)
+    n = tree.rules.n_bids
+    reg = np.maximum(avg, 0.0)
+    _regret_match(n, tree.off, tree.top, reg, s)
+    return s
+
+
+def evaluate_profile(tree: Tree, s0: np.ndarray, s1: np.ndarray) -> dict[str, float]:
+    """Exact value for player 0 and both best-response values against the profile (s0, s1)."""
+    n = tree.rules.n_bids
+    H0, H1 = len(tree.hands[0]), len(tree.hands[1])
+    N = tree.n_nodes
+    r0, r1 = np.empty((N, H0)), np.empty((N, H1))
+    _forward(n, tree.off, tree.top, s0, s1, r0, r1)
+    v0, v1 = np.empty((N, H0)), np.empty((N, H1))
+    value = _backward(0, 0, n, tree.off, tree.top, tree.W, s0, s1, r1, v0)
+    br0 = _backward(0, 1, n, tree.off, tree.top, tree.W, s0, s1, r1, v0)
+    br1 = _backward(1, 1, n, tree.off, tree.top, tree.W, s1, s0, r0, v1)
+    return {"value": value, "br0": br0, "br1": br1, "exploitability": (br0 + br1) / 2.0}
+
+
+def solve(
+    rules: DuelRules | None = None,
+    iterations: int = 20000,
+    target: float = 1e-5,
+    check_every: int = 50,
+    progress: bool = False,
+) -> Solution:
+    """Run CFR+ until the exploitability is below ``target`` (or ``iterations`` are done)."""
+    from dicelab.progress import progress_bar
+
+    rules = rules or DuelRules()
+    require(isinstance(iterations, int) and iterations >= 1, f"iterations must be at least 1, got {iterations}")
+    require(target > 0, f"the target exploitability must be positive, got {target}")
+    t0 = time.perf_counter()
+    tree = build_tree(rules)
+    n = rules.n_bids
+    H = (len(tree.hands[0]), len(tree.hands[1]))
+    N, E = tree.n_nodes, tree.n_edges
+    reg = [np.zeros((E, H[0])), np.zeros((E, H[1]))]
+    avg = [np.zeros((E, H[0])), np.zeros((E, H[1]))]
+    s = [np.empty((E, H[0])), np.empty((E, H[1]))]
+    r = [np.empty((N, H[0])), np.empty((N, H[1]))]
+    v = [np.empty((N, H[0])), np.empty((N, H[1]))]
+    for i in (0, 1):
+        _regret_match(n, tree.off, tree.top, reg[i], s[i])
+    done = 0
+    quality = {"exploitability": math.inf}
+    with progress_bar("CFR+", total=iterations, enabled=progress) as bar:
+        for t in range(1, iterations + 1):
+            for i in (0, 1):
+                _forward(n, tree.off, tree.top, s[0], s[1], r[0], r[1])
+                _cfr_plus_update(i, n, tree.off, tree.top, tree.W, reg[i], avg[i], s[i], s[1 - i], r[i], r[1 - i], v[i],
+                                 float(t))
+                _regret_match(n, tree.off, tree.top, reg[i], s[i])
+            done = t
+            bar.advance()
+            if t % check_every == 0 or t == iterations:
+                quality = evaluate_profile(tree, _normalise(tree, avg[0]), _normalise(tree, avg[1]))
+                if quality["exploitability"] < target:
+                    break
+    strat = (_normalise(tree, avg[0]), _normalise(tree, avg[1]))
+    quality = evaluate_profile(tree, *strat)
+    return Solution(rules, quality["value"], quality["exploitability"], quality["br0"], quality["br1"], done,
+                    time.perf_counter() - t0, strat, tree)
+
+
+def policy_profile(
+    tree: Tree, policy: Callable[[int, tuple[int, ...], tuple[int, ...] | None], np.ndarray]
+) -> tuple[np.ndarray, np.ndarray]:
+    """Behaviour strategies for both seats from ``policy(player, hand, last_bid) -> probs``.
+
+    ``probs`` has one entry per action at the node: the legal raises in rank order, then the call
+    (absent at the root). ``last_bid`` is ``(quantity, face)`` or None.
+    """
+    n, F = tree.rules.n_bids, tree.rules.faces
+    out = []
+    for i in (0, 1):
+        s = np.zeros((tree.n_edges, len(tree.hands[i])))
+        cache: dict[tuple[int, int], np.ndarray] = {}
+        for m in range(tree.n_nodes):
+            if bin(m).count("1") % 2 != i:
+                continue
+            t = int(tree.top[m])
+            e0, e1 = int(tree.off[m]), int(tree.off[m + 1])
+            for h, hand in enumerate(tree.hands[i]):
+                key = (t, h)  # the policies we evaluate look only at the last bid
+                if key not in cache:
+                    last = None if t < 0 else (t // F + 1, t % F + 1)
+                    p = np.asarray(policy(i, hand, last), dtype=float)
+                    require(p.shape == (e1 - e0,), "policy returned the wrong number of action probabilities")
+                    cache[key] = p
+                s[e0:e1, h] = cache[key]
+        out.append(s)
+    return out[0], out[1]
+
+
+def profile_from_distribution(
+    tree: Tree, dist: Callable[[PlayerView], dict[Bid | None, float]], rules: LiarsRules | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Both seats play the policy ``dist(view) -> {bid or None (call): probability}``.
+
+    ``rules`` is the multi-round rule set the policy was made for (default: two players with the
+    larger dice count); its faces and wild option must match the duel.
+    """
+    d = tree.rules
+    lr = rules or LiarsRules(players=2, dice=max(d.dice), faces=d.faces, wild=d.wild)
+    require(
+        lr.players == 2 and lr.faces == d.faces and lr.wild == d.wild and lr.dice >= max(d.dice),
+        f"a policy for {lr.players} players x {lr.dice} dice x {lr.faces} faces (wild {lr.wild}) cannot play "
+        f"the duel {d.dice[0]} v {d.dice[1]} with {d.faces} faces (wild {d.wild})",
+    )
+    F = d.faces
+
+    def policy(i: int, hand: tuple[int, ...], last: tuple[int, int] | None) -> np.ndarray:
+        top = -1 if last is None else (last[0] - 1) * F + last[1] - 1
+        k = d.n_bids - 1 - top
+        probs = np.zeros(k + (last is not None))
+        view = PlayerView(lr, i, hand, d.dice, None if last is None else Bid(*last), ())
+        for bid, p in dist(view).items():
+            if bid is None:
+                require(last is not None, "the policy called before any bid")
+                probs[k] += p
+            else:
+                r = bid.rank(F)
+                require(top < r < d.n_bids, f"the policy made an illegal bid {bid}")
+                probs[r - top - 1] += p
+        require(abs(probs.sum() - 1.0) < 1e-9, "the policy's probabilities do not sum to 1")
+        return probs
+
+    return policy_profile(tree, policy)
+
+
+def policy_exploitability(
+    rules: DuelRules, dist: Callable[[PlayerView], dict[Bid | None, float]], policy_rules: LiarsRules | None = None
+) -> dict[str, float]:
+    """Exact exploitability of a policy that plays both seats: value, BR_0, BR_1, (BR_0 + BR_1) / 2."""
+    tree = build_tree(rules)
+    s0, s1 = profile_from_distribution(tree, dist, policy_rules)
+    return evaluate_profile(tree, s0, s1)
+
+
+def solve_lp(rules: DuelRules | None = None) -> float:
+    """Value for player 0 by the sequence-form linear program (Koller, Megiddo, von Stengel), HiGHS.
+
+    max_{x, z} z_root  s.t.  E x = e, x >= 0,  F^T z - A^T x <= 0. Practical up to about 14 bids.
+    """
+    from scipy.optimize import linprog
+    from scipy.sparse import coo_matrix, hstack
+
+    rules = rules or DuelRules()
+    tree = build_tree(rules)
+    n = rules.n_bids
+    H = (len(tree.hands[0]), len(tree.hands[1]))
+    # sequence numbering per player: 0 is the empty sequence; (edge, hand) for edges at own nodes
+    seq = [np.full(tree.n_edges, -1, dtype=np.int64), np.full(tree.n_edges, -1, dtype=np.int64)]
+    n_edges_own = [0, 0]
+    for m in range(tree.n_nodes):
+        p = bin(m).count("1") % 2
+        for e in range(int(tree.off[m]), int(tree.off[m + 1])):
+            seq[p][e] = n_edges_own[p]
+            n_edges_own[p] += 1
+    n_seq = [1 + n_edges_own[i] * H[i] for i in (0, 1)]
+
+    def sid(i: int, e: int, h: int) -> int:
+        return 1 + int(seq[i][e]) * H[i] + h
+
+    def parent_seq(i: int, m: int, h: int) -> int:
+        # player i's previous move on the path to m: at the grandparent, the second-highest bid
+        bits = [b for b in range(n) if m >> b & 1]
+        if len(bits) < 2:
+            return 0
+        g = m & ~(1 << bits[-1]) & ~(1 << bits[-2])
+        return sid(i, tree.edge(g, bits[-2]), h)
+
+    n_rows = [1, 1]
+    mats = []
+    for i in (0, 1):
+        rows, cols, vals = [0], [0], [1.0]
+        for m in range(tree.n_nodes):
+            if bin(m).count("1") % 2 != i:
+                continue
+            for h in range(H[i]):
+                r = n_rows[i]
+                n_rows[i] += 1
+                for e in range(int(tree.off[m]), int(tree.off[m + 1])):
+                    rows.append(r)
+                    cols.append(sid(i, e, h))
+                    vals.append(1.0)
+                rows.append(r)
+                cols.append(parent_seq(i, m, h))
+                vals.append(-1.0)
+        mats.append(coo_matrix((vals, (rows, cols)), shape=(n_rows[i], n_seq[i])).tocsr())
+    Emat, Fmat = mats
+    ar, ac, av = [], [], []
+    for m in range(1, tree.n_nodes):
+        p = bin(m).count("1") % 2  # the caller
+        b = int(tree.top[m])
+        parent = m & ~(1 << b)
+        sign = 1.0 if (1 - p) == 0 else -1.0
+        e_call = tree.edge(m, None)
+        e_bid = tree.edge(parent, b)
+        for h0 in range(H[0]):
+            for h1 in range(H[1]):
+                w = tree.W[b, h0, h1] * sign
+                if w == 0.0:
+                    continue
+                if p == 0:
+                    s0, s1 = sid(0, e_call, h0), sid(1, e_bid, h1)
+                else:
+                    s0, s1 = sid(0, e_bid, h0), sid(1, e_call, h1)
+                ar.append(s0)
+                ac.append(s1)
+                av.append(w)
+    A = coo_matrix((av, (ar, ac)), shape=(n_seq[0], n_seq[1])).tocsr()
+    nx, nz = n_seq[0], n_rows[1]
+    c = np.zeros(nx + nz)
+    c[nx] = -1.0  # maximise z_root (row 0 of F y = f is y_empty = 1)
+    A_ub = hstack([-A.T, Fmat.T]).tocsr()
+    b_ub = np.zeros(n_seq[1])
+    A_eq = hstack([Emat, coo_matrix((n_rows[0], nz))]).tocsr()
+    b_eq = np.zeros(n_rows[0])
+    b_eq[0] = 1.0
+    bounds = [(0, None)] * nx + [(None, None)] * nz
+    res = linprog(c, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=b_eq, bounds=bounds, method="highs")
+    require(res.status == 0, f"the linear program did not solve: {res.message}")
+    return float(-res.fun)
