@@ -6,6 +6,7 @@ The strategy-lab commands (eval, best-response, simulate, tournament) live in
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import typer
@@ -52,16 +53,24 @@ def solve_cmd(
     variant: str = VariantOption,
     turn_limit: int | None = TurnLimitOption,
     out: Path | None = typer.Option(None, "--out", help="Also save the table as OUT.npz + OUT.json."),
+    no_cache: bool = typer.Option(False, "--no-cache", help="Solve afresh; ignore the table cache."),
     json_out: bool = JsonOption,
 ) -> None:
-    """Solve the game exactly; print the first player's optimal win probability."""
-    from dicelab.solvers.pig import solve
+    """Solve the game exactly; print the first player's optimal win probability.
+
+    Solved tables are cached in the user cache folder (DICELAB_CACHE_DIR overrides it), so a
+    repeated call loads the table instead of solving again; ``seconds`` is this call's time.
+    """
+    from dicelab.solvers.pig import solve, solve_cached
 
     rules = make_rules(goal, sides, variant)
+    t0 = time.perf_counter()
     with progress_bar("solving Pig", total=1, enabled=rules.goal >= 200 or turn_limit is not None) as bar:
-        sol = solve(rules, turn_limit)
+        sol = solve(rules, turn_limit) if no_cache else solve_cached(rules, turn_limit)
         bar.advance()
     summary = sol.summary()
+    summary["seconds"] = time.perf_counter() - t0
+    summary["solve_seconds"] = sol.seconds
     if out is not None:
         summary["out"] = str(sol.save(out))
 

@@ -17,15 +17,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass
-
-from scipy import stats as _st
+from statistics import NormalDist
 
 from dicelab.errors import DicelabError, require
 
 
 def _z(confidence: float) -> float:
     require(0.0 < confidence < 1.0, f"confidence must lie strictly between 0 and 1, got {confidence}")
-    return float(_st.norm.ppf(0.5 + confidence / 2.0))
+    return NormalDist().inv_cdf(0.5 + confidence / 2.0)
 
 
 def _check_counts(successes: int, trials: int) -> None:
@@ -55,6 +54,8 @@ def wilson_interval(successes: int, trials: int, confidence: float = 0.95) -> tu
 
 def exact_interval(successes: int, trials: int, confidence: float = 0.95) -> tuple[float, float]:
     """The Clopper-Pearson ("exact") interval for a binomial proportion."""
+    from scipy import stats as _st  # imported here: scipy.stats takes a second to load
+
     _check_counts(successes, trials)
     _z(confidence)
     alpha = 1.0 - confidence
@@ -97,6 +98,8 @@ def compare(wins: float, games: int, confidence: float = 0.95) -> Comparison:
     ``wins`` may be a half-integer when drawn games are scored 1/2; it is rounded down, which
     can only make the test more cautious.
     """
+    from scipy import stats as _st  # imported here: scipy.stats takes a second to load
+
     w = int(math.floor(wins))
     _check_counts(w, games)
     p_value = float(_st.binomtest(w, games, 0.5, alternative="greater").pvalue)

@@ -108,12 +108,12 @@ def _turn(P, i, j, y, r_opp, goal, pts, prb, p_bust, p_reset, V, dV):
 
 
 @njit(cache=True)
-def _solve_pair(P, i, j, R, goal, pts, prb, p_bust, p_reset, Vi, dVi, Vj, dVj):
+def _solve_pair(P, i, j, y0, R, goal, pts, prb, p_bust, p_reset, Vi, dVi, Vj, dVj):
     """Solve the mirror pair (i, j), (j, i) exactly; write P[i, j, :] and P[j, i, :].
 
     Returns the number of Newton passes used (negative if the fallback iteration ran).
     """
-    y = P[j, i, 0]  # warm start (0.5 on a fresh table, the previous sweep's value otherwise)
+    y = y0  # warm start: the neighbouring pair's fixed point, or the previous sweep's value
     same = i == j
     passes = 0
     converged = False
@@ -137,7 +137,7 @@ def _solve_pair(P, i, j, R, goal, pts, prb, p_bust, p_reset, Vi, dVi, Vj, dVj):
         elif y_new > 1.0:
             y_new = 1.0
         if abs(y_new - y) <= 1e-15:
-            y = y_new
+            # Vi (at y) and Vj (at x = f(y)) already hold the fixed point to 1e-15
             converged = True
             break
         y = y_new
@@ -155,20 +155,25 @@ def _solve_pair(P, i, j, R, goal, pts, prb, p_bust, p_reset, Vi, dVi, Vj, dVj):
                 y = y_new
                 break
             y = y_new
-    # final consistent passes at the fixed point
-    _turn(P, i, j, y, R[j], goal, pts, prb, p_bust, p_reset, Vi, dVi)
+        # final consistent passes at the fixed point
+        _turn(P, i, j, y, R[j], goal, pts, prb, p_bust, p_reset, Vi, dVi)
+        if not same:
+            _turn(P, j, i, Vi[0], R[i], goal, pts, prb, p_bust, p_reset, Vj, dVj)
     for k in range(goal - i):
         P[i, j, k] = Vi[k]
     if not same:
-        _turn(P, j, i, Vi[0], R[i], goal, pts, prb, p_bust, p_reset, Vj, dVj)
         for k in range(goal - j):
             P[j, i, k] = Vj[k]
     return passes
 
 
 @njit(cache=True)
-def _sweep_layers(P, R, goal, pts, prb, p_bust, p_reset):
-    """Solve every pair, layers of decreasing banked-score sum first. Returns fallback count."""
+def _sweep_layers(P, R, goal, pts, prb, p_bust, p_reset, first):
+    """Solve every pair, layers of decreasing banked-score sum first. Returns fallback count.
+
+    ``first`` is False on the repeat sweeps of the two-dice outer iteration, where the previous
+    sweep's value of each pair is the better warm start.
+    """
     Vi = np.zeros(goal + 1)
     dVi = np.zeros(goal + 1)
     Vj = np.zeros(goal + 1)
@@ -180,7 +185,9 @@ def _sweep_layers(P, R, goal, pts, prb, p_bust, p_reset):
             lo = 0
         for i in range(lo, s // 2 + 1):
             j = s - i
-            if _solve_pair(P, i, j, R, goal, pts, prb, p_bust, p_reset, Vi, dVi, Vj, dVj) < 0:
+            # warm start from the neighbouring pair of this layer (values vary smoothly)
+            y0 = P[j, i, 0] if (first or i == lo) else P[j + 1, i - 1, 0]
+            if _solve_pair(P, i, j, y0, R, goal, pts, prb, p_bust, p_reset, Vi, dVi, Vj, dVj) < 0:
                 fallbacks += 1
     return fallbacks
 
@@ -388,14 +395,14 @@ def solve(rules: PigRules | None = None, turn_limit: int | None = None) -> PigSo
         R = np.full(g, 0.5)
         while True:
             outer += 1
-            fallbacks += _sweep_layers(P, R, g, pts, prb, p_bust, p_reset)
+            fallbacks += _sweep_layers(P, R, g, pts, prb, p_bust, p_reset, outer == 1)
             if p_reset == 0.0:
                 break
             R_new = P[:, 0, 0].copy()
             change = float(np.max(np.abs(R_new - R)))
             R = R_new
             if change <= 1e-15 or outer >= 500:
-                fallbacks += _sweep_layers(P, R, g, pts, prb, p_bust, p_reset)
+                fallbacks += _sweep_layers(P, R, g, pts, prb, p_bust, p_reset, False)
                 break
     else:
         P = np.full((g, g, g), 1.0)

@@ -1,0 +1,73 @@
+"""Pig solver benchmark: dicelab's layered solver beside textbook value iteration, same run.
+
+Prints, for goal 100:
+* the warm solve time (median of 7) and the plain numpy value-iteration baseline (synchronous
+  sweeps over the whole table until the largest change is below 1e-12), with the ratio;
+* the wall time of a fresh ``dicelab pig solve --json`` process (compiled code and solved table
+  cached), median of 5;
+* peak memory of a process that solves goal 100 (max RSS) and of the solve itself (tracemalloc);
+* the goal-300 solve time.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+from _common import median_time, report  # noqa: E402
+
+from dicelab.games.pig import PigRules  # noqa: E402
+from dicelab.solvers.pig import solve  # noqa: E402
+from dicelab.solvers.pig_reference import value_iteration  # noqa: E402
+
+PEAK_SCRIPT = """
+import resource, tracemalloc
+from dicelab.games.pig import PigRules
+from dicelab.solvers.pig import solve
+solve(PigRules(goal=10))  # load compiled kernels
+tracemalloc.start()
+s = solve(PigRules(goal=100))
+cur, peak = tracemalloc.get_traced_memory()
+print(peak, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+"""
+
+
+def main() -> None:
+    rules = PigRules(goal=100)
+    ours = median_time(lambda: solve(rules), repeat=7)
+    t0 = time.perf_counter()
+    P, sweeps = value_iteration(rules, tol=1e-12)
+    base = time.perf_counter() - t0
+    assert abs(P[0, 0, 0] - solve(rules).p[0, 0, 0]) < 1e-9
+    report("solve goal 100 (warm)", ours, base, f"numpy VI ({sweeps} sweeps)")
+
+    env = dict(os.environ, DICELAB_CACHE_DIR=tempfile.mkdtemp(prefix="dicelab-bench-"))
+    cmd = [sys.executable, "-m", "dicelab", "pig", "solve", "--json"]
+    subprocess.run(cmd, env=env, capture_output=True, check=True)  # fills both caches
+    walls = []
+    for _ in range(5):
+        t0 = time.perf_counter()
+        out = subprocess.run(cmd, env=env, capture_output=True, check=True, text=True).stdout
+        walls.append(time.perf_counter() - t0)
+    assert abs(json.loads(out)["win_probability"] - 0.5305927) < 1e-7
+    print(f"{'fresh `dicelab pig solve --json` process':<48} wall {statistics.median(walls):.2f} s")
+
+    peak, maxrss_kb = map(int, subprocess.run([sys.executable, "-c", PEAK_SCRIPT], capture_output=True,
+                                              check=True, text=True).stdout.split())
+    print(f"{'peak memory, goal 100':<48} solve {peak / 2**20:.1f} MiB (tracemalloc), "
+          f"process {maxrss_kb / 1024:.0f} MiB (max RSS)")
+
+    big = PigRules(goal=300)
+    report("solve goal 300 (warm)", median_time(lambda: solve(big), repeat=3))
+    report("solve goal 100 two-dice (warm)", median_time(lambda: solve(PigRules(variant="two-dice")), repeat=5))
+
+
+if __name__ == "__main__":
+    main()
