@@ -1,7 +1,219 @@
-"""`dicelab simpig`: Simultaneous Pig for 2 to n players (Zhu & Ma 2023)."""
+"""`dicelab simpig`: Simultaneous Pig for 2 to n players (Zhu & Ma 2023).
+
+Strategy specs (OPP, SPEC): hold:N, hold:goal, pw:25<40,30<60,goal, mix:0.5*hold:20+0.5*hold:30,
+table:FILE, br:SPEC, equilibrium, svima, svima-b, cyclic:1, cyclic:2
+(see :mod:`dicelab.strategies.simpig`).
+"""
 
 from __future__ import annotations
 
+import re
+import time
+from pathlib import Path
+
+import numpy as np
 import typer
+from rich.console import Console
+
+from dicelab.cli.common import JsonOption, emit, kv_table, rows_table
+from dicelab.errors import DicelabError, require
+from dicelab.progress import progress_bar
 
 app = typer.Typer(help="Simultaneous Pig for 2 to n players (Zhu & Ma 2023).", no_args_is_help=True)
+
+GoalOption = typer.Option(100, "--goal", help="Points needed to win.")
+
+
+def _range_spec(text: str, goal: int) -> list[int]:
+    """``hold:10..40`` (or ``10..40``, or ``10,15,20``) -> the list of N."""
+    body = text[5:] if text.startswith("hold:") else text
+    m = re.fullmatch(r"(\d+)\.\.(\d+)", body.strip())
+    if m:
+        lo, hi = int(m.group(1)), int(m.group(2))
+        require(1 <= lo <= hi <= goal, f"range must be LO..HI with 1 <= LO <= HI <= {goal}, got {text!r}")
+        return list(range(lo, hi + 1))
+    try:
+        ns = [int(x) for x in body.split(",")]
+    except ValueError:
+        raise DicelabError(f"opponent range must look like hold:10..40 or hold:20,25,30, got {text!r}") from None
+    for n in ns:
+        require(1 <= n <= goal, f"hold-at values must be from 1 to {goal}, got {n}")
+    return ns
+
+
+@app.command("dist")
+def dist_cmd(k: int = typer.Argument(..., help="Hold-at target."), goal: int = GoalOption, json_out: bool = JsonOption) -> None:
+    """The exact distribution of the turn total X_k when holding at k (Table 2)."""
+    from dicelab.games.simpig import SimPigRules, turn_total_distribution, turn_total_fractions
+
+    rules = SimPigRules(goal=goal)
+    require(1 <= k <= rules.goal, f"k must be from 1 to the goal ({rules.goal}), got {k}")
+    d = turn_total_distribution(k)
+    f = turn_total_fractions(k)
+    data = {"k": k, "distribution": {str(t): p for t, p in d.items()}, "fractions": {str(t): str(p) for t, p in f.items()}}
+
+    def render(console: Console) -> None:
+        console.print(rows_table([{"total": t, "probability": p, "exact": str(f[t])} for t, p in d.items()], title=f"X_{k}"))
+
+    emit(data, json_out, render)
+
+
+@app.command("best-response")
+def best_response_cmd(
+    opponents: list[str] = typer.Argument(..., help="One strategy spec per opponent."),
+    goal: int = GoalOption,
+    out: Path | None = typer.Option(None, "--out", help="Save the best response table (OUT.npz + OUT.json)."),
+    json_out: bool = JsonOption,
+) -> None:
+    """Exact best response to independent opponents (Algorithms 0.1 and 0.3)."""
+    from dicelab.solvers.simpig import best_response
+    from dicelab.store import save_table
+    from dicelab.strategies.simpig import save_strategy
+
+    t0 = time.perf_counter()
+    with progress_bar("best response", total=1, enabled=len(opponents) >= 2 and goal >= 40) as bar:
+        res = best_response(list(opponents), goal=goal)
+        bar.advance()
+    data = {"players": res.players, "opponents": res.opponents, "goal": goal,
+            "win_probability": res.win_probability, "seconds": time.perf_counter() - t0}
+    if out is not None:
+        g = goal
+        if res.players == 2:
+            k = res.policy[:g, :g].astype(np.int64)
+            data["out"] = str(save_strategy(out, np.ones((1, g, g)), k[None], g, "br:" + res.opponents[0]))
+        else:
+            data["out"] = str(save_table(out, "simpig-best-response",
+                                         {"value": res.value, "policy": res.policy.astype(np.int16)},
+                                         {"goal": g, "players": res.players, "opponents": res.opponents}))
+    emit(data, json_out)
+
+
+@app.command("sweep")
+def sweep_cmd(
+    opponent: str = typer.Option("hold:10..40", "--opponent", help="Range of hold:N, e.g. hold:10..40."),
+    goal: int = GoalOption,
+    json_out: bool = JsonOption,
+) -> None:
+    """Best-response win probability against hold:N over a range of N (Figure 1 / Table S1)."""
+    from dicelab.games.simpig import SimPigRules
+    from dicelab.solvers.simpig import local_minima, sweep_hold
+
+    SimPigRules(goal=goal)
+    ns = _range_spec(opponent, goal)
+    rows = sweep_hold(ns, goal)
+    data = {"goal": goal, "rows": rows, "local_minima": local_minima(rows)}
+
+    def render(console: Console) -> None:
+        console.print(rows_table(rows, title=f"best response vs hold:N, goal {goal}"))
+        console.print(f"local minima at N = {data['local_minima']}")
+
+    emit(data, json_out, render)
+
+
+@app.command("selfplay")
+def selfplay_cmd(goal: int = GoalOption, json_out: bool = JsonOption) -> None:
+    """Symmetric self-play value iteration: the policy cycle it falls into (paper, Table 3)."""
+    from dicelab.solvers.simpig import selfplay
+
+    with progress_bar("self-play", total=1, enabled=goal >= 60) as bar:
+        r = selfplay(goal)
+        bar.advance()
+    data = r.to_dict()
+    data["mixed_equilibrium"] = {"cyclic:1": 0.5, "cyclic:2": 0.5} if r.cycle_length == 2 else None
+    emit(data, json_out)
+
+
+@app.command("svima")
+def svima_cmd(goal: int = GoalOption, json_out: bool = JsonOption) -> None:
+    """Stackelberg value iteration (SVIMA, Algorithm 0.2): states where A's and B's policies differ."""
+    from dicelab.solvers.simpig import svima
+
+    emit(svima(goal).to_dict(), json_out)
+
+
+@app.command("equilibrium")
+def equilibrium_cmd(
+    goal: int = GoalOption,
+    out: Path | None = typer.Option(None, "--out", help="Save the equilibrium strategy (OUT.npz + OUT.json)."),
+    json_out: bool = JsonOption,
+) -> None:
+    """The exact mixed equilibrium of two-player simultaneous Pig (Shapley's method, LP per state)."""
+    from dicelab.solvers.simpig_equilibrium import solve_equilibrium
+    from dicelab.strategies.simpig import save_strategy
+
+    eq = solve_equilibrium(goal, progress=True)
+    data = {"goal": goal, "value": eq.start_value, "seconds": eq.seconds,
+            "mixed_states": eq.mixed_states, "linear_programs": eq.linear_programs,
+            "strategy_at_start": {str(k): w for k, w in eq.support(0, 0).items()}}
+    if out is not None:
+        data["out"] = str(save_strategy(out, eq.weights, eq.targets, goal, "equilibrium"))
+    emit(data, json_out)
+
+
+@app.command("exploitability")
+def exploitability_cmd(spec: str = typer.Argument(..., help="Strategy spec."), goal: int = GoalOption, json_out: bool = JsonOption) -> None:
+    """How much an exact best response gains against SPEC (over the game value 1/2)."""
+    from dicelab.solvers.simpig_equilibrium import exploitability
+
+    emit({"strategy": spec, "goal": goal, "exploitability": exploitability(spec, goal)}, json_out)
+
+
+@app.command("many")
+def many_cmd(
+    players: int = typer.Option(..., "--players", help="Number of players (2 to 100000)."),
+    strategy: str = typer.Option(..., "--strategy", help="Your state-independent strategy (hold:N or a mix: of them)."),
+    others: str = typer.Option(..., "--others", help="Everybody else's strategy (state-independent)."),
+    goal: int = GoalOption,
+    json_out: bool = JsonOption,
+) -> None:
+    """Exact win share of one player against N-1 identical others (turns-to-goal distributions)."""
+    from dicelab.solvers.simpig import best_response_vs_goal_holders, many_player_win
+    from dicelab.strategies.simpig import parse_strategy
+
+    w = many_player_win(strategy, others, players, goal)
+    data: dict[str, object] = {"players": players, "goal": goal, "strategy": strategy, "others": others,
+                               "win_probability": w, "fair_share": 1.0 / players}
+    o = parse_strategy(others, goal, players)
+    if o.parts and o.parts[0] == "hold" and (o.parts[1] is None or o.parts[1] == goal):
+        gh = best_response_vs_goal_holders(players, goal)
+        data["best_response_win_probability"] = gh.best_value
+        data["others_in_equilibrium"] = gh.is_equilibrium
+    emit(data, json_out)
+
+
+@app.command("plot")
+def plot_cmd(
+    kind: str = typer.Option(..., "--kind", help="br-curve, contour, slices or surface3."),
+    out: Path = typer.Option(..., "--out", help="Image file (.png, .pdf or .svg)."),
+    goal: int = GoalOption,
+    opponent: str = typer.Option("hold:25", "--opponent", help="Opponent for contour/slices; range for br-curve/surface3."),
+    json_out: bool = JsonOption,
+) -> None:
+    """Draw Figure 1 (br-curve), 2 (contour), 3 (slices) or 5 (surface3, three players)."""
+    from dicelab.plots import simpig as plots
+    from dicelab.solvers.simpig import best_response, sweep_hold
+
+    require(kind in plots.KINDS, f"--kind must be one of {', '.join(plots.KINDS)}, got {kind!r}")
+    require(out.suffix.lower() in (".png", ".pdf", ".svg"), f"--out must end in .png, .pdf or .svg, got {out.name!r}")
+    if kind == "br-curve":
+        ns = _range_spec(opponent if ".." in opponent or "," in opponent else "hold:10..40", goal)
+        path = plots.br_curve(sweep_hold(ns, goal), out)
+    elif kind in ("contour", "slices"):
+        res = best_response([opponent], goal)
+        pol = res.policy[:goal, :goal]
+        title = f"best response to {opponent}"
+        if kind == "contour":
+            path = plots.policy_contour(pol, out, title)
+        else:
+            path = plots.policy_slices(pol, [j for j in (0, 25, 50, 75, 90) if j < goal], out, title)
+    else:
+        ns = _range_spec(opponent if ".." in opponent or "," in opponent else "hold:20..30", goal)
+        table = np.zeros((len(ns), len(ns)))
+        with progress_bar("3-player best responses", total=len(ns) * (len(ns) + 1) // 2) as bar:
+            for a, n1 in enumerate(ns):
+                for b in range(a, len(ns)):
+                    w = best_response([f"hold:{n1}", f"hold:{ns[b]}"], goal).win_probability
+                    table[a, b] = table[b, a] = w
+                    bar.advance()
+        path = plots.surface3(ns, table, out)
+    emit({"kind": kind, "out": str(path)}, json_out, lambda c: c.print(f"wrote {path}"))

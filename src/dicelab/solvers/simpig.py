@@ -650,7 +650,7 @@ def svima(goal: int = 100) -> Svima:
 def memory_needed(players: int, goal: int, components: int = 1, mixed_weights: bool = False) -> float:
     """Bytes the n-player pass needs: values, policy, and each opponent's targets (and weights)."""
     states = float(goal + 1) ** players
-    per = 8 + 2 + (players - 1) * components * (8 + (8 if mixed_weights else 0))
+    per = 8 + 2 + (players - 1) * components * (2 + (8 if mixed_weights else 0))
     return states * per
 
 
@@ -677,7 +677,7 @@ def _best_response_n(
     for s in strats:
         require(not s.two_player_only, f"strategy {s.spec!r} is a two-player table; use hold:/pw:/mix: specs")
         ncomp = max(ncomp, len(s.mixture(np.zeros(1, np.int64), [np.zeros(1, np.int64)] * (n - 1))))
-    need = memory_needed(n, g, ncomp, mixed_weights=True)
+    need = memory_needed(n, g, ncomp, mixed_weights=False)
     if need > max_memory:
         raise DicelabError(
             f"{n} players at goal {g} need about {need / 2**30:.1f} GiB of memory "
