@@ -57,7 +57,7 @@ def test_supersix_env_reproduces_the_start_players_edge():
 
 
 def test_liars_env_agrees_with_the_compiled_training_loop():
-    from dicelab.envs.liars import probabilistic_bot
+    from dicelab.strategies.liars import probabilistic_bot
     from dicelab.games.liars import LiarsRules
     from dicelab.learn.qlearning import evaluate
 

@@ -16,14 +16,14 @@ entries), current bid quantity (0: no bid yet), current bid face, bidder's seat 
 my turn]``.
 
 The Gymnasium environment ``dicelab/LiarsDice-v0`` seats the learner at seat 0 against fixed bots:
-``"random"`` and ``"probabilistic"`` (seed 004's bots, as in :mod:`dicelab.learn.qlearning`), a
+``"random"`` and ``"probabilistic"`` (seed 004's bots, :mod:`dicelab.strategies.liars`), a
 trained Q table (a path or a :class:`~dicelab.learn.qlearning.QAgent`), or any callable
 ``policy(view, rng) -> Bid | None``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -33,9 +33,10 @@ from pettingzoo.utils import wrappers
 from dicelab.envs.base import Policy, TurnBasedAEC, TurnCore, VersusStrategyEnv
 from dicelab.errors import DicelabError, require
 from dicelab.games.liars import Bid, LiarsGame, LiarsRules, PlayerView
+from dicelab.strategies.liars import BOT_NAMES
+from dicelab.strategies.liars import bot as named_bot
 
 CALL = 0
-BOT_BLUFF = 0.5
 
 
 class LiarsCore(TurnCore):
@@ -102,38 +103,14 @@ class LiarsCore(TurnCore):
         return f"dice {g.dice_counts}, bid {g.current_bid or '-'}, seat {g.to_move} to move"
 
 
-def random_bot(view: PlayerView, rng: np.random.Generator) -> Bid | None:
-    """Seed 004's ``random`` bot: calls half the time once there is a bid, else bluffs a raise."""
-    from dicelab.learn.qlearning import raise_bid
-
-    if view.current_bid is not None and rng.random() < 0.5:
-        return None
-    return raise_bid(view, rng, bluff=1.0)
-
-
-def probabilistic_bot(view: PlayerView, rng: np.random.Generator) -> Bid | None:
-    """Seed 004's ``probabilistic`` bot: keeps the bid alive with probability P(X >= x), else calls."""
-    from dicelab.learn.qlearning import raise_bid
-
-    if view.current_bid is not None and rng.random() >= view.prob_bid_holds():
-        return None
-    return raise_bid(view, rng, bluff=BOT_BLUFF)
-
-
-BOTS: dict[str, Callable[[PlayerView, np.random.Generator], Bid | None]] = {
-    "random": random_bot,
-    "probabilistic": probabilistic_bot,
-}
-
-
 def liars_policy(strategy: Any, rules: LiarsRules) -> Policy:
     """A fixed Liar's Dice player as an environment policy.
 
     ``strategy``: ``"random"``, ``"probabilistic"``, a Q-table path (``.npz``), a trained
     :class:`~dicelab.learn.qlearning.QAgent`, or a callable ``policy(view, rng) -> Bid | None``.
     """
-    if isinstance(strategy, str) and strategy in BOTS:
-        bot = BOTS[strategy]
+    if isinstance(strategy, str) and strategy in BOT_NAMES:
+        bot = named_bot(strategy)
     elif isinstance(strategy, str):
         from dicelab.learn.qlearning import QAgent
 
