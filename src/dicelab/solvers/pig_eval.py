@@ -1,0 +1,636 @@
+"""Exact strategy-against-strategy evaluation and best responses for Pig (seed 002, 2.2-2.3).
+
+Fix two strategies A and B (decision tables, :mod:`dicelab.strategies.pig`). The game is then a
+Markov chain, and the probability that A wins from each state solves a linear system. Write
+
+* ``a(x, y, k)``: P(A wins | A to move, A banked ``x``, B banked ``y``, A's turn total ``k``),
+* ``b(y, x, k)``: P(A wins | B to move, B banked ``y``, A banked ``x``, B's turn total ``k``).
+
+With the per-roll outcomes of the rules (``add d`` w.p. ``p_d``, ``bust`` w.p. ``q``, reset of the
+banked score w.p. ``r``, two dice only)::
+
+    A rolls at (x, y, k):  a(x,y,k) = sum_d p_d W(x,y,k+d) + q b(y,x,0) + r b(y,0,0)
+                           (W = 1 once x + k + d >= goal: A has won)
+    A holds at (x, y, k):  a(x,y,k) = b(y, x+k, 0)          (k = 0 is a skip: a = b(y,x,0))
+
+and the same for B with A's win worth 0 when B reaches the goal. This is seed 002's system of
+P and Q values, written for A's win throughout.
+
+Solving it layer by layer
+-------------------------
+Banked scores never fall (except by the two-dice reset), so the *block* of states with banked
+scores ``(x, y)`` (A's states ``a(x, y, .)`` and B's states ``b(y, x, .)``) depends only on itself
+and on blocks with a larger sum ``x + y``, already solved when layers are taken from the top.
+Inside a block everything hangs on two numbers, ``a0 = a(x, y, 0)`` and ``b0 = b(y, x, 0)``: a
+busted roll returns there, nothing else does. One backward pass over ``k`` (highest first) writes
+each ``a(x, y, k)`` as an affine function ``alpha_k + beta_k * b0``; likewise ``b0 = gamma +
+delta * a0``; the 2x2 system gives ``a0 = (alpha + beta gamma) / (1 - beta delta)``. So the whole
+system (``goal^3`` unknowns) is solved exactly in one pass of ``O(goal^3 * faces)`` work, with no
+matrix ever formed. To keep ``1 - beta delta`` accurate when it is tiny, the passes carry the
+complements ``1 - beta`` and ``1 - delta`` as sums of positive terms.
+
+Stalemates (seed 002, 2.3.4): if A skips at ``(x, y, 0)`` and B skips at ``(y, x, 0)`` the game
+never ends from there: ``1 - beta delta = 0`` exactly. Such a block gets win probability 0 for
+both players (the least solution of the system: absorption probabilities), and the probability
+that the game never ends is reported as its own outcome: ``1 - P(A wins) - P(B wins)``, with
+``P(B wins)`` from the same pass with the roles swapped (run only when some block stalled; an
+infinite game needs such a block, otherwise the game ends with probability 1).
+
+Two dice: a double one resets the roller's banked score to 0, a jump to a *lower* layer. Those
+targets (``b(y, 0, 0)`` and ``a(x, 0, 0)``, ``2 goal`` numbers) are read from the previous pass,
+and passes repeat until they settle (to 1e-15; a fixed-point iteration started from 0, so it
+climbs to the least solution, stalemates included). With no resets a single pass is exact.
+
+Best response
+-------------
+Against a fixed B, A faces a Markov decision problem: in each block A chooses, for every ``k``,
+``max(roll, hold)``. Given ``b0`` one backward pass finds A's best choices; with those choices the
+block is solved exactly as above, which gives a new ``b0``; repeat until the choices settle
+(policy iteration inside the block, usually 1-3 passes; seed 2.3.5 describes the same loop).
+Ties go to holding, except at ``k = 0`` where they go to rolling (as in the optimal solver).
+:func:`iterated_best_response` repeats ``S <- best_response(S)`` and reports every step.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+from numba import njit, prange
+
+from dicelab.errors import require
+from dicelab.games.pig import PigRules
+from dicelab.strategies.pig import PigStrategy, TableStrategy, as_strategy
+
+RESET_TOL = 1e-15
+MAX_PASSES = 2000
+
+
+# ---------------------------------------------------------------------------------------------
+# numba kernels
+# ---------------------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def _eval_pass(ra, rb, adds, probs, bust, reset, A0, B0, al, be, bb):
+    """One pass over all layers: P(A wins) at every k = 0 state, A0[x, y] and B0[y, x].
+
+    ``ra[x, y, k]`` / ``rb[y, x, k]``: A's / B's decision tables. Reset targets (A0[x, 0],
+    B0[y, 0] of lower layers) are read as left by the previous pass. Returns (largest change of a
+    reset target, whether some block stalled). ``al, be, bb``: work arrays of length goal + max(d) + 1.
+    """
+    g = ra.shape[0]
+    nd = adds.shape[0]
+    maxd = 0
+    for m in range(nd):
+        if adds[m] > maxd:
+            maxd = adds[m]
+    change = 0.0
+    stalled = False
+    for s in range(2 * g - 2, -1, -1):
+        xlo = s - g + 1
+        if xlo < 0:
+            xlo = 0
+        xhi = s if s < g - 1 else g - 1
+        for x in range(xlo, xhi + 1):
+            y = s - x
+            # ---- A's turn in block (x, y): a(x,y,k) = al[k] + be[k] * b0; bb = 1 - be
+            K = g - x
+            for t in range(K, K + maxd + 1):
+                al[t] = 1.0
+                be[t] = 0.0
+                bb[t] = 1.0
+            rt = B0[y, 0]
+            for k in range(K - 1, -1, -1):
+                if ra[x, y, k]:
+                    sa = 0.0
+                    sb = 0.0
+                    sbb = 0.0
+                    for m in range(nd):
+                        p = probs[m]
+                        kk = k + adds[m]
+                        sa += p * al[kk]
+                        sb += p * be[kk]
+                        sbb += p * bb[kk]
+                    if x == 0:
+                        sb += bust + reset
+                    else:
+                        sb += bust
+                        sa += reset * rt
+                        sbb += reset
+                    al[k] = sa
+                    be[k] = sb
+                    bb[k] = sbb
+                elif k == 0:
+                    al[0] = 0.0
+                    be[0] = 1.0
+                    bb[0] = 0.0
+                else:
+                    al[k] = B0[y, x + k]
+                    be[k] = 0.0
+                    bb[k] = 1.0
+            alpha = al[0]
+            beta = be[0]
+            betabar = bb[0]
+            # ---- B's turn in block (x, y): b(y,x,k) = al[k] + be[k] * a0 (A's win prob)
+            K = g - y
+            for t in range(K, K + maxd + 1):
+                al[t] = 0.0
+                be[t] = 0.0
+                bb[t] = 1.0
+            rt = A0[x, 0]
+            for k in range(K - 1, -1, -1):
+                if rb[y, x, k]:
+                    sa = 0.0
+                    sb = 0.0
+                    sbb = 0.0
+                    for m in range(nd):
+                        p = probs[m]
+                        kk = k + adds[m]
+                        sa += p * al[kk]
+                        sb += p * be[kk]
+                        sbb += p * bb[kk]
+                    if y == 0:
+                        sb += bust + reset
+                    else:
+                        sb += bust
+                        sa += reset * rt
+                        sbb += reset
+                    al[k] = sa
+                    be[k] = sb
+                    bb[k] = sbb
+                elif k == 0:
+                    al[0] = 0.0
+                    be[0] = 1.0
+                    bb[0] = 0.0
+                else:
+                    al[k] = A0[x, y + k]
+                    be[k] = 0.0
+                    bb[k] = 1.0
+            gamma = al[0]
+            delta = be[0]
+            deltabar = bb[0]
+            den = betabar + beta * deltabar
+            if den <= 0.0:
+                a0 = 0.0
+                b0 = 0.0
+                stalled = True
+            else:
+                a0 = (alpha + beta * gamma) / den
+                b0 = gamma + delta * a0
+            if y == 0:
+                c = abs(a0 - A0[x, 0])
+                if c > change:
+                    change = c
+            if x == 0:
+                c = abs(b0 - B0[y, 0])
+                if c > change:
+                    change = c
+            A0[x, y] = a0
+            B0[y, x] = b0
+    return change, stalled
+
+
+@njit(cache=True)
+def _eval_win(ra, rb, adds, probs, bust, reset, tol, max_passes, A0, B0):
+    """P(A wins) at the k = 0 states, to convergence of the reset targets. Returns (passes, stalled)."""
+    g = ra.shape[0]
+    n = g + 64
+    for m in range(adds.shape[0]):
+        n += adds[m]
+    al = np.empty(n)
+    be = np.empty(n)
+    bb = np.empty(n)
+    A0[:, :] = 0.0
+    B0[:, :] = 0.0
+    passes = 0
+    stalled = False
+    while True:
+        change, st = _eval_pass(ra, rb, adds, probs, bust, reset, A0, B0, al, be, bb)
+        passes += 1
+        if reset == 0.0 or change <= tol or passes >= max_passes:
+            stalled = st
+            break
+    return passes, stalled
+
+
+@njit(cache=True)
+def _eval_pair(ra, rb, adds, probs, bust, reset, tol, max_passes, out):
+    """Evaluate A (table ra) against B (rb): out = [a_first, b_first, stall_a_first,
+    stall_b_first, passes]."""
+    g = ra.shape[0]
+    A0 = np.empty((g, g))
+    B0 = np.empty((g, g))
+    passes, stalled = _eval_win(ra, rb, adds, probs, bust, reset, tol, max_passes, A0, B0)
+    a_first = A0[0, 0]
+    a_second = B0[0, 0]  # P(A wins | B moves first)
+    if stalled:
+        p2, _ = _eval_win(rb, ra, adds, probs, bust, reset, tol, max_passes, A0, B0)
+        passes += p2
+        b_first = A0[0, 0]
+        b_second = B0[0, 0]  # P(B wins | A moves first)
+        sa = 1.0 - a_first - b_second
+        sb = 1.0 - b_first - a_second
+        out[2] = sa if sa > 0.0 else 0.0
+        out[3] = sb if sb > 0.0 else 0.0
+    else:
+        b_first = 1.0 - a_second
+        out[2] = 0.0
+        out[3] = 0.0
+    out[0] = a_first
+    out[1] = b_first
+    out[4] = passes
+
+
+@njit(cache=True, parallel=True)
+def _eval_many(tables, ia, ib, adds, probs, bust, reset, tol, max_passes, out):
+    """Evaluate the pairs (tables[ia[p]], tables[ib[p]]) in parallel; row p of out as _eval_pair."""
+    for p in prange(ia.shape[0]):
+        _eval_pair(tables[ia[p]], tables[ib[p]], adds, probs, bust, reset, tol, max_passes, out[p])
+
+
+@njit(cache=True)
+def _br_pass(rb, adds, probs, bust, reset, A0, B0, pol, al, be, bb, vr, vh):
+    """One pass of the best response of A against B's table rb (policy iteration per block).
+
+    Writes A's choices into pol[x, y, k] and P(A wins) into A0/B0. Returns the largest change of
+    a reset target and the most policy-iteration rounds any block needed.
+    """
+    g = rb.shape[0]
+    nd = adds.shape[0]
+    maxd = 0
+    for m in range(nd):
+        if adds[m] > maxd:
+            maxd = adds[m]
+    change = 0.0
+    most = 0
+    for s in range(2 * g - 2, -1, -1):
+        xlo = s - g + 1
+        if xlo < 0:
+            xlo = 0
+        xhi = s if s < g - 1 else g - 1
+        for x in range(xlo, xhi + 1):
+            y = s - x
+            # ---- B's fixed turn: b0 = gamma + delta * a0
+            K = g - y
+            for t in range(K, K + maxd + 1):
+                al[t] = 0.0
+                be[t] = 0.0
+                bb[t] = 1.0
+            rt = A0[x, 0]
+            for k in range(K - 1, -1, -1):
+                if rb[y, x, k]:
+                    sa = 0.0
+                    sb = 0.0
+                    sbb = 0.0
+                    for m in range(nd):
+                        p = probs[m]
+                        kk = k + adds[m]
+                        sa += p * al[kk]
+                        sb += p * be[kk]
+                        sbb += p * bb[kk]
+                    if y == 0:
+                        sb += bust + reset
+                    else:
+                        sb += bust
+                        sa += reset * rt
+                        sbb += reset
+                    al[k] = sa
+                    be[k] = sb
+                    bb[k] = sbb
+                elif k == 0:
+                    al[0] = 0.0
+                    be[0] = 1.0
+                    bb[0] = 0.0
+                else:
+                    al[k] = A0[x, y + k]
+                    be[k] = 0.0
+                    bb[k] = 1.0
+            gamma = al[0]
+            delta = be[0]
+            deltabar = bb[0]
+            # ---- A's turn: policy iteration on the block
+            K = g - x
+            rt = B0[y, 0]
+            # start from the policy of the previous pass (rolling at k = 0 never stalls)
+            b0 = gamma + delta * 0.5
+            rounds = 0
+            a0 = 0.0
+            while True:
+                rounds += 1
+                # greedy choices given b0, values vr
+                for t in range(K, K + maxd + 1):
+                    vr[t] = 1.0
+                changed = False
+                for k in range(K - 1, -1, -1):
+                    r = 0.0
+                    for m in range(nd):
+                        r += probs[m] * vr[k + adds[m]]
+                    r += bust * b0
+                    if x == 0:
+                        r += reset * b0
+                    else:
+                        r += reset * rt
+                    if k == 0:
+                        h = b0
+                        choose = r >= h
+                    else:
+                        h = B0[y, x + k]
+                        choose = r > h
+                    vr[k] = r if choose else h
+                    if choose != pol[x, y, k]:
+                        changed = True
+                        pol[x, y, k] = choose
+                if not changed and rounds > 1:
+                    break
+                # exact evaluation of these choices: a(x,y,k) = al + be * b0
+                for t in range(K, K + maxd + 1):
+                    al[t] = 1.0
+                    be[t] = 0.0
+                    bb[t] = 1.0
+                for k in range(K - 1, -1, -1):
+                    if pol[x, y, k]:
+                        sa = 0.0
+                        sb = 0.0
+                        sbb = 0.0
+                        for m in range(nd):
+                            p = probs[m]
+                            kk = k + adds[m]
+                            sa += p * al[kk]
+                            sb += p * be[kk]
+                            sbb += p * bb[kk]
+                        if x == 0:
+                            sb += bust + reset
+                        else:
+                            sb += bust
+                            sa += reset * rt
+                            sbb += reset
+                        al[k] = sa
+                        be[k] = sb
+                        bb[k] = sbb
+                    elif k == 0:
+                        al[0] = 0.0
+                        be[0] = 1.0
+                        bb[0] = 0.0
+                    else:
+                        al[k] = B0[y, x + k]
+                        be[k] = 0.0
+                        bb[k] = 1.0
+                den = bb[0] + be[0] * deltabar
+                if den <= 0.0:
+                    a0 = 0.0
+                    b0 = 0.0
+                else:
+                    a0 = (al[0] + be[0] * gamma) / den
+                    b0 = gamma + delta * a0
+                if rounds >= 200:
+                    break
+            if rounds > most:
+                most = rounds
+            if y == 0:
+                c = abs(a0 - A0[x, 0])
+                if c > change:
+                    change = c
+            if x == 0:
+                c = abs(b0 - B0[y, 0])
+                if c > change:
+                    change = c
+            A0[x, y] = a0
+            B0[y, x] = b0
+    return change, most
+
+
+@njit(cache=True)
+def _best_response(rb, adds, probs, bust, reset, tol, max_passes, A0, B0, pol):
+    g = rb.shape[0]
+    n = g + 64
+    for m in range(adds.shape[0]):
+        n += adds[m]
+    al = np.empty(n)
+    be = np.empty(n)
+    bb = np.empty(n)
+    vr = np.empty(n)
+    vh = np.empty(n)
+    A0[:, :] = 0.0
+    B0[:, :] = 0.0
+    passes = 0
+    most = 0
+    while True:
+        change, m = _br_pass(rb, adds, probs, bust, reset, A0, B0, pol, al, be, bb, vr, vh)
+        passes += 1
+        if m > most:
+            most = m
+        if reset == 0.0 or change <= tol or passes >= max_passes:
+            break
+    return passes, most
+
+
+# ---------------------------------------------------------------------------------------------
+# public API
+# ---------------------------------------------------------------------------------------------
+
+
+def _args(rules: PigRules) -> tuple[np.ndarray, np.ndarray, float, float]:
+    o = rules.outcomes
+    return (np.ascontiguousarray(o.add_points, dtype=np.int64),
+            np.ascontiguousarray(o.add_probs, dtype=np.float64), float(o.bust), float(o.reset))
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """Exact outcome probabilities of A against B.
+
+    ``a_first``: P(A wins | A moves first); ``b_first``: P(B wins | B moves first);
+    ``stalemate_a_first`` / ``stalemate_b_first``: P(the game never ends) with A / B first;
+    ``a_overall``: A's chance when the first move alternates,
+    ``(a_first + P(A wins | B first)) / 2`` = ``(a_first + 1 - b_first - stalemate_b_first) / 2``,
+    which is seed 002's ``(x + 1 - y) / 2`` when nothing stalls.
+    """
+
+    a: str
+    b: str
+    a_first: float
+    b_first: float
+    stalemate_a_first: float
+    stalemate_b_first: float
+    passes: int
+    seconds: float
+
+    @property
+    def a_second(self) -> float:
+        """P(A wins | B moves first)."""
+        return 1.0 - self.b_first - self.stalemate_b_first
+
+    @property
+    def b_second(self) -> float:
+        """P(B wins | A moves first)."""
+        return 1.0 - self.a_first - self.stalemate_a_first
+
+    @property
+    def a_overall(self) -> float:
+        return 0.5 * (self.a_first + self.a_second)
+
+    @property
+    def b_overall(self) -> float:
+        return 0.5 * (self.b_first + self.b_second)
+
+    @property
+    def stalemate_overall(self) -> float:
+        return 0.5 * (self.stalemate_a_first + self.stalemate_b_first)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d.update(a_overall=self.a_overall, b_overall=self.b_overall,
+                 stalemate_overall=self.stalemate_overall)
+        return d
+
+
+def evaluate(a: Any, b: Any, rules: PigRules | None = None) -> Evaluation:
+    """Exact win and stalemate probabilities of strategy ``a`` against ``b`` (module docstring).
+
+    ``a`` and ``b`` may be anything :func:`~dicelab.strategies.pig.as_strategy` accepts.
+
+    >>> from dicelab.games.pig import PigRules
+    >>> e = evaluate("hold:20", "hold:21", PigRules())
+    >>> round(e.a_first, 4), round(e.b_first, 4), round(e.a_overall, 4)
+    (0.5426, 0.5258, 0.5084)
+    """
+    rules = rules or PigRules()
+    sa, sb = as_strategy(a), as_strategy(b)
+    ta, tb = sa.table(rules), sb.table(rules)
+    adds, probs, bust, reset = _args(rules)
+    out = np.zeros(5)
+    t0 = time.perf_counter()
+    _eval_pair(ta, tb, adds, probs, bust, reset, RESET_TOL, MAX_PASSES, out)
+    return Evaluation(sa.name, sb.name, float(out[0]), float(out[1]), float(out[2]),
+                      float(out[3]), int(out[4]), time.perf_counter() - t0)
+
+
+def evaluate_many(tables: np.ndarray, pairs: np.ndarray, rules: PigRules) -> np.ndarray:
+    """Evaluate many pairs in parallel (all cores): ``tables`` (n, goal, goal, goal) bool,
+    ``pairs`` (m, 2) indices. Returns (m, 5): a_first, b_first, stalemate_a_first,
+    stalemate_b_first, passes. Results do not depend on the number of threads."""
+    adds, probs, bust, reset = _args(rules)
+    pairs = np.ascontiguousarray(pairs, dtype=np.int64)
+    out = np.zeros((len(pairs), 5))
+    if len(pairs):
+        _eval_many(tables, np.ascontiguousarray(pairs[:, 0]), np.ascontiguousarray(pairs[:, 1]),
+                   adds, probs, bust, reset, RESET_TOL, MAX_PASSES, out)
+    return out
+
+
+@dataclass
+class BestResponse:
+    """The exact best response ``table`` to strategy ``b`` and how it fares against ``b``."""
+
+    against: str
+    table: np.ndarray
+    evaluation: Evaluation
+    passes: int
+    max_rounds: int
+    seconds: float
+
+    @property
+    def strategy(self) -> PigStrategy:
+        return TableStrategy(f"best-response:{self.against}", roll_table=self.table)
+
+    def to_dict(self) -> dict[str, Any]:
+        e = self.evaluation
+        return {"against": self.against, "a_first": e.a_first, "b_first": e.b_first,
+                "a_overall": e.a_overall, "stalemate_a_first": e.stalemate_a_first,
+                "stalemate_b_first": e.stalemate_b_first, "passes": self.passes,
+                "seconds": self.seconds}
+
+
+def best_response(b: Any, rules: PigRules | None = None) -> BestResponse:
+    """The exact optimal counter-strategy to the fixed strategy ``b`` (module docstring).
+
+    The response maximises A's win probability from every state at once, so it is best whether
+    A moves first or second. Against ``optimal`` it is optimal play again (P = 0.5305927 at 100).
+    """
+    rules = rules or PigRules()
+    sb = as_strategy(b)
+    tb = sb.table(rules)
+    g = rules.goal
+    adds, probs, bust, reset = _args(rules)
+    A0 = np.zeros((g, g))
+    B0 = np.zeros((g, g))
+    pol = np.zeros((g, g, g), dtype=np.bool_)
+    t0 = time.perf_counter()
+    passes, most = _best_response(tb, adds, probs, bust, reset, RESET_TOL, MAX_PASSES, A0, B0, pol)
+    seconds = time.perf_counter() - t0
+    table = pol & (np.arange(g)[:, None, None] + np.arange(g)[None, None, :] < g)
+    ev = evaluate(TableStrategy(f"best-response:{sb.name}", roll_table=table), sb, rules)
+    return BestResponse(sb.name, table, ev, int(passes), int(most), seconds)
+
+
+@dataclass
+class IterationStep:
+    """One step of iterated best response: ``S_n = best_response(S_{n-1})``."""
+
+    iteration: int
+    a_first: float  # P(S_n wins | S_n first) against S_{n-1}
+    b_first: float  # P(S_{n-1} wins | S_{n-1} first)
+    a_overall: float
+    changed_states: int  # states where S_n differs from S_{n-1}
+    differs_from_optimal: int  # states where S_n differs from the optimal policy
+    self_play_first: float  # P(first player wins) when S_n plays itself
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class IteratedBestResponse:
+    """The history of iterated best response from ``start`` and where it ended."""
+
+    start: str
+    steps: list[IterationStep] = field(default_factory=list)
+    converged: bool = False
+    reached_optimal_at: int | None = None
+    table: np.ndarray | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"start": self.start, "converged": self.converged,
+                "reached_optimal_at": self.reached_optimal_at,
+                "iterations": [s.to_dict() for s in self.steps]}
+
+
+def iterated_best_response(start: Any, rules: PigRules | None = None, max_iter: int = 20,
+                           on_step: Any = None) -> IteratedBestResponse:
+    """Repeat ``S <- best_response(S)`` from ``start`` (seed 002, 2.3.5) and report every step.
+
+    Stops at a fixed point (``S`` is a best response to itself: an equilibrium) or after
+    ``max_iter`` steps. Each step counts the states where the new policy differs from the old
+    one and from the optimal policy; ``reached_optimal_at`` is the first step whose policy is
+    the optimal one at every state, or ``None``.
+    """
+    from dicelab.solvers.pig import solve_cached
+
+    require(isinstance(max_iter, int) and 1 <= max_iter <= 1000,
+            f"max_iter must be a whole number from 1 to 1000, got {max_iter}")
+    rules = rules or PigRules()
+    s = as_strategy(start)
+    opt = solve_cached(rules).roll
+    prev = s.table(rules)
+    report = IteratedBestResponse(s.name)
+    for n in range(1, max_iter + 1):
+        br = best_response(TableStrategy(f"S{n - 1}", roll_table=prev), rules)
+        new = br.table
+        selfplay = evaluate(new, new, rules)
+        e = br.evaluation
+        step = IterationStep(n, e.a_first, e.b_first, e.a_overall, int((new != prev).sum()),
+                             int((new != opt).sum()), selfplay.a_first)
+        report.steps.append(step)
+        if on_step is not None:
+            on_step(step)
+        if step.differs_from_optimal == 0 and report.reached_optimal_at is None:
+            report.reached_optimal_at = n
+        prev = new
+        if step.changed_states == 0:
+            report.converged = True
+            break
+    report.table = prev
+    return report
