@@ -2,6 +2,222 @@
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import typer
 
+from dicelab.cli.common import JsonOption, emit, parse_int_list
+from dicelab.errors import DicelabError, require
+
 app = typer.Typer(help="Liar's Dice: engine, bots, Q-learning and equilibria.", no_args_is_help=True)
+
+PlayersOption = typer.Option(4, "--players", help="Players (2 to 8).")
+DiceOption = typer.Option(6, "--dice", help="Dice per player at the start.")
+FacesOption = typer.Option(6, "--faces", help="Faces per die.")
+WildOption = typer.Option("none", "--wild", help="Wild face: none, ones or highest.")
+SeedOption = typer.Option(0, "--seed", help="Seed of the random source (same seed, same result).")
+
+
+def _names(text: str, what: str) -> list[str]:
+    names = [x.strip() for x in text.split(",") if x.strip()]
+    require(len(names) >= 1, f"{what} must be a comma-separated list such as random,random,random; got {text!r}")
+    return names
+
+
+@app.command("train")
+def train_cmd(
+    players: int = PlayersOption,
+    dice: int = DiceOption,
+    faces: int = FacesOption,
+    wild: str = WildOption,
+    games: int = typer.Option(5000, "--games", help="Training games."),
+    seed: int = SeedOption,
+    opponents: str = typer.Option("", "--opponents", help="Bots in seats 2.. (default: all random)."),
+    design: str = typer.Option("seed", "--design", help="State design: seed or extended."),
+    out: Path = typer.Option(..., "--out", help="Where to write the Q table (.npz + .json)."),
+    plot: Path | None = typer.Option(None, "--plot", help="Write the learning curve to this PNG."),
+    json_out: bool = JsonOption,
+) -> None:
+    """Train the seed-004 Q-learning agent (seat 1) against bots and save its Q table."""
+    from dicelab.games.liars import LiarsRules
+    from dicelab.learn.qlearning import train
+
+    rules = LiarsRules(players, dice, faces, wild)
+    opp = _names(opponents, "--opponents") if opponents else ["random"] * (players - 1)
+    res = train(rules, games=games, seed=seed, opponents=opp, design=design, progress=not json_out)
+    path = res.agent.save(str(out))
+    data = {
+        "games": res.games,
+        "seconds": res.seconds,
+        "final_win_rate": res.final_win_rate(min(1000, res.games)),
+        "training_win_rate": res.win_rate,
+        "rules": rules.to_dict(),
+        "design": design,
+        "opponents": opp,
+        "out": path,
+    }
+    if plot is not None:
+        from dicelab.plots.liars import plot_learning_curve
+
+        data["plot"] = plot_learning_curve(res.winners, plot, n_players=players)
+    emit(data, json_out, title="Q-learning")
+
+
+@app.command("eval")
+def eval_cmd(
+    agent: str = typer.Option(..., "--agent", help="A Q-table file, or the bot random / probabilistic."),
+    opponents: str = typer.Option("random,random,random", "--opponents", help="Bots in seats 2.. ."),
+    games: int = typer.Option(4000, "--games", help="Evaluation games."),
+    seed: int = typer.Option(1, "--seed", help="Seed of the random source."),
+    dice: int = typer.Option(6, "--dice", help="Dice per player (bots only; an agent brings its rules)."),
+    faces: int = FacesOption,
+    wild: str = WildOption,
+    json_out: bool = JsonOption,
+) -> None:
+    """Win rate of seat 1 (an agent or a bot) against the opponents, with a 95% Wilson interval."""
+    from dicelab.games.liars import LiarsRules
+    from dicelab.learn.qlearning import BOTS, QAgent, evaluate
+
+    opp = _names(opponents, "--opponents")
+    if agent in BOTS:
+        rules = LiarsRules(len(opp) + 1, dice, faces, wild)
+        who: QAgent | str = agent
+    else:
+        who = QAgent.load(agent)
+        rules = who.rules
+    res = evaluate(who, opp, games=games, seed=seed, rules=rules, progress=not json_out)
+    data = {**res.to_dict(), "agent": agent, "opponents": opp, "rules": rules.to_dict()}
+    emit(data, json_out, title="evaluation")
+
+
+@app.command("solve")
+def solve_cmd(
+    dice: str = typer.Option("1,1", "--dice", help="Dice of the first and second player, such as 1,1 or 2,1."),
+    faces: int = FacesOption,
+    wild: str = typer.Option("highest", "--wild", help="Wild face: none, ones or highest (OpenSpiel)."),
+    iterations: int = typer.Option(20000, "--iterations", help="Most CFR+ iterations."),
+    target: float = typer.Option(1e-5, "--target", help="Stop once the exploitability is below this."),
+    json_out: bool = JsonOption,
+) -> None:
+    """Equilibrium of the two-player single-round game by CFR+: the first bidder's value."""
+    from dicelab.solvers.liars_cfr import OPENSPIEL_VALUE_1V1_6_HIGHEST, DuelRules, solve
+
+    d = parse_int_list(dice, "--dice")
+    rules = DuelRules(tuple(d), faces, wild)
+    sol = solve(rules, iterations=iterations, target=target, progress=not json_out)
+    data = sol.to_dict()
+    data["payoff_range"] = 2.0
+    if rules.dice == (1, 1) and faces == 6 and wild == "highest":
+        data["openspiel_value"] = OPENSPIEL_VALUE_1V1_6_HIGHEST
+    emit(data, json_out, title="CFR+ equilibrium")
+
+
+@app.command("exploit")
+def exploit_cmd(
+    agent: str = typer.Option(..., "--agent", help="A Q-table file (2 players), or random / probabilistic."),
+    dice: str = typer.Option("1,1", "--dice", help="Dice of the two players in the duel."),
+    faces: int = FacesOption,
+    wild: str = typer.Option("highest", "--wild", help="Wild face (bots only; an agent brings its rules)."),
+    json_out: bool = JsonOption,
+) -> None:
+    """Exact exploitability of a policy playing both seats of the single-round duel."""
+    from dicelab.games.liars import LiarsRules
+    from dicelab.learn.qlearning import BOTS, QAgent
+    from dicelab.solvers.liars_cfr import DuelRules, policy_exploitability
+    from dicelab.strategies.liars import action_distribution
+
+    d = tuple(parse_int_list(dice, "--dice"))
+    if agent in BOTS:
+        rules = DuelRules(d, faces, wild)
+        res = policy_exploitability(rules, lambda v: action_distribution(agent, v))
+    else:
+        qa = QAgent.load(agent)
+        require(qa.rules.players == 2, f"the agent was trained for {qa.rules.players} players; the duel needs 2")
+        rules = DuelRules(d, qa.rules.faces, qa.rules.wild)
+        res = policy_exploitability(rules, qa.action_distribution, qa.rules)
+    emit({**res, "agent": agent, "rules": rules.to_dict(), "payoff_range": 2.0}, json_out, title="exploitability")
+
+
+@app.command("play")
+def play_cmd(
+    players: int = typer.Option(3, "--players", help="Players, you included (2 to 8)."),
+    dice: int = typer.Option(3, "--dice", help="Dice per player."),
+    faces: int = FacesOption,
+    wild: str = WildOption,
+    bots: str = typer.Option("probabilistic", "--bots", help="Bot kind(s), one or one per other seat."),
+    agent: Path | None = typer.Option(None, "--agent", help="A trained Q table to play the other seats."),
+    seat: int = typer.Option(1, "--seat", help="Your seat, 1 = opens the first round."),
+    seed: int | None = typer.Option(None, "--seed", help="Seed of the dice (default: fresh)."),
+    json_out: bool = typer.Option(False, "--json", help="Print the game record as one JSON object at the end."),
+) -> None:
+    """Play in the terminal against bots: type a bid such as 3x5 (three fives), or 'call'."""
+    from dicelab.games.liars import Bid, LiarsGame, LiarsRules
+    from dicelab.learn.qlearning import QAgent
+    from dicelab.strategies.liars import bot
+
+    import numpy as np
+
+    rules = LiarsRules(players, dice, faces, wild)
+    require(1 <= seat <= players, f"--seat must be from 1 to {players}, got {seat}")
+    me = seat - 1
+    if agent is not None:
+        qa = QAgent.load(str(agent))
+        from dicelab.learn.qlearning import check_rules
+
+        check_rules(rules, qa.rules)
+        others = [qa] * (players - 1)
+    else:
+        kinds = _names(bots, "--bots")
+        require(len(kinds) in (1, players - 1), f"--bots needs 1 or {players - 1} names, got {len(kinds)}")
+        kinds = kinds * (players - 1) if len(kinds) == 1 else kinds
+        others = [bot(k) for k in kinds]
+    policies = {p: others[i] for i, p in enumerate(q for q in range(players) if q != me)}
+    out = sys.stderr if json_out else sys.stdout
+
+    def say(text: str) -> None:
+        print(text, file=out, flush=True)
+
+    def name(p: int) -> str:
+        return "you" if p == me else f"player {p + 1}"
+
+    game = LiarsGame(rules, seed)
+    rng = np.random.default_rng(np.random.SeedSequence(seed).spawn(1)[0] if seed is not None else None)
+    say(f"Liar's Dice: {players} players x {dice} dice, {faces} faces, wild {wild}. You are player {seat}.")
+    shown_round = -1
+    while not game.is_over:
+        if shown_round != len(game.record.rounds):
+            shown_round = len(game.record.rounds)
+            counts = ", ".join(f"{name(p)} {n}" for p, n in enumerate(game.dice_counts) if n > 0)
+            say(f"-- round {shown_round + 1}: dice {counts}")
+            if game.dice_counts[me] > 0:
+                say(f"   your dice: {' '.join(str(x) for x in game.hands[me])}")
+        p = game.to_move
+        if p == me:
+            prompt = "your bid (QxF, e.g. 2x5)" + (" or 'call'" if game.can_call() else "") + ": "
+            print(prompt, end="", file=out, flush=True)
+            line = sys.stdin.readline()
+            if line == "":
+                raise DicelabError("input ended before the game did")
+            text = line.strip().lower()
+            if text in ("q", "quit", "exit"):
+                say("you left the game")
+                raise typer.Exit(1)
+            try:
+                move = None if text in ("call", "liar", "c") else Bid.parse(text)
+                rec = game.apply(move, p)
+            except DicelabError as exc:
+                say(f"error: {exc}")
+                continue
+        else:
+            move = policies[p](game.view(p), rng)
+            rec = game.apply(move, p)
+            if move is not None:
+                say(f"   {name(p)} bids {move}")
+        if move is None and rec is not None:
+            shown = "; ".join(f"{name(i)}: {' '.join(map(str, h))}" for i, h in enumerate(rec.hands) if h)
+            say(f"   {name(rec.caller)} calls {rec.bid}. Dice: {shown}")
+            say(f"   {rec.matched} dice count for {rec.bid}: {name(rec.loser)} lose{'' if rec.loser == me else 's'} a die")
+    say(f"== {'you win' if game.winner == me else name(game.winner or 0) + ' wins'}!")
+    if json_out:
+        emit({**game.record.to_dict(), "you": seat}, True)
