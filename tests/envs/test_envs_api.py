@@ -115,3 +115,16 @@ def test_bad_options_are_one_line_errors():
         gym.make("dicelab/Pig-v0", goal=20, opponent="hold:x")
     with pytest.raises(DicelabError, match="opponent"):
         gym.make("dicelab/SuperSix-v0", players=3, opponents=["always"])
+
+
+def test_game_decided_before_the_learners_first_move():
+    env = gym.make("dicelab/Pig-v0", goal=2, opponent="optimal", seat=0, first=1).unwrapped
+    for seed in range(20):
+        obs, _ = env.reset(seed=seed)
+        if not obs["action_mask"].any():  # the opponent rolled to 2 at once (probability 5/6)
+            _, reward, terminated, _, _ = env.step(1)
+            assert terminated and reward == -1.0
+            with pytest.raises(DicelabError, match="game is over"):
+                env.step(1)
+            return
+    raise AssertionError("the opponent never won in its first turn in 20 games")

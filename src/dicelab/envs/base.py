@@ -201,7 +201,10 @@ class VersusStrategyEnv(gymnasium.Env):
     The reward is the learner's payoff when the game ends, 0 before. An action outside the
     ``action_mask`` forfeits the game (reward -1, ``terminated``, ``info["illegal_action"]``), the
     convention of PettingZoo's ``TerminateIllegalWrapper``; an action outside the action space is
-    an error.
+    an error. When the other seats decide the game before the learner's first move (a Pig
+    opponent who moves first can win in its first turn), ``reset`` returns the final position with
+    an all-zero ``action_mask`` and the next ``step``, whatever its action, ends the episode with
+    the learner's payoff.
     """
 
     metadata: dict[str, Any] = {"render_modes": ["ansi"]}
@@ -232,7 +235,7 @@ class VersusStrategyEnv(gymnasium.Env):
         self.action_space = spaces.Discrete(core.n_actions)
         self.seat = 0 if seat is None else seat
         self._moves = 0
-        self._forfeited = False
+        self._forfeited = self._reported = False
 
     def _obs(self) -> dict[str, np.ndarray]:
         return {"observation": self.core.observe(self.seat), "action_mask": self.core.mask_for(self.seat)}
@@ -260,15 +263,18 @@ class VersusStrategyEnv(gymnasium.Env):
         if self.seat_choice is None:
             self.seat = int(self.np_random.integers(self.core.n_players))
         self._moves = 0
-        self._forfeited = False
+        self._forfeited = self._reported = False
         self.core.reset(self.np_random, self.first)
         self._play_others()
         return self._obs(), self._info()
 
     def step(self, action: int) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
         a = int(action)
-        if self.core.winners() is not None or self._forfeited:
+        if self._forfeited or self._reported:
             raise DicelabError("the game is over; call reset()")
+        if self.core.winners() is not None:  # decided by the others before the learner's first move
+            self._reported = True
+            return self._obs(), float(self.core.payoffs()[self.seat]), True, False, self._info()
         if not 0 <= a < self.core.n_actions:
             raise DicelabError(f"action must be an integer from 0 to {self.core.n_actions - 1}, got {a}")
         if not self.core.legal_actions()[a]:
@@ -282,6 +288,7 @@ class VersusStrategyEnv(gymnasium.Env):
         done = self.core.winners() is not None
         reward = self.core.payoffs()[self.seat] if done else 0.0
         truncated = not done and self._moves >= self.max_moves
+        self._reported = done or truncated
         return self._obs(), float(reward), done, truncated, self._info()
 
     def render(self) -> str | None:
