@@ -299,6 +299,16 @@ def create_app(db_url: str | None = None, warm: bool = True) -> FastAPI:
         res = explorer.tournament(pig_play.make_rules(variant, goal, sides), specs)
         return Response(explorer.tournament_plot(res), media_type="image/png")
 
+    @app.get("/api/explorer/simpig-curve", tags=["explorer"])
+    def explorer_simpig(lo: int = Query(10, ge=1, le=100), hi: int = Query(40, ge=1, le=100),
+                        goal: int = Query(100, ge=2, le=100)) -> dict[str, Any]:
+        return explorer.simpig_curve(lo, hi, goal)
+
+    @app.get("/explorer/plot/simpig-curve.png", tags=["explorer"])
+    def explorer_simpig_plot(lo: int = Query(10, ge=1, le=100), hi: int = Query(40, ge=1, le=100),
+                             goal: int = Query(100, ge=2, le=100)) -> Response:
+        return Response(explorer.simpig_plot(explorer.simpig_curve(lo, hi, goal)), media_type="image/png")
+
     # ------------------------------------------------------------------ pages
     def page(request: Request, name: str, **ctx: Any) -> HTMLResponse:
         return templates.TemplateResponse(request, name, {"version": __version__, **ctx})

@@ -121,22 +121,59 @@ def tournament(rules: PigRules, specs: str) -> dict[str, Any]:
     require(2 <= len(names) <= MAX_TOURNAMENT,
             f"a web tournament takes 2 to {MAX_TOURNAMENT} comma-separated strategies, got {len(names)}")
     names = [bots.parse_opponent(s, rules) for s in names]
-    res = mod.round_robin(names, rules)
+    res = mod.tournament(names, rules, progress=False)
     return {"rules": rules.to_dict(), "strategies": names, "result": _jsonable(res)}
 
 
 def tournament_plot(res: dict[str, Any]) -> bytes:
+    """The win-matrix heatmap of :func:`tournament`'s result."""
     import dicelab.plots  # noqa: F401
     from matplotlib.figure import Figure
 
-    names = res["strategies"]
-    m = np.array(res["result"]["win_matrix"], dtype=float)
+    names = res["result"]["strategies"]
+    m = np.array(res["result"]["matrix"], dtype=float)
     fig = Figure(figsize=(6, 5), dpi=90)
     ax = fig.subplots()
     im = ax.imshow(m, cmap="RdBu_r", vmin=0, vmax=1)
     ax.set_xticks(range(len(names)), names, rotation=45, ha="right", fontsize=8)
     ax.set_yticks(range(len(names)), names, fontsize=8)
+    for (r, c), v in np.ndenumerate(m):
+        if np.isfinite(v):
+            ax.text(c, r, f"{v:.3f}", ha="center", va="center", fontsize=7)
     ax.set_title("P(row beats column), first move alternating", fontsize=9)
     fig.colorbar(im, ax=ax)
+    fig.tight_layout()
+    return _png(fig)
+
+
+SIMPIG_MAX_GOAL = 100
+
+
+def simpig_curve(lo: int, hi: int, goal: int) -> dict[str, Any]:
+    """Simultaneous Pig: the exact best response's win probability against hold:N, N = lo..hi
+    (seed 000, Figure 1 / Table S1: 0.5231 against hold:25, local minima at 16, 20, 25, 33)."""
+    mod = _need("dicelab.simpig", "the simultaneous-Pig best-response curve")
+    require(2 <= goal <= SIMPIG_MAX_GOAL, f"goal must be from 2 to {SIMPIG_MAX_GOAL}, got {goal}")
+    require(1 <= lo <= hi <= goal and hi - lo <= 100,
+            f"need 1 <= from <= to <= goal ({goal}) and at most 101 values, got {lo}..{hi}")
+    rows = mod.sweep_hold(list(range(lo, hi + 1)), goal)
+    return {"goal": goal, "rows": rows, "local_minima": mod.local_minima(rows)}
+
+
+def simpig_plot(res: dict[str, Any]) -> bytes:
+    import dicelab.plots  # noqa: F401
+    from matplotlib.figure import Figure
+
+    ns = [r["n"] for r in res["rows"]]
+    ps = [r["win_probability"] for r in res["rows"]]
+    fig = Figure(figsize=(7, 4), dpi=90)
+    ax = fig.subplots()
+    ax.plot(ns, ps, marker="o", ms=3)
+    for n in res["local_minima"]:
+        ax.axvline(n, color="gray", lw=0.6, ls=":")
+    ax.set_xlabel("opponent holds at N")
+    ax.set_ylabel("best response's win probability")
+    ax.set_title(f"Simultaneous Pig to {res['goal']}: best response against hold:N "
+                 f"(local minima {res['local_minima']})", fontsize=9)
     fig.tight_layout()
     return _png(fig)

@@ -39,6 +39,18 @@
     try {
       $("tour-out").textContent = JSON.stringify(await getJSON("/api/explorer/tournament?" + p), null, 2);
       $("tour-plot").src = "/explorer/plot/tournament.png?" + p; $("tour-plot").hidden = false;
+      $("tour-json").href = "/api/explorer/tournament?" + p; $("tour-json").hidden = false;
     } catch (e) { $("tour-out").textContent = "error: " + e.message; }
+  });
+  if ($("simpig-form")) $("simpig-form").addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    const p = query($("simpig-form"));
+    $("simpig-out").textContent = "computing...";
+    try {
+      const d = await getJSON("/api/explorer/simpig-curve?" + p);
+      $("simpig-out").textContent = "local minima: " + d.local_minima.join(", ");
+      $("simpig-plot").src = "/explorer/plot/simpig-curve.png?" + p; $("simpig-plot").hidden = false;
+      $("simpig-json").href = "/api/explorer/simpig-curve?" + p; $("simpig-json").hidden = false;
+    } catch (e) { $("simpig-out").textContent = "error: " + e.message; }
   });
 })();
