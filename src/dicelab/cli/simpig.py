@@ -71,7 +71,7 @@ def best_response_cmd(
     from dicelab.strategies.simpig import save_strategy
 
     t0 = time.perf_counter()
-    with progress_bar("best response", total=1, enabled=len(opponents) >= 2 and goal >= 40) as bar:
+    with progress_bar("best response", total=1, enabled=len(opponents) == 2 and goal >= 40) as bar:
         res = best_response(list(opponents), goal=goal)
         bar.advance()
     data = {"players": res.players, "opponents": res.opponents, "goal": goal,

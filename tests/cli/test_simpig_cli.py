@@ -1,0 +1,98 @@
+"""`dicelab simpig ...`: JSON output, saved tables, one-line errors with exit code 2."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from dicelab.cli.main import main
+
+DICELAB = str(Path(sys.executable).with_name("dicelab"))
+
+
+def run(capsys, *args: str) -> tuple[int, str, str]:
+    with pytest.raises(SystemExit) as e:
+        main(list(args))
+    out, err = capsys.readouterr()
+    return int(e.value.code or 0), out, err
+
+
+def run_json(capsys, *args: str) -> dict:
+    code, out, err = run(capsys, *args, "--json")
+    assert code == 0, err
+    return json.loads(out)
+
+
+def test_dist(capsys):
+    d = run_json(capsys, "simpig", "dist", "3")
+    assert d["k"] == 3
+    assert d["fractions"] == {"0": "7/36", "3": "1/6", "4": "7/36", "5": "7/36", "6": "7/36", "7": "1/36", "8": "1/36"}
+    assert sum(d["distribution"].values()) == pytest.approx(1.0)
+    d100 = run_json(capsys, "simpig", "dist", "100")
+    assert round(d100["distribution"]["0"], 4) == 0.9898
+
+
+def test_best_response_and_table_roundtrip(capsys, tmp_path):
+    out = tmp_path / "br25"
+    d = run_json(capsys, "simpig", "best-response", "hold:25", "--out", str(out))
+    assert d["players"] == 2 and round(d["win_probability"], 4) == 0.5231 and d["seconds"] >= 0
+    # The saved best response plays hold:25 to a win probability of 0.5231 as a table strategy.
+    e = run_json(capsys, "simpig", "exploitability", f"table:{out}")
+    assert 0 < e["exploitability"] < 0.5
+    d3 = run_json(capsys, "simpig", "best-response", "hold:5", "hold:6", "--goal", "15")
+    assert d3["players"] == 3 and 0 < d3["win_probability"] < 1
+
+
+def test_sweep_selfplay_svima_equilibrium_many(capsys):
+    d = run_json(capsys, "simpig", "sweep", "--opponent", "hold:24..26")
+    assert [r["n"] for r in d["rows"]] == [24, 25, 26] and d["local_minima"] == [25]
+    s = run_json(capsys, "simpig", "selfplay", "--goal", "60")
+    assert {"cyclic_states", "mae", "max_difference", "win_vs_hold25"} <= set(s)
+    v = run_json(capsys, "simpig", "svima", "--goal", "60")
+    assert {"differing_states", "win_a", "win_b"} <= set(v)
+    q = run_json(capsys, "simpig", "equilibrium", "--goal", "30")
+    assert q["value"] == pytest.approx(0.5) and q["seconds"] >= 0
+    m = run_json(capsys, "simpig", "many", "--players", "1000", "--strategy", "hold:25", "--others", "hold:25")
+    assert m["win_probability"] == pytest.approx(0.001, rel=1e-9)
+    h = run_json(capsys, "simpig", "many", "--players", "99", "--strategy", "hold:100", "--others", "hold:100")
+    assert h["others_in_equilibrium"] is True
+
+
+@pytest.mark.parametrize("kind", ["br-curve", "contour", "slices"])
+def test_plots(capsys, tmp_path, kind):
+    out = tmp_path / f"{kind}.png"
+    d = run_json(capsys, "simpig", "plot", "--kind", kind, "--out", str(out), "--goal", "40",
+                 "--opponent", "hold:8..12" if kind == "br-curve" else "hold:10")
+    assert Path(d["out"]).stat().st_size > 1000
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["simpig", "best-response", "hold:banana"],
+        ["simpig", "best-response", "hold:25", "hold:25", "hold:25", "hold:25"],
+        ["simpig", "dist", "0"],
+        ["simpig", "sweep", "--opponent", "hold:40..10"],
+        ["simpig", "many", "--players", "1", "--strategy", "hold:25", "--others", "hold:25"],
+        ["simpig", "many", "--players", "5", "--strategy", "pw:25<40,goal", "--others", "hold:25"],
+        ["simpig", "exploitability", "mix:0.3*hold:3+0.3*hold:4"],
+        ["simpig", "plot", "--kind", "pie", "--out", "x.png"],
+        ["simpig", "equilibrium", "--goal", "1"],
+    ],
+)
+def test_bad_input_one_line_exit_2(capsys, args):
+    code, out, err = run(capsys, *args)
+    assert code == 2
+    assert err.startswith("error: ") and err.count("\n") == 1
+
+
+def test_end_to_end_subprocess():
+    p = subprocess.run([DICELAB, "simpig", "best-response", "hold:25", "--json"], capture_output=True, text=True)
+    assert p.returncode == 0 and round(json.loads(p.stdout)["win_probability"], 4) == 0.5231
+    p = subprocess.run([DICELAB, "simpig", "best-response", "hold:25", "hold:25", "hold:25", "hold:25"],
+                       capture_output=True, text=True)
+    assert p.returncode == 2 and "GiB" in p.stderr and p.stderr.strip().count("\n") == 0
