@@ -1,0 +1,107 @@
+"""`dicelab liars`: train, eval, solve, exploit and the terminal game, in-process and end to end."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from dicelab.cli.main import main
+from dicelab.solvers.liars_cfr import OPENSPIEL_VALUE_1V1_6_HIGHEST
+
+DICELAB = str(Path(sys.executable).with_name("dicelab"))
+
+
+def run(args, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(args)
+    out = capsys.readouterr()
+    return exc.value.code, out.out, out.err
+
+
+def test_train_then_eval_json(tmp_path, capsys):
+    q = tmp_path / "agent"
+    png = tmp_path / "curve.png"
+    code, out, _ = run(["liars", "train", "--players", "3", "--dice", "3", "--games", "2000", "--seed", "1",
+                        "--out", str(q), "--plot", str(png), "--json"], capsys)
+    assert code == 0
+    data = json.loads(out)
+    assert data["games"] == 2000 and 0.0 <= data["final_win_rate"] <= 1.0 and data["seconds"] >= 0
+    assert png.exists() and (tmp_path / "agent.npz").exists() and (tmp_path / "agent.json").exists()
+    code, out, _ = run(["liars", "eval", "--agent", str(q), "--opponents", "random,random", "--games", "1500",
+                        "--json"], capsys)
+    assert code == 0
+    ev = json.loads(out)
+    assert ev["games"] == 1500 and ev["ci_low"] <= ev["win_rate"] <= ev["ci_high"]
+    assert ev["ci_low"] > 1 / 3  # a trained agent beats two random bots
+    code, out, _ = run(["liars", "eval", "--agent", "random", "--opponents", "random,random,random",
+                        "--games", "500", "--json"], capsys)
+    assert code == 0 and json.loads(out)["games"] == 500
+
+
+def test_solve_json(capsys):
+    code, out, _ = run(["liars", "solve", "--dice", "1,1", "--faces", "6", "--wild", "highest", "--target",
+                        "1e-4", "--json"], capsys)
+    assert code == 0
+    data = json.loads(out)
+    assert data["exploitability"] < 1e-4
+    assert abs(data["value"] - OPENSPIEL_VALUE_1V1_6_HIGHEST) <= 2 * data["exploitability"]
+    assert data["openspiel_value"] == OPENSPIEL_VALUE_1V1_6_HIGHEST and data["seconds"] > 0
+
+
+def test_exploit_json(capsys):
+    code, out, _ = run(["liars", "exploit", "--agent", "random", "--dice", "1,1", "--faces", "3", "--json"],
+                       capsys)
+    assert code == 0
+    d = json.loads(out)
+    assert d["exploitability"] == pytest.approx((d["br0"] + d["br1"]) / 2)
+
+
+@pytest.mark.parametrize(
+    "args,needle",
+    [
+        (["liars", "train", "--players", "9", "--out", "x"], "players must be"),
+        (["liars", "train", "--wild", "twos", "--out", "x"], "unknown wild option"),
+        (["liars", "train", "--design", "deep", "--out", "x", "--games", "5"], "unknown state design"),
+        (["liars", "eval", "--agent", "no-such-file"], "no table at"),
+        (["liars", "eval", "--agent", "random", "--opponents", "random,genius"], "unknown opponent"),
+        (["liars", "solve", "--dice", "2,2"], "at most 18"),
+        (["liars", "solve", "--dice", "one"], "--dice must be"),
+        (["liars", "solve", "--games", "3"], "No such option"),
+        (["liars", "play", "--seat", "7"], "--seat must be"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(args, needle, capsys):
+    code, out, err = run(args, capsys)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and err.startswith("error:") and needle in err
+
+
+def _play(stdin: str, *extra: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "COLUMNS": "120"}
+    return subprocess.run([DICELAB, "liars", "play", "--players", "2", "--dice", "1", *extra],
+                          input=stdin, capture_output=True, text=True, timeout=120, env=env)
+
+
+@pytest.mark.parametrize("seed", ["1", "2", "3"])
+def test_play_from_piped_stdin(seed):
+    # you open with 1x2; the bot calls (game over) or raises to 2xF, which you call: always a full game
+    p = _play("9x9\n1x2\ncall\n", "--seed", seed, "--json")
+    assert p.returncode == 0, p.stderr
+    record = json.loads(p.stdout)
+    assert record["winner"] in (0, 1) and len(record["rounds"]) == 1
+    rnd = record["rounds"][0]
+    assert rnd["actions"][0] == {"player": 0, "bid": [1, 2]}
+    assert "error: bid 9x9" in p.stderr  # the illegal bid was refused, then play went on
+    assert ("you win" in p.stderr) == (record["winner"] == 0)
+
+
+def test_play_human_text_and_eof():
+    p = _play("1x2\ncall\n", "--seed", "4", "--bots", "random")
+    assert p.returncode == 0 and "round 1" in p.stdout and "your dice:" in p.stdout
+    p = _play("", "--seed", "4")
+    assert p.returncode == 2 and p.stderr.strip() == "error: input ended before the game did"
