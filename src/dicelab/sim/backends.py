@@ -249,6 +249,233 @@ def _job_name(fn: Callable[..., Any]) -> str:
     return f"{fn.__module__}.{getattr(fn, '__qualname__', fn.__name__)}"
 
 
+class Session:
+    """An open backend that runs several jobs in a row on the same workers.
+
+    ``with Session("dask", address=...) as session: session.run(fn, tasks)`` keeps one process
+    pool, Dask client (and ``LocalCluster``) or Ray connection for every :meth:`run` inside the
+    block: what layered work (a solver that runs layer after layer) needs. :func:`run_tasks` is
+    one job in its own session.
+    """
+
+    def __init__(
+        self, backend: str = "local", address: str | None = None, workers: int | None = None, max_retries: int = 3
+    ) -> None:
+        check_backend(backend, address)
+        require(workers is None or workers >= 1, f"workers must be at least 1, got {workers}")
+        require(max_retries >= 0, f"max_retries must be at least 0, got {max_retries}")
+        self.backend = backend
+        self.address = address
+        self.workers = workers
+        self.max_retries = max_retries
+        self._pool: ProcessPoolExecutor | None = None
+        self._cluster: Any = None
+        self._client: Any = None
+        self._ray_started = False
+
+    # -- lifetime ---------------------------------------------------------------------------
+    def __enter__(self) -> Session:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Stop what this session started (a remote cluster named by an address is left running)."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+        if self._client is not None:
+            self._client.close()
+            self._client = None
+        if self._cluster is not None:
+            self._cluster.close()
+            self._cluster = None
+        if self._ray_started:
+            import ray
+
+            ray.shutdown()
+            self._ray_started = False
+
+    @property
+    def n_workers(self) -> int:
+        """How many tasks can run at once."""
+        if self.backend == "local":
+            return self.workers or (os.cpu_count() or 1)
+        if self.backend == "dask":
+            client = self._dask()
+            return max(1, sum(w.get("nthreads", 1) for w in client.scheduler_info()["workers"].values()))
+        import ray
+
+        self._ray()
+        return max(1, int(ray.cluster_resources().get("CPU", 1)))
+
+    # -- one job ----------------------------------------------------------------------------
+    def run(
+        self,
+        fn: TaskFn,
+        tasks: Sequence[Task],
+        *,
+        store: str | os.PathLike[str] | None = None,
+        progress: bool = True,
+        description: str = "tasks",
+        on_result: Callable[[str, Result], None] | None = None,
+    ) -> list[Result]:
+        """Run ``fn(task.params)`` for every task; results in task order (see :func:`run_tasks`)."""
+        keys = [t.key for t in tasks]
+        require(len(set(keys)) == len(keys), "task ids must be unique")
+        digests = {t.key: t.digest() for t in tasks}
+        results: dict[str, Result] = {}
+        rstore = ResultStore(store, _job_name(fn)) if store is not None else None
+        if rstore is not None:
+            for key, (digest, result) in rstore.load().items():
+                if key in digests:
+                    if digest != digests[key]:
+                        raise DicelabError(
+                            f"results store {rstore.path} holds task {key!r} with other parameters; "
+                            "use another --store for a different job"
+                        )
+                    results[key] = result
+        todo = [t for t in tasks if t.key not in results]
+
+        with progress_bar(description, total=len(tasks), enabled=progress and len(tasks) > 1) as bar:
+            bar.advance(len(tasks) - len(todo))
+
+            def accept(key: str, raw: Mapping[str, Any]) -> None:
+                if key in results:  # finished twice (a retried task whose first run also returned)
+                    return
+                result = _normalise(key, raw)
+                results[key] = result
+                if rstore is not None:
+                    rstore.add(key, digests[key], result)
+                if on_result is not None:
+                    on_result(key, result)
+                bar.advance()
+
+            try:
+                if todo:
+                    if self.backend == "local":
+                        self._run_local(fn, todo, accept)
+                    elif self.backend == "dask":
+                        self._run_dask(fn, todo, accept)
+                    else:
+                        self._run_ray(fn, todo, accept)
+            finally:
+                if rstore is not None:
+                    rstore.flush()
+        return [results[k] for k in keys]
+
+    # -- local processes --------------------------------------------------------------------
+    def _new_pool(self) -> ProcessPoolExecutor:
+        import multiprocessing as mp
+
+        ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context("spawn")
+        return ProcessPoolExecutor(max_workers=self.n_workers, mp_context=ctx)
+
+    def _run_local(self, fn: TaskFn, todo: list[Task], accept: Callable[[str, Any], None]) -> None:
+        if self.n_workers <= 1 or len(todo) <= 1:
+            for t in todo:
+                accept(t.key, fn(t.params))
+            return
+        attempts = {t.key: 0 for t in todo}
+        remaining = {t.key: t for t in todo}
+        while remaining:
+            if self._pool is None:
+                self._pool = self._new_pool()
+            running: dict[Future[Any], str] = {}
+            broken = False
+            try:
+                for t in remaining.values():
+                    attempts[t.key] += 1
+                    running[self._pool.submit(fn, t.params)] = t.key
+            except BrokenProcessPool:
+                broken = True
+            while running and not broken:
+                done, _ = wait(running, return_when=FIRST_COMPLETED)
+                for fut in done:
+                    key = running.pop(fut)
+                    try:
+                        value = fut.result()
+                    except BrokenProcessPool:
+                        broken = True
+                        continue
+                    accept(key, value)
+                    remaining.pop(key, None)
+            if broken:  # a worker died: start a fresh pool and run the unfinished tasks again
+                self._pool.shutdown(wait=True, cancel_futures=True)
+                self._pool = None
+                for key in remaining:
+                    if attempts[key] > self.max_retries:
+                        raise DicelabError(
+                            f"task {key!r} lost its worker {attempts[key]} times; giving up "
+                            "(is it running out of memory?)"
+                        )
+
+    # -- Dask -------------------------------------------------------------------------------
+    def _dask(self) -> Any:
+        if self._client is not None:
+            return self._client
+        try:
+            from dask.distributed import Client, LocalCluster
+        except ImportError:
+            raise DicelabError("the dask backend needs dask.distributed: pip install 'dicelab[dask]'") from None
+        import logging
+
+        if self.address is None:
+            self._cluster = LocalCluster(
+                n_workers=self.workers or (os.cpu_count() or 1),
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=None,
+                silence_logs=logging.ERROR,
+            )
+            self._client = Client(self._cluster)
+        else:
+            try:
+                self._client = Client(self.address, timeout="20s")
+            except (OSError, TimeoutError) as exc:
+                raise DicelabError(f"cannot reach the Dask scheduler at {self.address}: {exc}") from None
+        return self._client
+
+    def _run_dask(self, fn: TaskFn, todo: list[Task], accept: Callable[[str, Any], None]) -> None:
+        from dask.distributed import as_completed
+
+        client = self._dask()
+        run_id = uuid.uuid4().hex[:12]
+        futures = {}
+        for t in todo:
+            fut = client.submit(fn, t.params, key=f"dicelab-{run_id}-{t.key}", pure=False, retries=self.max_retries)
+            futures[fut.key] = (fut, t.key)
+        try:
+            for fut in as_completed([f for f, _ in futures.values()]):
+                _, key = futures.pop(fut.key)
+                accept(key, fut.result())
+                fut.release()
+        finally:
+            for fut, _ in futures.values():  # an error or an interruption: drop what is left
+                fut.cancel()
+
+    # -- Ray --------------------------------------------------------------------------------
+    def _ray(self) -> None:
+        import ray
+
+        if not ray.is_initialized():
+            ray.init(address=self.address, log_to_driver=False)
+            self._ray_started = True
+
+    def _run_ray(self, fn: TaskFn, todo: list[Task], accept: Callable[[str, Any], None]) -> None:
+        import ray
+
+        self._ray()
+        remote = ray.remote(max_retries=self.max_retries)(fn)
+        refs = {remote.remote(t.params): t.key for t in todo}
+        pending = list(refs)
+        while pending:
+            done, pending = ray.wait(pending, num_returns=1)
+            for ref in done:
+                accept(refs[ref], ray.get(ref))
+
+
 def run_tasks(
     fn: TaskFn,
     tasks: Sequence[Task],
@@ -270,162 +497,8 @@ def run_tasks(
     resumable (see the module docstring). ``on_result(task_id, result)`` is called in this process
     as each result arrives. A task whose worker dies is retried up to ``max_retries`` times.
     """
-    check_backend(backend, address)
-    require(workers is None or workers >= 1, f"workers must be at least 1, got {workers}")
-    keys = [t.key for t in tasks]
-    require(len(set(keys)) == len(keys), "task ids must be unique")
-    digests = {t.key: t.digest() for t in tasks}
-
-    results: dict[str, Result] = {}
-    rstore = ResultStore(store, _job_name(fn)) if store is not None else None
-    if rstore is not None:
-        for key, (digest, result) in rstore.load().items():
-            if key in digests:
-                if digest != digests[key]:
-                    raise DicelabError(
-                        f"results store {rstore.path} holds task {key!r} with other parameters; "
-                        "use another --store for a different job"
-                    )
-                results[key] = result
-    todo = [t for t in tasks if t.key not in results]
-
-    with progress_bar(description, total=len(tasks), enabled=progress and len(tasks) > 1) as bar:
-        bar.advance(len(tasks) - len(todo))
-
-        def accept(key: str, raw: Mapping[str, Any]) -> None:
-            if key in results:  # finished twice (a retried task whose first run also returned)
-                return
-            result = _normalise(key, raw)
-            results[key] = result
-            if rstore is not None:
-                rstore.add(key, digests[key], result)
-            if on_result is not None:
-                on_result(key, result)
-            bar.advance()
-
-        try:
-            if todo:
-                if backend == "local":
-                    _run_local(fn, todo, workers, max_retries, accept)
-                elif backend == "dask":
-                    _run_dask(fn, todo, address, workers, max_retries, accept)
-                else:
-                    _run_ray(fn, todo, address, max_retries, accept)
-        finally:
-            if rstore is not None:
-                rstore.flush()
-    return [results[k] for k in keys]
-
-
-def _run_local(
-    fn: TaskFn, todo: list[Task], workers: int | None, max_retries: int, accept: Callable[[str, Any], None]
-) -> None:
-    n = workers if workers is not None else (os.cpu_count() or 1)
-    n = min(n, len(todo))
-    if n <= 1:
-        for t in todo:
-            accept(t.key, fn(t.params))
-        return
-    import multiprocessing as mp
-
-    ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context("spawn")
-    attempts = {t.key: 0 for t in todo}
-    remaining = {t.key: t for t in todo}
-    while remaining:
-        pool = ProcessPoolExecutor(max_workers=min(n, len(remaining)), mp_context=ctx)
-        try:
-            running: dict[Future[Any], str] = {}
-            for t in remaining.values():
-                attempts[t.key] += 1
-                running[pool.submit(fn, t.params)] = t.key
-            broken = False
-            while running:
-                done, _ = wait(running, return_when=FIRST_COMPLETED)
-                for fut in done:
-                    key = running.pop(fut)
-                    try:
-                        value = fut.result()
-                    except BrokenProcessPool:
-                        broken = True
-                        continue
-                    accept(key, value)
-                    remaining.pop(key, None)
-                if broken:
-                    break
-        finally:
-            pool.shutdown(wait=True, cancel_futures=True)
-        for key in remaining:
-            if attempts[key] > max_retries:
-                raise DicelabError(
-                    f"task {key!r} lost its worker {attempts[key]} times; giving up (is it running out of memory?)"
-                )
-
-
-def _run_dask(
-    fn: TaskFn,
-    todo: list[Task],
-    address: str | None,
-    workers: int | None,
-    max_retries: int,
-    accept: Callable[[str, Any], None],
-) -> None:
-    try:
-        from dask.distributed import Client, LocalCluster, as_completed
-    except ImportError:
-        raise DicelabError("the dask backend needs dask.distributed: pip install 'dicelab[dask]'") from None
-    import logging
-
-    cluster = None
-    try:
-        if address is None:
-            cluster = LocalCluster(
-                n_workers=workers or (os.cpu_count() or 1),
-                threads_per_worker=1,
-                processes=True,
-                dashboard_address=None,
-                silence_logs=logging.ERROR,
-            )
-            client = Client(cluster)
-        else:
-            try:
-                client = Client(address, timeout="20s")
-            except (OSError, TimeoutError) as exc:
-                raise DicelabError(f"cannot reach the Dask scheduler at {address}: {exc}") from None
-        with client:
-            run_id = uuid.uuid4().hex[:12]
-            futures = {}
-            for t in todo:
-                fut = client.submit(fn, t.params, key=f"dicelab-{run_id}-{t.key}", pure=False, retries=max_retries)
-                futures[fut.key] = (fut, t.key)
-            for fut in as_completed([f for f, _ in futures.values()]):
-                _, key = futures.pop(fut.key)
-                accept(key, fut.result())
-                fut.release()
-    finally:
-        if cluster is not None:
-            cluster.close()
-
-
-def _run_ray(
-    fn: TaskFn, todo: list[Task], address: str | None, max_retries: int, accept: Callable[[str, Any], None]
-) -> None:
-    import ray
-
-    started = False
-    if not ray.is_initialized():
-        ray.init(address=address, log_to_driver=False)
-        started = True
-    try:
-        remote = ray.remote(max_retries=max_retries)(fn)
-        refs = {remote.remote(t.params): t.key for t in todo}
-        pending = list(refs)
-        while pending:
-            done, pending = ray.wait(pending, num_returns=1)
-            for ref in done:
-                accept(refs[ref], ray.get(ref))
-    finally:
-        if started:
-            ray.shutdown()
+    with Session(backend, address, workers, max_retries) as session:
+        return session.run(fn, tasks, store=store, progress=progress, description=description, on_result=on_result)
 
 
 def _square(params: dict[str, Any]) -> dict[str, Any]:
