@@ -1,8 +1,196 @@
-"""``dicelab pig`` commands of the strategy lab: eval, best-response, simulate, tournament.
+"""``dicelab pig`` commands of the strategy lab: eval, best-response, simulate, tournament, vs-hold.
 
-They are added to the same ``pig`` command group as ``solve``, ``query`` and ``plot``.
+They are added to the same ``pig`` command group as ``solve``, ``query`` and ``plot``. Strategies
+are given as specs: ``optimal``, ``hold:25``, ``keep-pace``, ``turtle``, ``roll-to-win``,
+``roll-and-wait``, ``best-response:SPEC``, ``file:PATH`` (see :mod:`dicelab.strategies.pig`).
 """
 
 from __future__ import annotations
 
-from dicelab.cli.pig import app  # noqa: F401  (commands below register on this group)
+from pathlib import Path
+
+import typer
+from rich.console import Console
+
+from dicelab.cli.common import JsonOption, emit, kv_table, rows_table
+from dicelab.cli.pig import app
+from dicelab.errors import require
+from dicelab.games.pig import VARIANTS, PigRules
+from dicelab.progress import progress_bar
+
+LabGoal = typer.Option(100, "--goal", help="Points needed to win.")
+LabSides = typer.Option(None, "--sides", help="Faces per die (default: 6; a coin for piglet).")
+LabVariant = typer.Option("standard", "--variant", help=f"One of: {', '.join(VARIANTS)}.")
+SPEC_HELP = ("Strategy: optimal, hold:N, keep-pace, turtle, roll-to-win, roll-and-wait, "
+             "best-response:SPEC or file:PATH (.csv or .npz).")
+
+
+def _rules(goal: int, sides: int | None, variant: str) -> PigRules:
+    return PigRules(goal=goal, sides=sides, variant=variant)
+
+
+@app.command("eval")
+def eval_cmd(
+    a: str = typer.Argument(..., help=SPEC_HELP),
+    b: str = typer.Argument(..., help=SPEC_HELP),
+    goal: int = LabGoal,
+    sides: int | None = LabSides,
+    variant: str = LabVariant,
+    json_out: bool = JsonOption,
+) -> None:
+    """Exact win probabilities of A against B (and the chance the game never ends)."""
+    from dicelab.solvers.pig_eval import evaluate
+    from dicelab.strategies.pig import parse_strategy
+
+    rules = _rules(goal, sides, variant)
+    sa, sb = parse_strategy(a), parse_strategy(b)
+    e = evaluate(sa, sb, rules)
+    data = {"a": e.a, "b": e.b, "rules": rules.to_dict(), "a_first": e.a_first,
+            "b_first": e.b_first, "a_overall": e.a_overall, "b_overall": e.b_overall,
+            "stalemate_a_first": e.stalemate_a_first, "stalemate_b_first": e.stalemate_b_first,
+            "passes": e.passes, "seconds": e.seconds}
+    emit(data, json_out, title=f"{e.a} against {e.b}")
+
+
+@app.command("best-response")
+def best_response_cmd(
+    b: str = typer.Argument(..., help=SPEC_HELP),
+    out: Path | None = typer.Option(None, "--out", help="Save the best response as a table (.csv or .npz)."),
+    iterate: bool = typer.Option(False, "--iterate", help="Also iterate best responses starting from B."),
+    max_iter: int = typer.Option(20, "--max-iter", help="Most iterations with --iterate."),
+    goal: int = LabGoal,
+    sides: int | None = LabSides,
+    variant: str = LabVariant,
+    json_out: bool = JsonOption,
+) -> None:
+    """The exact best response A to strategy B, and how A fares against B."""
+    from dicelab.solvers.pig_eval import best_response, iterated_best_response
+    from dicelab.strategies.pig import parse_strategy, save_strategy
+
+    rules = _rules(goal, sides, variant)
+    require(1 <= max_iter <= 1000, f"--max-iter must be from 1 to 1000, got {max_iter}")
+    if out is not None:
+        require(out.suffix.lower() in (".csv", ".npz"), f"--out must end in .csv or .npz, got {out}")
+    sb = parse_strategy(b)
+    br = best_response(sb, rules)
+    e = br.evaluation
+    data: dict = {"b": sb.name, "rules": rules.to_dict(), "a_first": e.a_first,
+                  "b_first": e.b_first, "a_overall": e.a_overall,
+                  "stalemate_a_first": e.stalemate_a_first,
+                  "stalemate_b_first": e.stalemate_b_first, "seconds": br.seconds}
+    if out is not None:
+        data["out"] = str(save_strategy(out, br.table, f"best-response:{sb.name}", rules))
+    steps = None
+    if iterate:
+        with progress_bar("iterated best response", total=max_iter, enabled=not json_out) as bar:
+            it = iterated_best_response(sb, rules, max_iter, on_step=lambda s: bar.advance())
+        steps = [s.to_dict() for s in it.steps]
+        data.update(iterations=steps, converged=it.converged,
+                    reached_optimal_at=it.reached_optimal_at)
+
+    def render(console: Console) -> None:
+        console.print(kv_table({k: v for k, v in data.items() if k != "iterations"},
+                               title=f"best response to {sb.name}"))
+        if steps:
+            console.print(rows_table(steps, title="iterated best response"))
+
+    emit(data, json_out, render)
+
+
+@app.command("simulate")
+def simulate_cmd(
+    a: str = typer.Argument(..., help=SPEC_HELP),
+    b: str = typer.Argument(..., help=SPEC_HELP),
+    games: int = typer.Option(100_000, "--games", help="Games to play (first move alternating)."),
+    seed: int = typer.Option(0, "--seed", help="Random seed (same seed, same result on any core count)."),
+    records: Path | None = typer.Option(None, "--records", help="Write one row per turn to this .parquet file."),
+    confidence: float = typer.Option(0.95, "--confidence", help="Confidence level of the interval."),
+    goal: int = LabGoal,
+    sides: int | None = LabSides,
+    variant: str = LabVariant,
+    json_out: bool = JsonOption,
+) -> None:
+    """Monte Carlo of A against B, with a Wilson interval and the exact value beside it."""
+    from dicelab.sim.pig_sim import simulate
+    from dicelab.strategies.pig import parse_strategy
+
+    rules = _rules(goal, sides, variant)
+    require(0.0 < confidence < 1.0, f"--confidence must lie strictly between 0 and 1, got {confidence}")
+    if records is not None:
+        require(records.suffix.lower() == ".parquet", f"--records must end in .parquet, got {records}")
+    sa, sb = parse_strategy(a), parse_strategy(b)
+    with progress_bar("simulating", total=1, enabled=games >= 5_000_000 or records is not None) as bar:
+        r = simulate(sa, sb, rules, games=games, seed=seed, records=records, confidence=confidence)
+        bar.advance()
+    data = r.to_dict()
+    data["rules"] = rules.to_dict()
+    emit(data, json_out, title=f"{r.a} against {r.b}: {games} games")
+
+
+@app.command("tournament")
+def tournament_cmd(
+    specs: list[str] = typer.Argument(..., help="Strategies; ranges like hold:1..100 expand."),
+    simulate: int | None = typer.Option(None, "--simulate", help="Simulate N games per pair instead of exact values."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the simulated tournament."),
+    plot: Path | None = typer.Option(None, "--plot", help="Write the win-matrix heatmap (.png)."),
+    goal: int = LabGoal,
+    sides: int | None = LabSides,
+    variant: str = LabVariant,
+    json_out: bool = JsonOption,
+) -> None:
+    """Round robin: win matrix, ranking and every non-transitive 3-cycle."""
+    from dicelab.sim.tournament import tournament
+
+    rules = _rules(goal, sides, variant)
+    require(seed >= 0, f"--seed must be >= 0, got {seed}")
+    t = tournament(specs, rules, simulate=simulate, seed=seed, progress=True)
+    data = t.to_dict()
+    if plot is not None:
+        from dicelab.plots.pig_lab import plot_win_matrix
+
+        data["plot"] = str(plot_win_matrix(t, plot))
+
+    def render(console: Console) -> None:
+        console.print(rows_table(t.ranking[:25], title=f"ranking ({t.mode}, {len(t.strategies)} strategies)"))
+        if len(t.strategies) <= 10:
+            rows = [{"": a, **{b: f"{t.matrix[i, j]:.4f}" for j, b in enumerate(t.strategies)}}
+                    for i, a in enumerate(t.strategies)]
+            console.print(rows_table(rows, title="P(row beats column)"))
+        if t.cycles:
+            console.print(f"non-transitive 3-cycles ({len(t.cycles)}):")
+            for c in t.cycles[:20]:
+                console.print("  " + " > ".join(c + [c[0]]))
+        else:
+            console.print("transitive: no cycle")
+        console.print(f"{t.pairs} pairs in {t.seconds:.2f} s")
+
+    emit(data, json_out, render)
+
+
+@app.command("vs-hold")
+def vs_hold_cmd(
+    x: str = typer.Argument(..., help=SPEC_HELP),
+    n_max: int = typer.Option(100, "--max", help="Opponents hold:1 .. hold:MAX."),
+    out: Path | None = typer.Option(None, "--out", help="Write the plot (.png), like seed 002's Figure 18."),
+    goal: int = LabGoal,
+    sides: int | None = LabSides,
+    variant: str = LabVariant,
+    json_out: bool = JsonOption,
+) -> None:
+    """Strategy X against every hold:N: exact overall win chances (and a plot)."""
+    from dicelab.plots.pig_lab import against_holds, plot_against_holds
+
+    rules = _rules(goal, sides, variant)
+    require(1 <= n_max <= 1000, f"--max must be from 1 to 1000, got {n_max}")
+    data = against_holds(x, rules, n_max)
+    if out is not None:
+        data["out"] = str(plot_against_holds(data, out, rules))
+    worst = min(range(n_max), key=lambda i: data["a_overall"][i])
+    data["worst"] = {"n": worst + 1, "a_overall": data["a_overall"][worst]}
+
+    def render(console: Console) -> None:
+        rows = [{"N": n, "a_overall": f"{p:.4f}"} for n, p in zip(data["n"], data["a_overall"], strict=True)]
+        console.print(rows_table(rows[:: max(1, n_max // 25)], title=f"{data['strategy']} against hold:N"))
+        console.print(f"weakest against hold:{worst + 1}: {data['a_overall'][worst]:.4f}")
+
+    emit(data, json_out, render)

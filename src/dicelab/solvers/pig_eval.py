@@ -74,10 +74,35 @@ MAX_PASSES = 2000
 
 
 @njit(cache=True)
-def _eval_pass(ra, rb, adds, probs, bust, reset, A0, B0, al, be, bb):
+def _reach_limit(t, adds, out):
+    """out[x, y] = the largest turn total the mover can reach in one turn from (x, y, 0) with
+    decision table t (states above it are never visited, so evaluation can skip them)."""
+    g = t.shape[0]
+    nd = adds.shape[0]
+    reach = np.zeros(2 * g + 64, dtype=np.bool_)
+    for x in range(g):
+        K = g - x
+        for y in range(g):
+            reach[:K] = False
+            reach[0] = True
+            top = 0
+            for k in range(K):
+                if reach[k]:
+                    top = k
+                    if t[x, y, k]:
+                        for m in range(nd):
+                            kk = k + adds[m]
+                            if kk < K:
+                                reach[kk] = True
+            out[x, y] = top
+
+
+@njit(cache=True)
+def _eval_pass(ra, rb, la, lb, adds, probs, bust, reset, A0, B0, al, be, bb):
     """One pass over all layers: P(A wins) at every k = 0 state, A0[x, y] and B0[y, x].
 
-    ``ra[x, y, k]`` / ``rb[y, x, k]``: A's / B's decision tables. Reset targets (A0[x, 0],
+    ``ra[x, y, k]`` / ``rb[y, x, k]``: A's / B's decision tables; ``la``/``lb`` their reach
+    limits (:func:`_reach_limit`): k above them is never visited and is skipped. Reset targets (A0[x, 0],
     B0[y, 0] of lower layers) are read as left by the previous pass. Returns (largest change of a
     reset target, whether some block stalled). ``al, be, bb``: work arrays of length goal + max(d) + 1.
     """
@@ -98,12 +123,13 @@ def _eval_pass(ra, rb, adds, probs, bust, reset, A0, B0, al, be, bb):
             y = s - x
             # ---- A's turn in block (x, y): a(x,y,k) = al[k] + be[k] * b0; bb = 1 - be
             K = g - x
-            for t in range(K, K + maxd + 1):
-                al[t] = 1.0
+            top = la[x, y]
+            for t in range(top + 1, top + maxd + 1):
+                al[t] = 1.0 if t >= K else 0.0
                 be[t] = 0.0
                 bb[t] = 1.0
             rt = B0[y, 0]
-            for k in range(K - 1, -1, -1):
+            for k in range(top, -1, -1):
                 if ra[x, y, k]:
                     sa = 0.0
                     sb = 0.0
@@ -136,12 +162,13 @@ def _eval_pass(ra, rb, adds, probs, bust, reset, A0, B0, al, be, bb):
             betabar = bb[0]
             # ---- B's turn in block (x, y): b(y,x,k) = al[k] + be[k] * a0 (A's win prob)
             K = g - y
-            for t in range(K, K + maxd + 1):
+            top = lb[y, x]
+            for t in range(top + 1, top + maxd + 1):
                 al[t] = 0.0
                 be[t] = 0.0
                 bb[t] = 1.0
             rt = A0[x, 0]
-            for k in range(K - 1, -1, -1):
+            for k in range(top, -1, -1):
                 if rb[y, x, k]:
                     sa = 0.0
                     sb = 0.0
@@ -194,7 +221,7 @@ def _eval_pass(ra, rb, adds, probs, bust, reset, A0, B0, al, be, bb):
 
 
 @njit(cache=True)
-def _eval_win(ra, rb, adds, probs, bust, reset, tol, max_passes, A0, B0):
+def _eval_win(ra, rb, la, lb, adds, probs, bust, reset, tol, max_passes, A0, B0):
     """P(A wins) at the k = 0 states, to convergence of the reset targets. Returns (passes, stalled)."""
     g = ra.shape[0]
     n = g + 64
@@ -208,7 +235,7 @@ def _eval_win(ra, rb, adds, probs, bust, reset, tol, max_passes, A0, B0):
     passes = 0
     stalled = False
     while True:
-        change, st = _eval_pass(ra, rb, adds, probs, bust, reset, A0, B0, al, be, bb)
+        change, st = _eval_pass(ra, rb, la, lb, adds, probs, bust, reset, A0, B0, al, be, bb)
         passes += 1
         if reset == 0.0 or change <= tol or passes >= max_passes:
             stalled = st
@@ -217,17 +244,17 @@ def _eval_win(ra, rb, adds, probs, bust, reset, tol, max_passes, A0, B0):
 
 
 @njit(cache=True)
-def _eval_pair(ra, rb, adds, probs, bust, reset, tol, max_passes, out):
+def _eval_pair(ra, rb, la, lb, adds, probs, bust, reset, tol, max_passes, out):
     """Evaluate A (table ra) against B (rb): out = [a_first, b_first, stall_a_first,
     stall_b_first, passes]."""
     g = ra.shape[0]
     A0 = np.empty((g, g))
     B0 = np.empty((g, g))
-    passes, stalled = _eval_win(ra, rb, adds, probs, bust, reset, tol, max_passes, A0, B0)
+    passes, stalled = _eval_win(ra, rb, la, lb, adds, probs, bust, reset, tol, max_passes, A0, B0)
     a_first = A0[0, 0]
     a_second = B0[0, 0]  # P(A wins | B moves first)
     if stalled:
-        p2, _ = _eval_win(rb, ra, adds, probs, bust, reset, tol, max_passes, A0, B0)
+        p2, _ = _eval_win(rb, ra, lb, la, adds, probs, bust, reset, tol, max_passes, A0, B0)
         passes += p2
         b_first = A0[0, 0]
         b_second = B0[0, 0]  # P(B wins | A moves first)
@@ -245,10 +272,11 @@ def _eval_pair(ra, rb, adds, probs, bust, reset, tol, max_passes, out):
 
 
 @njit(cache=True, parallel=True)
-def _eval_many(tables, ia, ib, adds, probs, bust, reset, tol, max_passes, out):
+def _eval_many(tables, limits, ia, ib, adds, probs, bust, reset, tol, max_passes, out):
     """Evaluate the pairs (tables[ia[p]], tables[ib[p]]) in parallel; row p of out as _eval_pair."""
     for p in prange(ia.shape[0]):
-        _eval_pair(tables[ia[p]], tables[ib[p]], adds, probs, bust, reset, tol, max_passes, out[p])
+        _eval_pair(tables[ia[p]], tables[ib[p]], limits[ia[p]], limits[ib[p]], adds, probs, bust,
+                   reset, tol, max_passes, out[p])
 
 
 @njit(cache=True)
@@ -503,20 +531,33 @@ def evaluate(a: Any, b: Any, rules: PigRules | None = None) -> Evaluation:
     adds, probs, bust, reset = _args(rules)
     out = np.zeros(5)
     t0 = time.perf_counter()
-    _eval_pair(ta, tb, adds, probs, bust, reset, RESET_TOL, MAX_PASSES, out)
+    _eval_pair(ta, tb, reach_limits(ta, rules), reach_limits(tb, rules), adds, probs, bust, reset,
+               RESET_TOL, MAX_PASSES, out)
     return Evaluation(sa.name, sb.name, float(out[0]), float(out[1]), float(out[2]),
                       float(out[3]), int(out[4]), time.perf_counter() - t0)
 
 
-def evaluate_many(tables: np.ndarray, pairs: np.ndarray, rules: PigRules) -> np.ndarray:
+def reach_limits(table: np.ndarray, rules: PigRules) -> np.ndarray:
+    """For each (x, y), the largest turn total reachable in one turn under ``table``."""
+    g = table.shape[0]
+    out = np.zeros((g, g), dtype=np.int64)
+    _reach_limit(table, _args(rules)[0], out)
+    return out
+
+
+def evaluate_many(tables: np.ndarray, pairs: np.ndarray, rules: PigRules,
+                  limits: np.ndarray | None = None) -> np.ndarray:
     """Evaluate many pairs in parallel (all cores): ``tables`` (n, goal, goal, goal) bool,
     ``pairs`` (m, 2) indices. Returns (m, 5): a_first, b_first, stalemate_a_first,
     stalemate_b_first, passes. Results do not depend on the number of threads."""
     adds, probs, bust, reset = _args(rules)
+    if limits is None:
+        limits = np.stack([reach_limits(t, rules) for t in tables])
     pairs = np.ascontiguousarray(pairs, dtype=np.int64)
     out = np.zeros((len(pairs), 5))
     if len(pairs):
-        _eval_many(tables, np.ascontiguousarray(pairs[:, 0]), np.ascontiguousarray(pairs[:, 1]),
+        _eval_many(tables, limits, np.ascontiguousarray(pairs[:, 0]),
+                   np.ascontiguousarray(pairs[:, 1]),
                    adds, probs, bust, reset, RESET_TOL, MAX_PASSES, out)
     return out
 
