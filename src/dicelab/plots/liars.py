@@ -37,24 +37,34 @@ def plot_learning_curve(
     return str(path)
 
 
-def plot_policy(agent: QAgent, path: str | os.PathLike[str], total: int | None = None) -> str:
-    """The learned decision (raise minus call Q value) by own dice and probability bucket."""
+def plot_policy(agent: QAgent, path: str | os.PathLike[str]) -> str:
+    """The learned decision, Q(raise) - Q(call), by dice on the table and probability bucket.
+
+    Averaged over the agent's own dice counts among visited states; blank where never visited.
+    """
     r = agent.rules
-    total = r.total_dice if total is None else total
     _, rb = DESIGNS[agent.design]
-    grid = np.full((r.dice, K.N_BUCKETS), np.nan)
-    for own in range(1, r.dice + 1):
+    T = r.total_dice
+    grid = np.full((T, K.N_BUCKETS), np.nan)
+    for total in range(2, T + 1):
         for b in range(K.N_BUCKETS):
-            s = ((total * (r.dice + 1) + own) * K.N_BUCKETS + b) * rb
-            rows = agent.q[s : s + rb]
-            grid[own - 1, b] = float(np.mean(rows[:, 1:].max(axis=1) - rows[:, 0]))
-    fig, ax = plt.subplots(figsize=(8, 3.5))
-    lim = np.nanmax(np.abs(grid)) or 1.0
+            diffs = []
+            for own in range(1, min(r.dice, total - 1) + 1):
+                s = ((total * (r.dice + 1) + own) * K.N_BUCKETS + b) * rb
+                rows = agent.q[s : s + rb]
+                seen = np.any(rows != 0.0, axis=1)
+                if np.any(seen):
+                    diffs.extend((rows[seen, 1:].max(axis=1) - rows[seen, 0]).tolist())
+            if diffs:
+                grid[total - 1, b] = float(np.mean(diffs))
+    fig, ax = plt.subplots(figsize=(8, 5))
+    finite = grid[np.isfinite(grid)]
+    lim = float(np.max(np.abs(finite))) if finite.size else 1.0
     im = ax.imshow(grid, aspect="auto", origin="lower", cmap="coolwarm_r", vmin=-lim, vmax=lim,
-                   extent=(-0.5, K.N_BUCKETS - 0.5, 0.5, r.dice + 0.5))
+                   extent=(-0.5, K.N_BUCKETS - 0.5, 0.5, T + 0.5))
     ax.set_xlabel("probability bucket floor(20 P(bid holds))")
-    ax.set_ylabel("own dice")
-    ax.set_title(f"Q(raise) - Q(call) with {total} dice on the table (blue: raise, red: call)")
+    ax.set_ylabel("dice on the table")
+    ax.set_title("learned Q(raise) - Q(call): blue raises, red calls")
     fig.colorbar(im, ax=ax)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
