@@ -47,7 +47,8 @@ Against a fixed B, A faces a Markov decision problem: in each block A chooses, f
 ``max(roll, hold)``. Given ``b0`` one backward pass finds A's best choices; with those choices the
 block is solved exactly as above, which gives a new ``b0``; repeat until the choices settle
 (policy iteration inside the block, usually 1-3 passes; seed 2.3.5 describes the same loop).
-Ties go to holding, except at ``k = 0`` where they go to rolling (as in the optimal solver).
+Ties (values within 1e-14, so that rounding cannot make the choices cycle) go to holding, except
+at ``k = 0`` where they go to rolling (as in the optimal solver), so a response never stalls.
 :func:`iterated_best_response` repeats ``S <- best_response(S)`` and reports every step.
 """
 
@@ -66,6 +67,7 @@ from dicelab.strategies.pig import PigStrategy, TableStrategy, as_strategy
 
 RESET_TOL = 1e-15
 MAX_PASSES = 2000
+TIE = 1e-14  # roll and hold values closer than this are a tie (rounding must not flip a choice)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -361,12 +363,13 @@ def _br_pass(rb, adds, probs, bust, reset, A0, B0, pol, al, be, bb, vr, vh):
                         r += reset * b0
                     else:
                         r += reset * rt
-                    if k == 0:
-                        h = b0
-                        choose = r >= h
-                    else:
-                        h = B0[y, x + k]
-                        choose = r > h
+                    h = b0 if k == 0 else B0[y, x + k]
+                    if r > h + TIE:
+                        choose = True
+                    elif r < h - TIE:
+                        choose = False
+                    else:  # a tie up to rounding: roll at k = 0 (never stall), else hold
+                        choose = k == 0
                     vr[k] = r if choose else h
                     if choose != pol[x, y, k]:
                         changed = True
@@ -675,3 +678,58 @@ def iterated_best_response(start: Any, rules: PigRules | None = None, max_iter: 
             break
     report.table = prev
     return report
+
+
+def linear_system(a: Any, b: Any, rules: PigRules | None = None) -> tuple[Any, np.ndarray, int, int]:
+    """The whole evaluation system ``M v = r`` as one sparse matrix (for checks and benchmarks).
+
+    Unknowns: ``P(A wins)`` at every A-to-move state ``(x, y, k)`` (first ``N`` entries, ``N`` =
+    :attr:`PigRules.n_states`, in :meth:`PigRules.states` order) and at every B-to-move state
+    ``(y, x, k)`` (next ``N``). Returns ``(M, r, index of A's (0,0,0), index of B's (0,0,0))``.
+    ``M`` is singular exactly when some state stalls (both players skip); :func:`evaluate` solves
+    the same system layer by layer instead.
+    """
+    import scipy.sparse as sp
+
+    rules = rules or PigRules()
+    g = rules.goal
+    ta, tb = as_strategy(a).table(rules), as_strategy(b).table(rules)
+    o = rules.outcomes
+    ii, jj, kk = np.nonzero(np.arange(g)[:, None, None] + np.arange(g)[None, None, :]
+                            < g + np.zeros((1, g, 1), dtype=np.int64))
+    n = len(ii)
+    idx = np.full((g, g, g), -1, dtype=np.int64)
+    idx[ii, jj, kk] = np.arange(n)
+    rows: list[np.ndarray] = []
+    cols: list[np.ndarray] = []
+    vals: list[np.ndarray] = []
+    r = np.zeros(2 * n)
+    for side, table, off, other, win in ((0, ta, 0, n, 1.0), (1, tb, n, 0, 0.0)):
+        me = np.arange(n) + off
+        rows.append(me)
+        cols.append(me)
+        vals.append(np.ones(n))
+        roll = table[ii, jj, kk]
+        x, y, k = ii[roll], jj[roll], kk[roll]
+        src = me[roll]
+        for d, p in zip(o.add_points.tolist(), o.add_probs.tolist(), strict=True):
+            done = x + k + d >= g
+            r[src[done]] += p * win
+            rows.append(src[~done])
+            cols.append(off + idx[x[~done], y[~done], k[~done] + d])
+            vals.append(np.full(int((~done).sum()), -p))
+        rows.append(src)
+        cols.append(other + idx[y, x, 0])
+        vals.append(np.full(len(src), -o.bust))
+        if o.reset > 0:
+            rows.append(src)
+            cols.append(other + idx[y, 0, 0])
+            vals.append(np.full(len(src), -o.reset))
+        hold = ~roll
+        x, y, k = ii[hold], jj[hold], kk[hold]
+        rows.append(me[hold])
+        cols.append(other + idx[y, x + k, 0])
+        vals.append(np.full(len(x), -1.0))
+    m = sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
+                      shape=(2 * n, 2 * n))
+    return m, r, int(idx[0, 0, 0]), n + int(idx[0, 0, 0])
