@@ -1,0 +1,133 @@
+"""``dicelab pig eval / best-response / simulate / tournament / vs-hold`` end to end."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from dicelab.cli.main import main
+
+DICELAB = Path(sys.executable).with_name("dicelab")
+
+
+def run(args: list[str], capsys) -> tuple[int, str, str]:
+    with pytest.raises(SystemExit) as exc:
+        main(args)
+    out, err = capsys.readouterr()
+    return int(exc.value.code or 0), out, err
+
+
+def run_json(args: list[str], capsys) -> dict:
+    code, out, err = run(args + ["--json"], capsys)
+    assert code == 0, err
+    return json.loads(out)  # exactly one JSON object on stdout
+
+
+def test_eval_json_keys_and_figure_17(capsys):
+    d = run_json(["pig", "eval", "hold:20", "hold:21"], capsys)
+    for key in ("a_first", "b_first", "a_overall", "stalemate_a_first", "stalemate_b_first"):
+        assert key in d
+    assert round(d["a_first"], 4) == 0.5426 and round(d["b_first"], 4) == 0.5258
+    assert round(d["a_overall"], 4) == 0.5084
+
+
+@pytest.mark.parametrize(("variant", "goal"), [("standard", 30), ("piglet", 8), ("two-dice", 30)])
+def test_every_command_in_every_variant(variant, goal, capsys, tmp_path):
+    rule = ["--variant", variant, "--goal", str(goal)]
+    e = run_json(["pig", "eval", "keep-pace", "hold:3", *rule], capsys)
+    assert 0.0 <= e["a_first"] <= 1.0 and e["stalemate_a_first"] == 0.0
+    b = run_json(["pig", "best-response", "hold:3", *rule], capsys)
+    # the best response to hold:3 does at least as well against it as keep-pace does
+    assert b["a_first"] >= e["a_first"] - 1e-13 and b["a_overall"] >= e["a_overall"] - 1e-13
+    s = run_json(["pig", "simulate", "keep-pace", "hold:3", "--games", "20000", "--seed", "4", *rule], capsys)
+    for key in ("games", "a_wins", "b_wins", "stalemates", "a_overall", "ci_low", "ci_high", "exact_a_overall"):
+        assert key in s
+    assert s["games"] == 20000 and s["a_wins"] + s["b_wins"] + s["stalemates"] == 20000
+    assert s["exact_a_overall"] == pytest.approx(e["a_overall"], abs=1e-12)
+    t = run_json(["pig", "tournament", "hold:2..4", "turtle", *rule], capsys)
+    assert set(("strategies", "matrix", "ranking", "cycles")) <= set(t)
+    assert t["strategies"] == ["hold:2", "hold:3", "hold:4", "turtle"]
+    assert len(t["matrix"]) == 4
+
+
+def test_stalemate_reported(capsys):
+    d = run_json(["pig", "eval", "hold:0", "hold:0", "--goal", "10"], capsys)
+    assert d["stalemate_a_first"] == 1.0 and d["stalemate_b_first"] == 1.0
+
+
+def test_best_response_out_file_and_iterate(capsys, tmp_path):
+    out = tmp_path / "br.csv"
+    d = run_json(["pig", "best-response", "hold:6", "--goal", "20", "--out", str(out), "--iterate",
+                  "--max-iter", "30"], capsys)
+    assert out.exists() and d["out"] == str(out)
+    assert d["iterations"] and d["converged"] and d["reached_optimal_at"] is not None
+    # the saved table plays exactly as the best response
+    e = run_json(["pig", "eval", f"file:{out}", "hold:6", "--goal", "20"], capsys)
+    assert e["a_first"] == pytest.approx(d["a_first"], abs=1e-15)
+    npz = tmp_path / "br.npz"
+    run_json(["pig", "best-response", "optimal", "--goal", "20", "--out", str(npz)], capsys)
+    e = run_json(["pig", "eval", f"file:{npz}", "optimal", "--goal", "20"], capsys)
+    assert e["a_overall"] == pytest.approx(0.5, abs=1e-12)
+
+
+def test_simulate_records_and_tournament_plot(capsys, tmp_path):
+    rec = tmp_path / "t.parquet"
+    d = run_json(["pig", "simulate", "hold:5", "hold:6", "--goal", "20", "--games", "500",
+                  "--records", str(rec)], capsys)
+    assert rec.exists() and d["records"] == str(rec)
+    png = tmp_path / "m.png"
+    t = run_json(["pig", "tournament", "turtle", "roll-to-win", "roll-and-wait", "--plot", str(png)], capsys)
+    assert png.exists() and t["cycles"] == [["turtle", "roll-to-win", "roll-and-wait"]]
+    sim = run_json(["pig", "tournament", "hold:3", "hold:5", "--goal", "20", "--simulate", "2000"], capsys)
+    assert sim["mode"] == "simulated"
+    v = run_json(["pig", "vs-hold", "hold:4", "--goal", "20", "--max", "10", "--out", str(tmp_path / "v.png")], capsys)
+    assert len(v["a_overall"]) == 10 and v["a_overall"][3] == pytest.approx(0.5, abs=1e-13)
+
+
+def test_human_readable_output(capsys):
+    code, out, _ = run(["pig", "tournament", "turtle", "roll-to-win", "roll-and-wait"], capsys)
+    assert code == 0 and "turtle > roll-to-win > roll-and-wait > turtle" in out
+    code, out, _ = run(["pig", "eval", "hold:2", "hold:3", "--goal", "10"], capsys)
+    assert code == 0 and "a_first" in out
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["pig", "eval", "hold:x", "hold:2"],
+        ["pig", "eval", "hold:1..4", "hold:2"],
+        ["pig", "eval", "nonsense", "hold:2"],
+        ["pig", "eval", "file:/no/such/file.csv", "hold:2"],
+        ["pig", "eval", "hold:2", "hold:3", "--variant", "three-dice"],
+        ["pig", "eval", "hold:2", "hold:3", "--goal", "0"],
+        ["pig", "best-response", "best-response:", "--goal", "10"],
+        ["pig", "best-response", "hold:2", "--out", "x.txt"],
+        ["pig", "simulate", "hold:2", "hold:3", "--games", "0"],
+        ["pig", "simulate", "hold:2", "hold:3", "--records", "x.csv"],
+        ["pig", "tournament", "hold:2"],
+        ["pig", "tournament", "hold:9..1", "hold:2"],
+        ["pig", "tournament", "hold:2", "hold:3", "--simulate", "1"],
+    ],
+)
+def test_bad_input_one_line_exit_2(args, capsys):
+    code, out, err = run(args, capsys)
+    assert code == 2
+    assert out == ""
+    assert err.startswith("error: ") and err.count("\n") == 1
+
+
+def test_subprocess_end_to_end(tmp_path):
+    env = dict(os.environ)
+    p = subprocess.run([str(DICELAB), "pig", "eval", "turtle", "roll-to-win", "--json"],
+                       capture_output=True, text=True, env=env, timeout=120)
+    assert p.returncode == 0
+    d = json.loads(p.stdout)
+    assert round(d["a_first"], 6) == 0.812840
+    p = subprocess.run([str(DICELAB), "pig", "eval", "hold:-3", "turtle"], capture_output=True,
+                       text=True, env=env, timeout=120)
+    assert p.returncode == 2 and p.stdout == "" and p.stderr.count("\n") == 1
