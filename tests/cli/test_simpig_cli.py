@@ -70,6 +70,13 @@ def test_plots(capsys, tmp_path, kind):
     assert Path(d["out"]).stat().st_size > 1000
 
 
+def test_surface3_plot(capsys, tmp_path):
+    out = tmp_path / "s3.png"
+    d = run_json(capsys, "simpig", "plot", "--kind", "surface3", "--out", str(out), "--goal", "15",
+                 "--opponent", "hold:3..5")
+    assert Path(d["out"]).stat().st_size > 1000
+
+
 @pytest.mark.parametrize(
     "args",
     [

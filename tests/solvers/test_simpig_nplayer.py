@@ -127,3 +127,13 @@ def test_impossible_sizes_are_one_line_errors():
         best_response(["hold:25"] * 3)
     with pytest.raises(DicelabError):
         turns_to_goal("pw:25<40,goal", 100)
+
+
+def test_three_player_simulation_agrees_with_exact_grid():
+    from dicelab.simpig import simulate
+
+    g = 20
+    exact = evaluate_n(["pw:5<10,8<15,goal", "hold:6", "hold:9"], g)
+    shares = simulate(["pw:5<10,8<15,goal", "hold:6", "hold:9"], games=20_000, seed=5, goal=g)
+    assert shares.sum() == pytest.approx(1.0)
+    assert abs(shares[0] - exact) < 4 * np.sqrt(0.25 / 20_000)

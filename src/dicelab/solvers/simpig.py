@@ -758,9 +758,9 @@ def evaluate_n(strategies: list[SimPigStrategy | str], goal: int) -> float:
     strats = [_as_strategy(s, goal, n) for s in strategies]
     g = rules.goal
     coords = _grid_coords(n, g)
-    (w, a_k), = strats[0].mixture(coords[0], coords[1:]) or [(1.0, None)]
-    require(np.ndim(w) == 0 and len(strats[0].mixture(coords[0], coords[1:])) == 1,
-            "evaluate_n needs a pure strategy for player 0")
+    mine = strats[0].mixture(coords[0], coords[1:])
+    require(len(mine) == 1 and np.ndim(mine[0][0]) == 0, "evaluate_n needs a pure strategy for player 0")
+    a_k = mine[0][1]
     a_flat = np.broadcast_to(np.minimum(np.maximum(a_k, 1), g), (g + 1,) * n).reshape(-1).astype(np.int64)
     need = memory_needed(n, g)
     require(need <= DEFAULT_MAX_MEMORY, f"{n} players at goal {g} need about {need / 2**30:.1f} GiB")
