@@ -180,6 +180,7 @@ class ResultStore:
         self.flush_seconds = flush_seconds
         self._pending: list[dict[str, Any]] = []
         self._last_flush = time.monotonic()
+        self._found: dict[str, tuple[str, Result]] | None = None
         if self.path.exists() and not self.path.is_dir():
             raise DicelabError(f"results store {self.path} exists and is not a folder")
         self.path.mkdir(parents=True, exist_ok=True)
@@ -197,9 +198,11 @@ class ResultStore:
             manifest.write_text(json.dumps({"job": job, "format": 1}, indent=2))
 
     def load(self) -> dict[str, tuple[str, Result]]:
-        """Every stored result: task id -> (parameter digest, result)."""
+        """Every stored result: task id -> (parameter digest, result); read once, then kept."""
         import pyarrow.parquet as pq
 
+        if self._found is not None:
+            return self._found
         found: dict[str, tuple[str, Result]] = {}
         for part in sorted(self.path.glob("part-*.parquet")):
             try:
@@ -208,10 +211,13 @@ class ResultStore:
                 raise DicelabError(f"cannot read {part}: {exc}; remove it to run those tasks again") from None
             for row in rows:
                 found[row[_KEY]] = (row[_DIGEST], _from_row(row))
+        self._found = found
         return found
 
     def add(self, key: str, digest: str, result: Result) -> None:
         self._pending.append(_to_row(key, digest, result))
+        if self._found is not None:
+            self._found[key] = (digest, result)
         if time.monotonic() - self._last_flush >= self.flush_seconds:
             self.flush()
 
@@ -316,17 +322,24 @@ class Session:
         fn: TaskFn,
         tasks: Sequence[Task],
         *,
-        store: str | os.PathLike[str] | None = None,
+        store: str | os.PathLike[str] | ResultStore | None = None,
         progress: bool = True,
         description: str = "tasks",
         on_result: Callable[[str, Result], None] | None = None,
     ) -> list[Result]:
-        """Run ``fn(task.params)`` for every task; results in task order (see :func:`run_tasks`)."""
+        """Run ``fn(task.params)`` for every task; results in task order (see :func:`run_tasks`).
+
+        ``store`` may be an open :class:`ResultStore`, to share one store between many jobs.
+        """
         keys = [t.key for t in tasks]
         require(len(set(keys)) == len(keys), "task ids must be unique")
         digests = {t.key: t.digest() for t in tasks}
         results: dict[str, Result] = {}
-        rstore = ResultStore(store, _job_name(fn)) if store is not None else None
+        if isinstance(store, ResultStore):
+            rstore: ResultStore | None = store
+            require(store.job == _job_name(fn), f"results store {store.path} belongs to job {store.job!r}")
+        else:
+            rstore = ResultStore(store, _job_name(fn)) if store is not None else None
         if rstore is not None:
             for key, (digest, result) in rstore.load().items():
                 if key in digests:
