@@ -224,7 +224,14 @@ def _eval_pass(ra, rb, la, lb, adds, probs, bust, reset, A0, B0, al, be, bb):
 
 @njit(cache=True)
 def _eval_win(ra, rb, la, lb, adds, probs, bust, reset, tol, max_passes, A0, B0):
-    """P(A wins) at the k = 0 states, to convergence of the reset targets. Returns (passes, stalled)."""
+    """P(A wins) at the k = 0 states, to convergence of the reset targets. Returns (passes, stalled).
+
+    Without resets one pass is exact. With resets, a pass is an affine map F of the reset
+    targets R = (A0[:, 0], B0[:, 0]) (every read of a target in a pass sees the previous pass's
+    value), and the fixed point R = F(R) is found by Anderson acceleration (memory 6) on top of
+    the plain iteration; it stops once a pass changes no target by more than ``tol``, so the
+    tables left in A0/B0 are those of a pass whose input is within ``tol`` of its output.
+    """
     g = ra.shape[0]
     n = g + 64
     for m in range(adds.shape[0]):
@@ -234,14 +241,51 @@ def _eval_win(ra, rb, la, lb, adds, probs, bust, reset, tol, max_passes, A0, B0)
     bb = np.empty(n)
     A0[:, :] = 0.0
     B0[:, :] = 0.0
-    passes = 0
-    stalled = False
+    change, stalled = _eval_pass(ra, rb, la, lb, adds, probs, bust, reset, A0, B0, al, be, bb)
+    passes = 1
+    if reset == 0.0:
+        return passes, stalled
+    mem = 6
+    nr = 2 * g
+    x = np.zeros(nr)  # the input of the first pass
+    f = np.empty(nr)
+    xp = np.zeros(nr)
+    fp = np.zeros(nr)
+    dX = np.zeros((mem, nr))
+    dF = np.zeros((mem, nr))
+    count = 0
+    slot = 0
     while True:
-        change, st = _eval_pass(ra, rb, la, lb, adds, probs, bust, reset, A0, B0, al, be, bb)
-        passes += 1
-        if reset == 0.0 or change <= tol or passes >= max_passes:
-            stalled = st
+        res = 0.0
+        for q in range(g):
+            f[q] = A0[q, 0] - x[q]
+            f[g + q] = B0[q, 0] - x[g + q]
+        for q in range(nr):
+            if abs(f[q]) > res:
+                res = abs(f[q])
+        if res <= tol or passes >= max_passes:
             break
+        if passes > 1:
+            dX[slot] = x - xp
+            dF[slot] = f - fp
+            slot = (slot + 1) % mem
+            if count < mem:
+                count += 1
+        xp[:] = x
+        fp[:] = f
+        xn = x + f
+        if count > 0:
+            gamma = np.linalg.lstsq(dF[:count].T.copy(), f)[0]
+            for c in range(count):
+                xn -= gamma[c] * (dX[c] + dF[c])
+        for q in range(nr):
+            v = xn[q]
+            x[q] = 0.0 if v < 0.0 else (1.0 if v > 1.0 else v)
+        for q in range(g):
+            A0[q, 0] = x[q]
+            B0[q, 0] = x[g + q]
+        change, stalled = _eval_pass(ra, rb, la, lb, adds, probs, bust, reset, A0, B0, al, be, bb)
+        passes += 1
     return passes, stalled
 
 
@@ -435,6 +479,12 @@ def _br_pass(rb, adds, probs, bust, reset, A0, B0, pol, al, be, bb, vr, vh):
 
 @njit(cache=True)
 def _best_response(rb, adds, probs, bust, reset, tol, max_passes, A0, B0, pol):
+    """Best-response passes until the reset targets settle (two dice) or once (no resets).
+
+    With resets: once a pass leaves A's choices unchanged, the values of those fixed choices are
+    found by the accelerated evaluation (:func:`_eval_win`), and one more best-response pass
+    checks that no choice changes and no reset target moves by more than ``tol``.
+    """
     g = rb.shape[0]
     n = g + 64
     for m in range(adds.shape[0]):
@@ -448,13 +498,33 @@ def _best_response(rb, adds, probs, bust, reset, tol, max_passes, A0, B0, pol):
     B0[:, :] = 0.0
     passes = 0
     most = 0
+    la = np.zeros((g, g), dtype=np.int64)
+    lb = np.zeros((g, g), dtype=np.int64)
+    _reach_limit(rb, adds, lb)
+    old = pol.copy()
     while True:
+        old[:, :, :] = pol
         change, m = _br_pass(rb, adds, probs, bust, reset, A0, B0, pol, al, be, bb, vr, vh)
         passes += 1
         if m > most:
             most = m
         if reset == 0.0 or change <= tol or passes >= max_passes:
             break
+        same = True
+        for x in range(g):
+            for y in range(g):
+                for k in range(g - x):
+                    if pol[x, y, k] != old[x, y, k]:
+                        same = False
+                        break
+                if not same:
+                    break
+            if not same:
+                break
+        if same:
+            _reach_limit(pol, adds, la)
+            p2, _ = _eval_win(pol, rb, la, lb, adds, probs, bust, reset, tol, max_passes, A0, B0)
+            passes += p2
     return passes, most
 
 
