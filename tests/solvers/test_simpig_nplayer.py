@@ -137,3 +137,17 @@ def test_three_player_simulation_agrees_with_exact_grid():
     shares = simulate(["pw:5<10,8<15,goal", "hold:6", "hold:9"], games=20_000, seed=5, goal=g)
     assert shares.sum() == pytest.approx(1.0)
     assert abs(shares[0] - exact) < 4 * np.sqrt(0.25 / 20_000)
+
+
+@pytest.mark.slow
+def test_table_s4_grid_minimum_at_hold25_pair():
+    # Seed 000, Figure 5 / Table S4: over hold:20..30 pairs, "the best combination is that both
+    # opponents B1 and B2 adopt the hold at 25 strategy" (35.90%). 66 three-player solves, minutes.
+    ns = list(range(20, 31))
+    table = np.zeros((11, 11))
+    for a in range(11):
+        for b in range(a, 11):
+            table[a, b] = table[b, a] = best_response([f"hold:{ns[a]}", f"hold:{ns[b]}"]).win_probability
+    a, b = np.unravel_index(int(table.argmin()), table.shape)
+    assert (ns[a], ns[b]) == (25, 25)
+    assert round(100 * table[0, 10], 2) == 39.55
