@@ -100,11 +100,60 @@ def _reach_limit(t, adds, out):
 
 
 @njit(cache=True)
-def _eval_pass(ra, rb, la, lb, adds, probs, bust, reset, A0, B0, al, be, bb):
+def _reach_blocks(ra, rb, la, lb, adds, reach):
+    """reach[x, y] = whether banked scores (x, y) (A's, B's) occur in some game from (0, 0).
+
+    A forward sweep, lowest layer first: from a reachable block, every turn total k > 0 at which
+    the mover holds (and that a turn can reach) leads to the block with k added to the mover.
+    Valid without resets only (a reset jumps to a lower layer).
+    """
+    g = ra.shape[0]
+    nd = adds.shape[0]
+    rk = np.zeros(2 * g + 64, dtype=np.bool_)
+    reach[:, :] = False
+    reach[0, 0] = True
+    for s in range(0, 2 * g - 1):
+        xlo = s - g + 1
+        if xlo < 0:
+            xlo = 0
+        xhi = s if s < g - 1 else g - 1
+        for x in range(xlo, xhi + 1):
+            y = s - x
+            if not reach[x, y]:
+                continue
+            top = la[x, y]
+            rk[: top + 1] = False
+            rk[0] = True
+            for k in range(top + 1):
+                if rk[k]:
+                    if ra[x, y, k]:
+                        for m in range(nd):
+                            kk = k + adds[m]
+                            if kk <= top:
+                                rk[kk] = True
+                    elif k > 0:
+                        reach[x + k, y] = True
+            top = lb[y, x]
+            rk[: top + 1] = False
+            rk[0] = True
+            for k in range(top + 1):
+                if rk[k]:
+                    if rb[y, x, k]:
+                        for m in range(nd):
+                            kk = k + adds[m]
+                            if kk <= top:
+                                rk[kk] = True
+                    elif k > 0:
+                        reach[x, y + k] = True
+
+
+@njit(cache=True)
+def _eval_pass(ra, rb, la, lb, reach, adds, probs, bust, reset, A0, B0, al, be, bb):
     """One pass over all layers: P(A wins) at every k = 0 state, A0[x, y] and B0[y, x].
 
     ``ra[x, y, k]`` / ``rb[y, x, k]``: A's / B's decision tables; ``la``/``lb`` their reach
-    limits (:func:`_reach_limit`): k above them is never visited and is skipped. Reset targets (A0[x, 0],
+    limits (:func:`_reach_limit`): k above them is never visited and is skipped, and so are
+    blocks with ``reach[x, y]`` False (never visited; their values stay 0). Reset targets (A0[x, 0],
     B0[y, 0] of lower layers) are read as left by the previous pass. Returns (largest change of a
     reset target, whether some block stalled). ``al, be, bb``: work arrays of length goal + max(d) + 1.
     """
@@ -123,6 +172,8 @@ def _eval_pass(ra, rb, la, lb, adds, probs, bust, reset, A0, B0, al, be, bb):
         xhi = s if s < g - 1 else g - 1
         for x in range(xlo, xhi + 1):
             y = s - x
+            if not reach[x, y]:
+                continue
             # ---- A's turn in block (x, y): a(x,y,k) = al[k] + be[k] * b0; bb = 1 - be
             K = g - x
             top = la[x, y]
@@ -223,7 +274,7 @@ def _eval_pass(ra, rb, la, lb, adds, probs, bust, reset, A0, B0, al, be, bb):
 
 
 @njit(cache=True)
-def _eval_win(ra, rb, la, lb, adds, probs, bust, reset, tol, max_passes, A0, B0):
+def _eval_win(ra, rb, la, lb, reach, adds, probs, bust, reset, tol, max_passes, A0, B0):
     """P(A wins) at the k = 0 states, to convergence of the reset targets. Returns (passes, stalled).
 
     Without resets one pass is exact. With resets, a pass is an affine map F of the reset
@@ -241,7 +292,7 @@ def _eval_win(ra, rb, la, lb, adds, probs, bust, reset, tol, max_passes, A0, B0)
     bb = np.empty(n)
     A0[:, :] = 0.0
     B0[:, :] = 0.0
-    change, stalled = _eval_pass(ra, rb, la, lb, adds, probs, bust, reset, A0, B0, al, be, bb)
+    change, stalled = _eval_pass(ra, rb, la, lb, reach, adds, probs, bust, reset, A0, B0, al, be, bb)
     passes = 1
     if reset == 0.0:
         return passes, stalled
@@ -284,7 +335,7 @@ def _eval_win(ra, rb, la, lb, adds, probs, bust, reset, tol, max_passes, A0, B0)
         for q in range(g):
             A0[q, 0] = x[q]
             B0[q, 0] = x[g + q]
-        change, stalled = _eval_pass(ra, rb, la, lb, adds, probs, bust, reset, A0, B0, al, be, bb)
+        change, stalled = _eval_pass(ra, rb, la, lb, reach, adds, probs, bust, reset, A0, B0, al, be, bb)
         passes += 1
     return passes, stalled
 
@@ -296,11 +347,16 @@ def _eval_pair(ra, rb, la, lb, adds, probs, bust, reset, tol, max_passes, out):
     g = ra.shape[0]
     A0 = np.empty((g, g))
     B0 = np.empty((g, g))
-    passes, stalled = _eval_win(ra, rb, la, lb, adds, probs, bust, reset, tol, max_passes, A0, B0)
+    reach = np.ones((g, g), dtype=np.bool_)
+    if reset == 0.0:
+        _reach_blocks(ra, rb, la, lb, adds, reach)
+    passes, stalled = _eval_win(ra, rb, la, lb, reach, adds, probs, bust, reset, tol, max_passes,
+                                A0, B0)
     a_first = A0[0, 0]
     a_second = B0[0, 0]  # P(A wins | B moves first)
     if stalled:
-        p2, _ = _eval_win(rb, ra, lb, la, adds, probs, bust, reset, tol, max_passes, A0, B0)
+        p2, _ = _eval_win(rb, ra, lb, la, reach.T.copy(), adds, probs, bust, reset, tol,
+                          max_passes, A0, B0)
         passes += p2
         b_first = A0[0, 0]
         b_second = B0[0, 0]  # P(B wins | A moves first)
@@ -501,6 +557,7 @@ def _best_response(rb, adds, probs, bust, reset, tol, max_passes, A0, B0, pol):
     la = np.zeros((g, g), dtype=np.int64)
     lb = np.zeros((g, g), dtype=np.int64)
     _reach_limit(rb, adds, lb)
+    everywhere = np.ones((g, g), dtype=np.bool_)
     old = pol.copy()
     while True:
         old[:, :, :] = pol
@@ -523,7 +580,8 @@ def _best_response(rb, adds, probs, bust, reset, tol, max_passes, A0, B0, pol):
                 break
         if same:
             _reach_limit(pol, adds, la)
-            p2, _ = _eval_win(pol, rb, la, lb, adds, probs, bust, reset, tol, max_passes, A0, B0)
+            p2, _ = _eval_win(pol, rb, la, lb, everywhere, adds, probs, bust, reset, tol,
+                              max_passes, A0, B0)
             passes += p2
     return passes, most
 
