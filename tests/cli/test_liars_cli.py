@@ -105,3 +105,15 @@ def test_play_human_text_and_eof():
     assert p.returncode == 0 and "round 1" in p.stdout and "your dice:" in p.stdout
     p = _play("", "--seed", "4")
     assert p.returncode == 2 and p.stderr.strip() == "error: input ended before the game did"
+
+
+def test_play_against_a_trained_agent(tmp_path, capsys):
+    q = tmp_path / "duel"
+    code, _, _ = run(["liars", "train", "--players", "2", "--dice", "1", "--games", "500", "--out", str(q),
+                      "--json"], capsys)
+    assert code == 0
+    p = _play("1x2\ncall\n", "--seed", "2", "--agent", str(q), "--json")
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout)["winner"] in (0, 1)
+    p = _play("1x2\ncall\n", "--seed", "2", "--agent", str(q), "--faces", "5")
+    assert p.returncode == 2 and p.stderr.startswith("error: the agent was trained for")

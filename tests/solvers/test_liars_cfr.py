@@ -90,3 +90,12 @@ def test_bad_duel_rules(kwargs):
     with pytest.raises(DicelabError) as exc:
         DuelRules(**kwargs)
     assert "\n" not in str(exc.value)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("dice,faces", [((2, 1), 4), ((1, 2), 4)])
+def test_cfr_agrees_with_the_linear_program_two_dice(dice, faces):
+    rules = DuelRules(dice, faces, "highest")
+    sol = solve(rules, target=1e-5)
+    exact = solve_lp(rules)
+    assert abs(sol.value - exact) <= 2 * sol.exploitability + 1e-9
