@@ -150,3 +150,30 @@ def test_seed_reproduction_over_several_seeds():
         wins, n = wins + r.wins, n + r.games
     lo, hi = wilson_interval(wins, n)
     assert lo > 0.65  # at least the seed's figure, with 95% confidence
+
+
+@pytest.mark.parametrize("design", ["seed", "extended"])
+@pytest.mark.parametrize("wild", ["none", "ones", "highest"])
+def test_compiled_state_index_matches_the_python_one(design, wild):
+    from dicelab.games.liars import Bid, LiarsGame
+
+    rules = LiarsRules(players=3, dice=4, wild=wild)
+    agent = QAgent.new(rules, design)
+    tails = binomial_tails(rules)
+    rb = 6 if design == "extended" else 1
+    rng = np.random.default_rng(0)
+    for trial in range(60):
+        g = LiarsGame(rules, seed=trial)
+        g.dice_counts = [int(x) for x in rng.integers(1, 5, size=3)]
+        g.hands = tuple(tuple(sorted(int(x) for x in rng.integers(1, 7, size=n))) for n in g.dice_counts)
+        if trial % 5:
+            g.current_bid = Bid(int(rng.integers(1, sum(g.dice_counts) + 1)), int(rng.integers(1, 7)))
+        view = g.view(0)
+        hc = np.zeros((3, 7), np.int64)
+        for p, h in enumerate(g.hands):
+            for f in range(1, 7):
+                hc[p, f] = rules.count(h, f)
+        counts = np.array(g.dice_counts, np.int64)
+        q, f = (0, 0) if g.current_bid is None else (g.current_bid.quantity, g.current_bid.face)
+        s = K._agent_state(hc, counts, q, f, int(counts.sum()), rules.wild_face, tails, 4, 6, rb, 0)
+        assert s == agent.state_index(view)

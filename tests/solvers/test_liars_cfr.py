@@ -28,6 +28,8 @@ def test_openspiel_value_1v1_six_faces_highest_wild():
     assert -sol.br1 <= OPENSPIEL_VALUE_1V1_6_HIGHEST + 1e-12 <= sol.br0 + 1e-12
     assert abs(sol.value - OPENSPIEL_VALUE_1V1_6_HIGHEST) <= 2 * sol.exploitability
     assert abs(sol.value - OPENSPIEL_VALUE_1V1_6_HIGHEST) < 1e-4
+    # 2^12 bid sequences x 6 private dice: the 24,576 information sets of LD(1,1) in the CFR literature
+    assert sol.to_dict()["info_sets"] == 24_576
 
 
 def test_lp_matches_openspiel_exactly():
