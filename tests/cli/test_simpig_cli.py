@@ -70,6 +70,24 @@ def test_plots(capsys, tmp_path, kind):
     assert Path(d["out"]).stat().st_size > 1000
 
 
+def test_saved_tables_and_states(capsys, tmp_path):
+    q = run_json(capsys, "simpig", "equilibrium", "--goal", "60", "--at", "29,7", "--out", str(tmp_path / "eq"))
+    assert q["value_at"] + run_json(capsys, "simpig", "equilibrium", "--goal", "60", "--at", "7,29")["value_at"] \
+        == pytest.approx(1.0, abs=1e-12)
+    assert sum(q["strategy_at"].values()) == pytest.approx(1.0)
+    e = run_json(capsys, "simpig", "exploitability", f"table:{tmp_path / 'eq'}", "--goal", "60")
+    assert e["exploitability"] <= 1e-9
+    s = run_json(capsys, "simpig", "svima", "--goal", "40", "--out", str(tmp_path / "sv"))
+    assert len(s["out"]) == 2
+    c = run_json(capsys, "simpig", "selfplay", "--goal", "40", "--out", str(tmp_path / "sp"))
+    assert len(c["out"]) == 2
+    p = run_json(capsys, "simpig", "plot", "--kind", "contour", "--goal", "40", "--strategy",
+                 f"table:{tmp_path / 'sv-a'}", "--out", str(tmp_path / "sv.png"))
+    assert Path(p["out"]).exists()
+    code, _, err = run(capsys, "simpig", "exploitability", f"table:{tmp_path / 'eq'}", "--goal", "50")
+    assert code == 2 and "goal 60" in err
+
+
 def test_surface3_plot(capsys, tmp_path):
     out = tmp_path / "s3.png"
     d = run_json(capsys, "simpig", "plot", "--kind", "surface3", "--out", str(out), "--goal", "15",

@@ -70,8 +70,14 @@ def best_response_cmd(
     from dicelab.store import save_table
     from dicelab.strategies.simpig import save_strategy
 
+    from dicelab.games.simpig import SimPigRules
+    from dicelab.solvers.simpig import check_size
+
+    rules = SimPigRules(goal=goal, players=len(opponents) + 1)
+    if rules.players > 2:
+        check_size(rules.players, goal, symmetric=True)  # the lenient bound; the solver checks again
     t0 = time.perf_counter()
-    with progress_bar("best response", total=1, enabled=len(opponents) == 2 and goal >= 40) as bar:
+    with progress_bar("best response", total=1, enabled=rules.players == 3 and goal >= 40) as bar:
         res = best_response(list(opponents), goal=goal)
         bar.advance()
     data = {"players": res.players, "opponents": res.opponents, "goal": goal,
@@ -111,42 +117,81 @@ def sweep_cmd(
 
 
 @app.command("selfplay")
-def selfplay_cmd(goal: int = GoalOption, json_out: bool = JsonOption) -> None:
+def selfplay_cmd(
+    goal: int = GoalOption,
+    out: Path | None = typer.Option(None, "--out", help="Save the two cyclic policies as OUT-1 and OUT-2 tables."),
+    json_out: bool = JsonOption,
+) -> None:
     """Symmetric self-play value iteration: the policy cycle it falls into (paper, Table 3)."""
     from dicelab.solvers.simpig import selfplay
+    from dicelab.strategies.simpig import save_strategy
 
     with progress_bar("self-play", total=1, enabled=goal >= 60) as bar:
         r = selfplay(goal)
         bar.advance()
     data = r.to_dict()
     data["mixed_equilibrium"] = {"cyclic:1": 0.5, "cyclic:2": 0.5} if r.cycle_length == 2 else None
+    if out is not None:
+        data["out"] = [
+            str(save_strategy(f"{out}-{n}", np.ones((1, goal, goal)), p[None], goal, f"cyclic:{n}", val))
+            for n, p, val in ((1, r.policy_1, r.value_1), (2, r.policy_2, r.value_2))
+        ]
     emit(data, json_out)
 
 
 @app.command("svima")
-def svima_cmd(goal: int = GoalOption, json_out: bool = JsonOption) -> None:
+def svima_cmd(
+    goal: int = GoalOption,
+    out: Path | None = typer.Option(None, "--out", help="Save A's and B's policies as OUT-a and OUT-b tables."),
+    json_out: bool = JsonOption,
+) -> None:
     """Stackelberg value iteration (SVIMA, Algorithm 0.2): states where A's and B's policies differ."""
     from dicelab.solvers.simpig import svima
+    from dicelab.strategies.simpig import save_strategy
 
-    emit(svima(goal).to_dict(), json_out)
+    r = svima(goal)
+    data = r.to_dict()
+    if out is not None:
+        data["out"] = [
+            str(save_strategy(f"{out}-{n}", np.ones((1, goal, goal)), p[None], goal, src))
+            for n, p, src in (("a", r.policy_a, "svima"), ("b", r.policy_b, "svima-b"))
+        ]
+    emit(data, json_out)
 
 
 @app.command("equilibrium")
 def equilibrium_cmd(
     goal: int = GoalOption,
-    out: Path | None = typer.Option(None, "--out", help="Save the equilibrium strategy (OUT.npz + OUT.json)."),
+    out: Path | None = typer.Option(None, "--out", help="Save the values and mixed strategies (OUT.npz + OUT.json)."),
+    at: str | None = typer.Option(None, "--at", help="Also report the value and mixed strategy at state I,J."),
     json_out: bool = JsonOption,
 ) -> None:
     """The exact mixed equilibrium of two-player simultaneous Pig (Shapley's method, LP per state)."""
+    from dicelab.cli.common import parse_int_list
+    from dicelab.games.simpig import SimPigRules
     from dicelab.solvers.simpig_equilibrium import solve_equilibrium
     from dicelab.strategies.simpig import save_strategy
 
+    SimPigRules(goal=goal)
+    state = None
+    if at is not None:
+        state = parse_int_list(at, "--at")
+        require(len(state) == 2 and all(0 <= x < goal for x in state),
+                f"--at must be two scores I,J from 0 to {goal - 1}, got {at!r}")
     eq = solve_equilibrium(goal, progress=True)
-    data = {"goal": goal, "value": eq.start_value, "seconds": eq.seconds,
-            "mixed_states": eq.mixed_states, "linear_programs": eq.linear_programs,
-            "strategy_at_start": {str(k): w for k, w in eq.support(0, 0).items()}}
+    data: dict[str, object] = {
+        "goal": goal, "value": eq.start_value, "seconds": eq.seconds,
+        "mixed_states": eq.mixed_states, "linear_programs": eq.linear_programs,
+        "strategy_at_start": {str(k): w for k, w in eq.support(0, 0).items()},
+    }
+    if state is not None:
+        i, j = state
+        data["state"] = [i, j]
+        data["value_at"] = float(eq.value[i, j])
+        data["strategy_at"] = {str(k): w for k, w in eq.support(i, j).items()}
+        data["opponent_strategy_at"] = {str(k): w for k, w in eq.support(j, i).items()}
     if out is not None:
-        data["out"] = str(save_strategy(out, eq.weights, eq.targets, goal, "equilibrium"))
+        data["out"] = str(save_strategy(out, eq.weights, eq.targets, goal, "equilibrium", eq.value))
     emit(data, json_out)
 
 
@@ -187,6 +232,9 @@ def plot_cmd(
     out: Path = typer.Option(..., "--out", help="Image file (.png, .pdf or .svg)."),
     goal: int = GoalOption,
     opponent: str = typer.Option("hold:25", "--opponent", help="Opponent for contour/slices; range for br-curve/surface3."),
+    strategy: str | None = typer.Option(
+        None, "--strategy", help="contour/slices: draw this strategy's own targets (e.g. svima, svima-b, "
+        "equilibrium: its most likely target) instead of the best response to --opponent."),
     json_out: bool = JsonOption,
 ) -> None:
     """Draw Figure 1 (br-curve), 2 (contour), 3 (slices) or 5 (surface3, three players)."""
@@ -199,9 +247,15 @@ def plot_cmd(
         ns = _range_spec(opponent if ".." in opponent or "," in opponent else "hold:10..40", goal)
         path = plots.br_curve(sweep_hold(ns, goal), out)
     elif kind in ("contour", "slices"):
-        res = best_response([opponent], goal)
-        pol = res.policy[:goal, :goal]
-        title = f"best response to {opponent}"
+        if strategy is None:
+            pol = best_response([opponent], goal).policy[:goal, :goal]
+            title = f"best response to {opponent}"
+        else:
+            from dicelab.strategies.simpig import parse_strategy
+
+            w, k = parse_strategy(strategy, goal, 2).target_table()
+            pol = np.take_along_axis(k, np.argmax(w, axis=0)[None], axis=0)[0]
+            title = f"{strategy} (most likely target)" if w.shape[0] > 1 else strategy
         if kind == "contour":
             path = plots.policy_contour(pol, out, title)
         else:

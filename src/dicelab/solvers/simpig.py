@@ -38,7 +38,7 @@ from dicelab.games.simpig import SimPigRules, turn_total_table
 from dicelab.strategies.simpig import SimPigStrategy, parse_strategy
 
 DEFAULT_MAX_MEMORY = 4 * 2**30  # bytes
-DEFAULT_MAX_WORK = 2e11  # multiply-adds of the n-player pass (about an hour on one core)
+DEFAULT_MAX_WORK = 2e11  # multiply-adds of the n-player pass (several minutes on one core)
 
 
 # --------------------------------------------------------------------------------------------
@@ -661,6 +661,31 @@ def _work_needed(players: int, goal: int, components: int, symmetric: bool) -> f
     return states * (goal / 2 + 1) * float(6 * components + 1) ** (players - 1)
 
 
+def check_size(
+    players: int,
+    goal: int,
+    components: int = 1,
+    symmetric: bool = False,
+    max_memory: float = DEFAULT_MAX_MEMORY,
+    max_work: float = DEFAULT_MAX_WORK,
+) -> None:
+    """Refuse, with a one-line error naming the memory (or work) needed, an n-player best
+    response that would not fit in ``max_memory`` bytes or take more than ``max_work`` operations."""
+    need = memory_needed(players, goal, components)
+    if need > max_memory:
+        raise DicelabError(
+            f"{players} players at goal {goal} need about {need / 2**30:.1f} GiB of memory "
+            f"(limit {max_memory / 2**30:.1f} GiB); use fewer players, a lower goal, or "
+            f"the many-player method for state-independent strategies"
+        )
+    work = _work_needed(players, goal, components, symmetric)
+    if work > max_work:
+        raise DicelabError(
+            f"{players} players at goal {goal} need about {work:.1e} multiply-adds (limit {max_work:.0e}, "
+            f"about {work / 5e8 / 3600:.1f} hours on one core); lower the goal or the number of players"
+        )
+
+
 def _grid_coords(players: int, g: int) -> list[np.ndarray]:
     b = g + 1
     return [np.arange(b).reshape([b if d == x else 1 for x in range(players)]) for d in range(players)]
@@ -677,20 +702,8 @@ def _best_response_n(
     for s in strats:
         require(not s.two_player_only, f"strategy {s.spec!r} is a two-player table; use hold:/pw:/mix: specs")
         ncomp = max(ncomp, len(s.mixture(np.zeros(1, np.int64), [np.zeros(1, np.int64)] * (n - 1))))
-    need = memory_needed(n, g, ncomp, mixed_weights=False)
-    if need > max_memory:
-        raise DicelabError(
-            f"{n} players at goal {g} need about {need / 2**30:.1f} GiB of memory "
-            f"(limit {max_memory / 2**30:.1f} GiB); use fewer players, a lower goal, or "
-            f"the many-player method for state-independent strategies"
-        )
     symmetric = all(s.spec == strats[0].spec for s in strats) and strats[0].symmetric and n >= 3
-    work = _work_needed(n, g, ncomp, symmetric)
-    if work > max_work:
-        raise DicelabError(
-            f"{n} players at goal {g} need about {work:.1e} multiply-adds (limit {max_work:.0e}, "
-            f"about {work / 5e8 / 3600:.1f} hours on one core); lower the goal or the number of players"
-        )
+    check_size(n, g, ncomp, symmetric, max_memory, max_work)
     total = (g + 1) ** n
     ok = np.ones((n - 1, ncomp, total), np.int16)
     state_dep_w = False

@@ -226,16 +226,22 @@ def _table(spec: str, goal: int, weights: np.ndarray, targets: np.ndarray) -> Si
     return SimPigStrategy(spec, goal, False, True, True, (), (np.asarray(weights, float), np.asarray(targets, np.int64)))
 
 
-def save_strategy(path: str | Path, weights: np.ndarray, targets: np.ndarray, goal: int, source: str) -> Path:
-    """Save a two-player strategy table (``weights[c, own, opp]``, ``targets[c, own, opp]``)."""
+def save_strategy(
+    path: str | Path,
+    weights: np.ndarray,
+    targets: np.ndarray,
+    goal: int,
+    source: str,
+    value: np.ndarray | None = None,
+) -> Path:
+    """Save a two-player strategy table (``weights[c, own, opp]``, ``targets[c, own, opp]``),
+    optionally with the win-probability table ``value[own, opp]`` it was solved with."""
     from dicelab.store import save_table
 
-    return save_table(
-        path,
-        STRATEGY_KIND,
-        {"weights": np.asarray(weights, np.float64), "targets": np.asarray(targets, np.int16)},
-        {"goal": goal, "players": 2, "source": source},
-    )
+    arrays = {"weights": np.asarray(weights, np.float64), "targets": np.asarray(targets, np.int16)}
+    if value is not None:
+        arrays["value"] = np.asarray(value, np.float64)
+    return save_table(path, STRATEGY_KIND, arrays, {"goal": goal, "players": 2, "source": source})
 
 
 def load_strategy(path: str, goal: int) -> SimPigStrategy:
