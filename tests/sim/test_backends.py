@@ -215,3 +215,66 @@ def test_bad_backend_options():
     except ImportError:
         with pytest.raises(DicelabError, match="pip install 'dicelab\\[ray\\]'"):
             check_backend("ray")
+
+
+# ---- dicelab's own jobs on the cluster: the same numbers as the single-process code ---------------
+
+
+def test_pig_simulation_job_matches_simulate(cluster):
+    from dicelab.sim import jobs
+    from dicelab.sim.pig_sim import BATCH, simulate
+    from dicelab.strategies.pig import as_strategy
+
+    rules = PigRules(goal=40)
+    sa, sb = as_strategy("hold:12"), as_strategy("keep-pace")
+    tables = np.stack([sa.table(rules), sb.table(rules)])
+    games = 3 * BATCH + 1234  # a short last batch, and more batches than one task holds
+    ref = simulate(sa, sb, rules, games=games, seed=11, exact=False)
+    for kw in ({"workers": 2}, {"backend": "dask", "address": cluster.scheduler_address}):
+        jobs.BATCHES_PER_TASK, saved = 2, jobs.BATCHES_PER_TASK
+        try:
+            c = jobs.pig_counts(tables, rules, games, 11, progress=False, **kw)
+        finally:
+            jobs.BATCHES_PER_TASK = saved
+        assert (int(c[0] + c[3]), int(c[1] + c[4]), int(c[2] + c[5])) == (ref.a_wins, ref.b_wins, ref.stalemates)
+        assert int(c[0]) == ref.a_wins_a_first and int(c[4]) == ref.b_wins_b_first
+
+
+def test_pig_round_robin_jobs_match_the_single_process_code(cluster):
+    from dicelab.sim import jobs
+    from dicelab.sim.pig_sim import simulate
+    from dicelab.solvers.pig_eval import evaluate_many
+    from dicelab.strategies.pig import as_strategy
+
+    rules = PigRules(goal=30)
+    tables = np.ascontiguousarray(np.stack([as_strategy(f"hold:{n}").table(rules) for n in range(3, 13)]))
+    pairs = np.array([(a, b) for a in range(10) for b in range(a, 10)], dtype=np.int64)
+    exact = jobs.pig_pairs_exact(tables, pairs, rules, backend="dask", address=cluster.scheduler_address,
+                                 progress=False)
+    assert np.array_equal(exact, evaluate_many(tables, pairs, rules))
+    sims = jobs.pig_pairs_simulated(tables, pairs[:5], rules, 2000, 3, backend="dask",
+                                    address=cluster.scheduler_address, progress=False)
+    seeds = np.random.SeedSequence(3).spawn(5)  # how the single-process tournament seeds its pairs
+    for (a, b), ss, got in zip(pairs[:5], seeds, sims):
+        r = simulate(f"hold:{a + 3}", f"hold:{b + 3}", rules, games=2000,
+                     seed=int(ss.generate_state(1, np.uint64)[0] >> np.uint64(1)), exact=False)
+        assert (got.a_wins, got.b_wins, got.a_wins_a_first) == (r.a_wins, r.b_wins, r.a_wins_a_first)
+
+
+def test_liars_sweep_is_reproducible(cluster):
+    from dicelab.games.liars import LiarsRules
+    from dicelab.learn.qlearning import train
+    from dicelab.sim import jobs
+
+    rules = LiarsRules(players=3, dice=2)
+    grid = jobs.parse_sweep("seed=0..1;alpha=0.1,0.3")
+    assert grid[1] == {"seed": 0, "alpha": 0.3}
+    local = jobs.liars_sweep(rules, grid, 300, 0, ["random", "random"], eval_games=300, workers=1, progress=False)
+    remote = jobs.liars_sweep(rules, grid, 300, 0, ["random", "random"], eval_games=300, backend="dask",
+                              address=cluster.scheduler_address, progress=False)
+    timeless = [[{k: v for k, v in row.items() if k != "train_seconds"} for row in rows] for rows in (local, remote)]
+    assert same(*timeless)
+    direct = train(rules, games=300, seed=1, opponents=["random", "random"], alpha=0.3)
+    assert np.array_equal(local[3]["q"], direct.agent.q)
+    with pytest.raises(DicelabError, match="unknown sweep key"):
+        jobs.parse_sweep("lr=0.1")

@@ -380,10 +380,13 @@ class Session:
 
     # -- local processes --------------------------------------------------------------------
     def _new_pool(self) -> ProcessPoolExecutor:
+        # never fork: a process that has run numba's parallel (OpenMP) code cannot fork safely
         import multiprocessing as mp
 
-        ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context("spawn")
-        return ProcessPoolExecutor(max_workers=self.n_workers, mp_context=ctx)
+        method = "forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn"
+        return ProcessPoolExecutor(
+            max_workers=self.n_workers, mp_context=mp.get_context(method), initializer=_worker_init
+        )
 
     def _run_local(self, fn: TaskFn, todo: list[Task], accept: Callable[[str, Any], None]) -> None:
         if self.n_workers <= 1 or len(todo) <= 1:
@@ -398,9 +401,10 @@ class Session:
             running: dict[Future[Any], str] = {}
             broken = False
             try:
+                call, payload = _shippable(fn)
                 for t in remaining.values():
                     attempts[t.key] += 1
-                    running[self._pool.submit(fn, t.params)] = t.key
+                    running[self._pool.submit(call, payload, t.params)] = t.key
             except BrokenProcessPool:
                 broken = True
             while running and not broken:
@@ -441,6 +445,7 @@ class Session:
                 processes=True,
                 dashboard_address=None,
                 silence_logs=logging.ERROR,
+                env={"NUMBA_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"},  # one core per worker
             )
             self._client = Client(self._cluster)
         else:
@@ -487,6 +492,58 @@ class Session:
             done, pending = ray.wait(pending, num_returns=1)
             for ref in done:
                 accept(refs[ref], ray.get(ref))
+
+
+def _worker_init() -> None:
+    """A local worker uses one core: the pool provides the parallelism."""
+    os.environ["OMP_NUM_THREADS"] = "1"
+    try:
+        import numba
+
+        numba.set_num_threads(1)
+    except (ImportError, ValueError):  # pragma: no cover - numba is a dependency
+        pass
+
+
+def _call_by_value(payload: bytes, params: dict[str, Any]) -> Any:
+    import cloudpickle
+
+    return cloudpickle.loads(payload)(params)
+
+
+def _call_direct(fn: TaskFn, params: dict[str, Any]) -> Any:
+    return fn(params)
+
+
+def _shippable(fn: TaskFn) -> tuple[Callable[..., Any], Any]:
+    """How to send ``fn`` to a fresh worker process: by reference, or through cloudpickle when
+    it is importable only here (a function of a script or a test module)."""
+    import importlib
+
+    module = getattr(fn, "__module__", None)
+    try:
+        if module and module != "__main__":
+            obj: Any = importlib.import_module(module)
+            for part in fn.__qualname__.split("."):
+                obj = getattr(obj, part)
+            if obj is fn and _importable_by_path(module):
+                return _call_direct, fn
+    except (ImportError, AttributeError):
+        pass
+    try:
+        import cloudpickle
+    except ImportError:
+        return _call_direct, fn
+    return _call_by_value, cloudpickle.dumps(fn)
+
+
+def _importable_by_path(module: str) -> bool:
+    import importlib.util
+
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
 
 
 def run_tasks(

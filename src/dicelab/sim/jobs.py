@@ -1,0 +1,295 @@
+"""dicelab's parallel jobs, cut into tasks for :mod:`dicelab.sim.backends`.
+
+Each job here is the distributed form of a single-process function and gives the same numbers,
+bit for bit, because it cuts the work where the single-process code already cuts it:
+
+* :func:`pig_counts` - :func:`dicelab.sim.pig_sim.simulate`: the simulation's fixed batches of
+  65,536 games, each with its own generator from ``SeedSequence(seed)``, grouped into tasks;
+  the counts are integers, so their sum does not depend on the grouping.
+* :func:`pig_pairs_exact` / :func:`pig_pairs_simulated` - the round robin of
+  :func:`dicelab.sim.tournament.tournament`: chunks of strategy pairs, the simulated pairs seeded
+  by their index exactly as the single-process tournament seeds them.
+* :func:`liars_sweep` - training runs of :func:`dicelab.learn.qlearning.train` over a grid of
+  seeds and hyperparameters, each evaluated on the same evaluation seed.
+
+Decision tables travel inside the task parameters, compressed (``zlib`` over ``numpy.packbits``,
+then base64), so any strategy, even a Python callable or a file only this machine can read, runs
+on a remote cluster, and the results store recognises a task by the tables' content.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import itertools
+import re
+import zlib
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+from dicelab.errors import DicelabError, require
+from dicelab.sim.backends import Task, run_tasks
+
+BATCHES_PER_TASK = 16  # Pig simulation: 16 x 65,536 games (about a second of work) per task
+PAIRS_PER_TASK = 64
+
+
+# --------------------------------------------------------------------------------------------
+# decision tables as task parameters
+
+
+def encode_tables(tables: np.ndarray) -> dict[str, Any]:
+    """Boolean tables as a compact JSON-able dict (shape + base64 of zlib(packbits))."""
+    t = np.ascontiguousarray(tables, dtype=bool)
+    blob = zlib.compress(np.packbits(t.ravel()).tobytes(), 6)
+    return {"shape": list(t.shape), "bits": base64.b64encode(blob).decode("ascii")}
+
+
+@lru_cache(maxsize=8)
+def _decode(shape: tuple[int, ...], bits: str) -> np.ndarray:
+    raw = np.frombuffer(zlib.decompress(base64.b64decode(bits)), dtype=np.uint8)
+    n = int(np.prod(shape))
+    t = np.unpackbits(raw, count=n).astype(bool).reshape(shape)
+    t.setflags(write=False)
+    return t
+
+
+def decode_tables(enc: dict[str, Any]) -> np.ndarray:
+    """The inverse of :func:`encode_tables` (cached per process, so a worker decodes once)."""
+    return _decode(tuple(enc["shape"]), enc["bits"])
+
+
+def _pig_rules(d: dict[str, Any]) -> Any:
+    from dicelab.games.pig import PigRules
+
+    return PigRules(**d)
+
+
+# --------------------------------------------------------------------------------------------
+# Pig simulation
+
+
+def pig_sim_task(params: dict[str, Any]) -> dict[str, Any]:
+    """Batches ``[b0, b1)`` of a Pig simulation; returns the six counters of ``_play_all``."""
+    from dicelab.sim.pig_sim import BATCH, _atoms, _play_all, batch_states
+
+    rules = _pig_rules(params["rules"])
+    T = np.ascontiguousarray(decode_tables(params["tables"]))
+    gain, kind = _atoms(rules)
+    games, b0, b1 = params["games"], params["b0"], params["b1"]
+    states = np.ascontiguousarray(batch_states(params["seed"], games)[b0:b1])
+    n_games = min(games - b0 * BATCH, (b1 - b0) * BATCH)
+    per_batch = np.zeros((len(states), 6), dtype=np.int64)
+    _play_all(T, gain, kind, states, n_games, BATCH, per_batch)  # BATCH is even: A/B first parity kept
+    return {"counts": per_batch.sum(axis=0)}
+
+
+def pig_counts(
+    tables: np.ndarray,
+    rules: Any,
+    games: int,
+    seed: int,
+    backend: str = "local",
+    address: str | None = None,
+    workers: int | None = None,
+    store: str | None = None,
+    progress: bool = True,
+) -> np.ndarray:
+    """The six counters of :func:`dicelab.sim.pig_sim.simulate` for decision tables ``(2, g, g, g)``."""
+    from dicelab.sim.pig_sim import BATCH
+
+    nb = (games + BATCH - 1) // BATCH
+    enc = encode_tables(tables)
+    base = {"rules": rules.to_dict(), "tables": enc, "games": games, "seed": seed}
+    tag = hashlib.sha256(enc["bits"].encode()).hexdigest()[:10]
+    tasks = [
+        Task(f"pig-sim-{tag}-{seed}-{games}-{b0}", {**base, "b0": b0, "b1": min(nb, b0 + BATCHES_PER_TASK)})
+        for b0 in range(0, nb, BATCHES_PER_TASK)
+    ]
+    results = run_tasks(pig_sim_task, tasks, backend=backend, address=address, workers=workers, store=store,
+                        progress=progress, description="simulating")
+    return np.sum([r["counts"] for r in results], axis=0).astype(np.int64)
+
+
+# --------------------------------------------------------------------------------------------
+# Pig tournaments
+
+
+def pig_exact_task(params: dict[str, Any]) -> dict[str, Any]:
+    """Exact results (a_first, b_first, stalemate_a_first, stalemate_b_first, passes) of some pairs."""
+    from dicelab.solvers.pig_eval import evaluate_many
+
+    tables = np.ascontiguousarray(decode_tables(params["tables"]))
+    pairs = np.asarray(params["pairs"], dtype=np.int64).reshape(-1, 2)
+    return {"res": evaluate_many(tables, pairs, _pig_rules(params["rules"]))}
+
+
+def pig_pairs_exact(
+    tables: np.ndarray,
+    pairs: np.ndarray,
+    rules: Any,
+    backend: str = "local",
+    address: str | None = None,
+    workers: int | None = None,
+    store: str | None = None,
+    progress: bool = True,
+) -> np.ndarray:
+    """``evaluate_many(tables, pairs, rules)``, chunk by chunk on a backend: shape ``(len(pairs), 5)``."""
+    enc = encode_tables(tables)
+    base = {"rules": rules.to_dict(), "tables": enc}
+    tag = hashlib.sha256(enc["bits"].encode()).hexdigest()[:10]
+    tasks = [
+        Task(f"pig-exact-{tag}-{c0}", {**base, "pairs": np.asarray(pairs[c0:c0 + PAIRS_PER_TASK]).ravel().tolist()})
+        for c0 in range(0, len(pairs), PAIRS_PER_TASK)
+    ]
+    results = run_tasks(pig_exact_task, tasks, backend=backend, address=address, workers=workers, store=store,
+                        progress=progress, description="exact round robin")
+    return np.concatenate([r["res"].reshape(-1, 5) for r in results]) if results else np.zeros((0, 5))
+
+
+def pair_seed(seed: int, index: int, n_pairs: int) -> int:
+    """The simulation seed of pair ``index``: the single-process tournament's
+    ``SeedSequence(seed).spawn(n_pairs)[index]``, first 64-bit word, shifted right by one."""
+    ss = np.random.SeedSequence(seed, spawn_key=(index,))
+    return int(ss.generate_state(1, np.uint64)[0] >> np.uint64(1))
+
+
+def pig_sim_pairs_task(params: dict[str, Any]) -> dict[str, Any]:
+    """Simulate some pairs of a tournament; returns each pair's counters."""
+    from dicelab.sim.pig_sim import simulate
+    from dicelab.strategies.pig import TableStrategy
+
+    tables = decode_tables(params["tables"])
+    rules = _pig_rules(params["rules"])
+    out = []
+    for idx, a, b in np.asarray(params["pairs"], dtype=np.int64).reshape(-1, 3):
+        r = simulate(TableStrategy("a", roll_table=tables[a]), TableStrategy("b", roll_table=tables[b]), rules,
+                     games=params["games"], seed=pair_seed(params["seed"], int(idx), params["n_pairs"]), exact=False)
+        out.append([r.games, r.a_first_games, r.a_wins, r.b_wins, r.stalemates, r.a_wins_a_first, r.b_wins_b_first])
+    return {"counts": np.array(out, dtype=np.int64)}
+
+
+class PairCounts:
+    """The counters of one simulated pair, named as :class:`~dicelab.sim.pig_sim.SimulationResult` names them."""
+
+    __slots__ = ("games", "a_first_games", "a_wins", "b_wins", "stalemates", "a_wins_a_first", "b_wins_b_first")
+
+    def __init__(self, row: np.ndarray) -> None:
+        for name, value in zip(self.__slots__, row.tolist(), strict=True):
+            setattr(self, name, int(value))
+
+
+def pig_pairs_simulated(
+    tables: np.ndarray,
+    pairs: np.ndarray,
+    rules: Any,
+    games: int,
+    seed: int,
+    backend: str = "local",
+    address: str | None = None,
+    workers: int | None = None,
+    store: str | None = None,
+    progress: bool = True,
+) -> list[PairCounts]:
+    """Simulate every pair ``(a, b)`` of ``pairs`` (index ``p`` seeded by :func:`pair_seed`)."""
+    enc = encode_tables(tables)
+    n = len(pairs)
+    base = {"rules": rules.to_dict(), "tables": enc, "games": games, "seed": seed, "n_pairs": n}
+    tag = hashlib.sha256(enc["bits"].encode()).hexdigest()[:10]
+    per = max(1, PAIRS_PER_TASK // 8)
+    tasks = []
+    for c0 in range(0, n, per):
+        rows = [[p, int(pairs[p][0]), int(pairs[p][1])] for p in range(c0, min(n, c0 + per))]
+        tasks.append(Task(f"pig-simpairs-{tag}-{seed}-{games}-{c0}", {**base, "pairs": sum(rows, [])}))
+    results = run_tasks(pig_sim_pairs_task, tasks, backend=backend, address=address, workers=workers, store=store,
+                        progress=progress, description="simulated round robin")
+    return [PairCounts(row) for r in results for row in r["counts"].reshape(-1, 7)]
+
+
+# --------------------------------------------------------------------------------------------
+# Liar's Dice training sweeps
+
+SWEEP_KEYS: dict[str, type] = {
+    "seed": int, "alpha": float, "gamma": float, "epsilon": float, "bluff": float, "design": str, "games": int,
+}
+
+
+def parse_sweep(text: str) -> list[dict[str, Any]]:
+    """``"seed=0..3;alpha=0.05,0.1;design=seed,extended"`` -> the grid of settings (product, in order).
+
+    Values are comma lists; whole numbers may be ranges ``A..B``. Keys: seed, alpha, gamma,
+    epsilon, bluff, design, games.
+    """
+    require(isinstance(text, str) and text.strip() != "", "--sweep needs settings such as seed=0..3;alpha=0.05,0.1")
+    axes: dict[str, list[Any]] = {}
+    for part in [p.strip() for p in text.split(";") if p.strip()]:
+        key, sep, vals = part.partition("=")
+        key = key.strip()
+        require(sep == "=" and vals.strip() != "", f"bad sweep part {part!r}; write KEY=V1,V2 (or KEY=A..B)")
+        require(key in SWEEP_KEYS, f"unknown sweep key {key!r}; choose from {', '.join(SWEEP_KEYS)}")
+        require(key not in axes, f"sweep key {key!r} is given twice")
+        kind = SWEEP_KEYS[key]
+        values: list[Any] = []
+        for v in [v.strip() for v in vals.split(",") if v.strip()]:
+            m = re.fullmatch(r"(\d+)\.\.(\d+)", v)
+            if m and kind is int:
+                lo, hi = int(m.group(1)), int(m.group(2))
+                require(lo <= hi and hi - lo < 10_000, f"bad range {v!r} for {key}")
+                values.extend(range(lo, hi + 1))
+                continue
+            try:
+                values.append(kind(v))
+            except ValueError:
+                raise DicelabError(f"sweep value {v!r} for {key} must be {kind.__name__}") from None
+        axes[key] = values
+    grid = [dict(zip(axes, combo, strict=True)) for combo in itertools.product(*axes.values())]
+    require(len(grid) <= 10_000, f"the sweep has {len(grid)} settings; at most 10000")
+    return grid
+
+
+def liars_train_task(params: dict[str, Any]) -> dict[str, Any]:
+    """Train one agent and evaluate it greedily on the sweep's evaluation seed."""
+    from dicelab.games.liars import LiarsRules
+    from dicelab.learn.qlearning import evaluate, train
+
+    rules = LiarsRules(**params["rules"])
+    s = params["setting"]
+    kw = {k: s[k] for k in ("alpha", "gamma", "epsilon", "bluff", "design") if k in s}
+    res = train(rules, games=int(s.get("games", params["games"])), seed=int(s.get("seed", params["seed"])),
+                opponents=params["opponents"], progress=False, **kw)
+    ev = evaluate(res.agent, params["opponents"], games=params["eval_games"], seed=params["eval_seed"], rules=rules)
+    return {
+        "final_win_rate": float(res.final_win_rate(min(1000, res.games))),
+        "training_win_rate": float(res.win_rate),
+        "win_rate": ev.win_rate,
+        "ci_low": ev.ci_low,
+        "ci_high": ev.ci_high,
+        "train_seconds": float(res.seconds),
+        "q": res.agent.q,
+    }
+
+
+def liars_sweep(
+    rules: Any,
+    grid: list[dict[str, Any]],
+    games: int,
+    seed: int,
+    opponents: list[str],
+    eval_games: int = 2000,
+    eval_seed: int = 10**6,
+    backend: str = "local",
+    address: str | None = None,
+    workers: int | None = None,
+    store: str | None = None,
+    progress: bool = True,
+) -> list[dict[str, Any]]:
+    """Train and evaluate one agent per setting of ``grid``; rows in grid order (with ``q``)."""
+    base = {"rules": rules.to_dict(), "games": games, "seed": seed, "opponents": list(opponents),
+            "eval_games": eval_games, "eval_seed": eval_seed}
+    tasks = [Task(f"liars-{i}", {**base, "setting": s}) for i, s in enumerate(grid)]
+    results = run_tasks(liars_train_task, tasks, backend=backend, address=address, workers=workers, store=store,
+                        progress=progress, description="training sweep")
+    return [{**s, **r} for s, r in zip(grid, results, strict=True)]
+
