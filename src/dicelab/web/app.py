@@ -22,11 +22,13 @@ import io
 import json
 import logging
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
-from fastapi import Depends, FastAPI, Header, Query, Request
+import anyio
+
+from fastapi import FastAPI, Header, Query, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
@@ -43,6 +45,8 @@ from dicelab.web.db import default_db_url, make_engine, make_sessionmaker, migra
 HERE = Path(__file__).parent
 MAX_BODY = 16 * 1024
 log = logging.getLogger("dicelab.web")
+T = TypeVar("T")
+DB_THREADS = 16
 
 
 class Questionnaire(BaseModel):
@@ -125,16 +129,56 @@ async def _send_413(send: Any) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
-def get_db(request: Request) -> Iterator[Session]:
-    """One database session per request."""
-    db = request.app.state.sessions()
+async def run_db(request: Request, fn: Callable[[Session], T], quick: bool = False) -> T:
+    """Run ``fn(session)`` with its own session, opened and closed around the call.
+
+    A session never outlives its call and never waits for another thread while holding a
+    connection, so the connection pool cannot run dry under load. ``quick`` work on SQLite (a game
+    read or move: a few statements on one local file, about a millisecond, and SQLite takes one
+    writer at a time anyway) runs right in the event loop, saving two thread switches per request;
+    everything else runs in a worker thread, at most ``DB_THREADS`` at once.
+    """
+    sessions = request.app.state.sessions
+
+    def call() -> T:
+        with sessions() as db:
+            return fn(db)
+
+    if quick and request.app.state.is_sqlite:
+        return call()
+    return await anyio.to_thread.run_sync(call, limiter=request.app.state.db_limiter)
+
+
+class _NotPrepared(Exception):
+    """Raised inside quick work when a game's bot or coach tables are not in memory yet."""
+
+    def __init__(self, spec: str, rules: PigRules) -> None:
+        super().__init__(spec)
+        self.spec, self.rules = spec, rules
+
+
+def check_prepared(g: Any) -> None:
+    rules = pig_play.rules_of(g)
+    if not bots.is_ready(g.opponent, rules):
+        raise _NotPrepared(g.opponent, rules)
+
+
+async def run_game_db(request: Request, fn: Callable[[Session], T]) -> T:
+    """:func:`run_db` (quick) for work on one game; if the game's tables are not in memory (after a
+    restart, say), build them in a worker thread and run ``fn`` again."""
     try:
-        yield db
-    finally:
-        db.close()
+        return await run_db(request, fn, quick=True)
+    except _NotPrepared as need:
+        await prepare_bot(need.spec, need.rules)
+        return await run_db(request, fn, quick=True)
 
 
-DB = Annotated[Session, Depends(get_db)]
+async def prepare_bot(spec: str, rules: PigRules) -> None:
+    """Solve/compile what the bot and the coach need in a worker thread, so quick work never blocks."""
+    if not bots.is_ready(spec, rules):
+        await anyio.to_thread.run_sync(bots.prepare, spec, rules)
+
+
 Token = Annotated[str | None, Header(alias="X-Game-Token", max_length=200)]
 
 
@@ -192,6 +236,8 @@ def create_app(db_url: str | None = None, warm: bool = True) -> FastAPI:
     )
     app.state.engine = engine
     app.state.sessions = sessions
+    app.state.db_limiter = anyio.CapacityLimiter(DB_THREADS)
+    app.state.is_sqlite = url.startswith("sqlite")
     app.state.db_url = url
     app.add_middleware(BodyLimit)
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
@@ -217,36 +263,53 @@ def create_app(db_url: str | None = None, warm: bool = True) -> FastAPI:
 
     # ------------------------------------------------------------------ API
     @app.get("/healthz", tags=["meta"])
-    def healthz(db: DB) -> dict[str, Any]:
-        db.execute(text("SELECT 1"))
+    async def healthz(request: Request) -> dict[str, Any]:
+        await run_db(request, lambda db: db.execute(text("SELECT 1")), quick=True)
         return {"status": "ok", "version": __version__, "pig_100_solved": bots.solved(PigRules())}
 
     @app.post("/api/games", status_code=201, tags=["games"])
-    def new_game(body: NewGame, db: DB) -> dict[str, Any]:
+    async def new_game(body: NewGame, request: Request) -> dict[str, Any]:
         """Create a game against a bot; the answer carries the id and the secret token."""
-        with write_lock:
-            created = pig_play.create_game(
-                db, variant=body.variant, goal=body.goal, sides=body.sides, opponent=body.opponent,
-                human_first=body.human_first, coach=body.coach,
-                questionnaire=body.questionnaire.model_dump() if body.questionnaire else None,
-            )
-        g = created.game
-        return {"id": g.id, "token": created.token, "events": created.events,
-                "state": pig_play.public_state(db, g)}
+        q = body.questionnaire.model_dump() if body.questionnaire else None
+        rules = pig_play.make_rules(body.variant, body.goal, body.sides)
+        await prepare_bot(bots.parse_opponent(body.opponent, rules), rules)
+
+        def work(db: Session) -> dict[str, Any]:
+            with write_lock:
+                created = pig_play.create_game(
+                    db, variant=body.variant, goal=body.goal, sides=body.sides, opponent=body.opponent,
+                    human_first=body.human_first, coach=body.coach, questionnaire=q)
+            g = created.game
+            return {"id": g.id, "token": created.token, "events": created.events,
+                    "state": pig_play.public_state(db, g)}
+
+        return await run_db(request, work, quick=True)
 
     @app.get("/api/games/{game_id}", tags=["games"])
-    def read_game(game_id: str, db: DB, x_game_token: Token = None) -> dict[str, Any]:
-        g = pig_play.load_game(db, game_id, x_game_token)
-        return pig_play.public_state(db, g)
+    async def read_game(game_id: str, request: Request, x_game_token: Token = None) -> dict[str, Any]:
+        def work(db: Session) -> dict[str, Any]:
+            g = pig_play.load_game(db, game_id, x_game_token)
+            check_prepared(g)
+            return pig_play.public_state(db, g)
+
+        return await run_game_db(request, work)
 
     @app.post("/api/games/{game_id}/moves", tags=["games"])
-    def move(game_id: str, body: MoveIn, db: DB, response: Response, x_game_token: Token = None) -> dict[str, Any]:
+    async def move(game_id: str, body: MoveIn, request: Request, response: Response,
+                   x_game_token: Token = None) -> dict[str, Any]:
         """Roll or hold; the bot answers in the same response (its moves are in ``events``)."""
-        with write_lock:
-            g = pig_play.load_game(db, game_id, x_game_token)
-            events, bot_s = pig_play.make_move(db, g, body.action, body.expected_move)
-        response.headers["Server-Timing"] = f"bot;dur={bot_s * 1000:.3f}"
-        return {"events": events, "bot_ms": bot_s * 1000, "state": pig_play.public_state(db, g, with_moves=False)}
+
+        def work(db: Session) -> dict[str, Any]:
+            with write_lock:
+                g = pig_play.load_game(db, game_id, x_game_token)
+                check_prepared(g)
+                events, bot_s = pig_play.make_move(db, g, body.action, body.expected_move)
+            return {"events": events, "bot_ms": bot_s * 1000,
+                    "state": pig_play.public_state(db, g, with_moves=False)}
+
+        out = await run_game_db(request, work)
+        response.headers["Server-Timing"] = f"bot;dur={out['bot_ms']:.3f}"
+        return out
 
     @app.get("/api/opponents", tags=["meta"])
     def opponents() -> dict[str, Any]:
@@ -255,18 +318,18 @@ def create_app(db_url: str | None = None, warm: bool = True) -> FastAPI:
     # ------------------------------------------------------------------ study: export, analysis
 
     @app.get("/export/{table}.{fmt}", tags=["study"])
-    def export(table: str, fmt: str, db: DB) -> Response:
+    async def export(table: str, fmt: str, request: Request) -> Response:
         """``games``, ``moves`` or ``turns`` as CSV or Parquet."""
-        data, media, name = study.export(db, table, fmt)
+        data, media, name = await run_db(request, lambda db: study.export(db, table, fmt))
         return Response(data, media_type=media, headers={"Content-Disposition": f'attachment; filename="{name}"'})
 
     @app.get("/api/analysis", tags=["study"])
-    def analysis_json(db: DB) -> dict[str, Any]:
-        return study.analysis(db)
+    async def analysis_json(request: Request) -> dict[str, Any]:
+        return await run_db(request, study.analysis)
 
     @app.get("/analysis/plot/{name}.png", tags=["study"])
-    def analysis_plot(name: str, db: DB) -> Response:
-        return Response(study.plot(db, name), media_type="image/png")
+    async def analysis_plot(name: str, request: Request) -> Response:
+        return Response(await run_db(request, lambda db: study.plot(db, name)), media_type="image/png")
 
     # ------------------------------------------------------------------ strategy explorer
     @app.get("/api/explorer/pig", tags=["explorer"])
@@ -322,8 +385,8 @@ def create_app(db_url: str | None = None, warm: bool = True) -> FastAPI:
         return page(request, "pig.html", opponents=bots.pig_opponents())
 
     @app.get("/analysis", response_class=HTMLResponse, include_in_schema=False)
-    def analysis_page(request: Request, db: DB) -> HTMLResponse:
-        return page(request, "analysis.html", a=study.analysis(db))
+    async def analysis_page(request: Request) -> HTMLResponse:
+        return page(request, "analysis.html", a=await run_db(request, study.analysis))
 
     @app.get("/explorer", response_class=HTMLResponse, include_in_schema=False)
     def explorer_page(request: Request) -> HTMLResponse:

@@ -142,3 +142,14 @@ def policy(spec: str, rules: PigRules) -> Policy:
         return "roll" if t[i, j, k] else "hold"
 
     return decide
+
+
+def prepare(spec: str, rules: PigRules) -> None:
+    """Build everything a game with bot ``spec`` under ``rules`` needs (table and coach solution)."""
+    table(spec, rules)
+    solution(rules)
+
+
+def is_ready(spec: str, rules: PigRules) -> bool:
+    """True when :func:`prepare` has nothing left to do (no solve will block a request)."""
+    return (spec, rules) in _tables and rules in _solutions

@@ -9,9 +9,13 @@ so a finished game can be replayed exactly and nobody can predict the dice of a 
 
 A move names the ``expected_move`` (the game's ``version``, the number of moves made so far): a
 move sent for an older position (a double click, a second tab) is refused with 409 and changes
-nothing. The version bump is a compare-and-set (SQLAlchemy's ``version_id_col``: the UPDATE says
-``WHERE version = <version read>``) and ``(game_id, seq)`` is unique in ``moves``, so two racing
-requests can never both succeed, on SQLite or PostgreSQL.
+nothing. The version bump is a compare-and-set (``UPDATE games ... WHERE id = :id AND version =
+:version_read``) and ``(game_id, seq)`` is unique in ``moves``, so two racing requests can never
+both succeed, on SQLite or PostgreSQL.
+
+The hot path (load, move, bot reply, commit) uses SQLAlchemy Core statements on a plain record of
+the game rather than the ORM's unit of work: one SELECT, one UPDATE and one or two multi-row
+INSERTs per request.
 
 The coach's numbers come from the exact solution: for the state ``(i, j, k)`` before a move,
 ``p_roll`` and ``p_hold`` are the mover's win probabilities if they roll (or hold) now and both
@@ -29,9 +33,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from sqlalchemy import select
+from types import SimpleNamespace
+
+from sqlalchemy import insert, select, update
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm.exc import StaleDataError
 from sqlalchemy.orm import Session
 
 from dicelab.errors import DicelabError, require
@@ -71,13 +76,19 @@ def make_rules(variant: str, goal: int, sides: int | None) -> PigRules:
     return rules
 
 
-def rules_of(g: Game) -> PigRules:
+def rules_of(g: Any) -> PigRules:
     return PigRules(goal=g.goal, sides=g.sides, variant=g.variant)
+
+
+GAMES = Game.__table__
+MOVES = Move.__table__
+TURNS = Turn.__table__
+LiveGame = SimpleNamespace  # a games row as attributes, plus the pending move and turn rows
 
 
 @dataclass
 class Created:
-    game: Game
+    game: LiveGame
     token: str
     events: list[dict[str, Any]]
 
@@ -105,7 +116,8 @@ def create_game(
         require(rp in RISK_PREFERENCES, f"risk_preference must be one of {', '.join(RISK_PREFERENCES)}, got {rp!r}")
         for key in ("q2", "q3"):
             require(q.get(key) in ("a", "b"), f"{key} must be 'a' or 'b', got {q.get(key)!r}")
-    g = Game(
+    now = utcnow()
+    g = LiveGame(
         id=secrets.token_urlsafe(16),
         token_hash=hash_token(token),
         game="pig",
@@ -130,30 +142,46 @@ def create_game(
         risk_preference=q.get("risk_preference"),
         q2=q.get("q2"),
         q3=q.get("q3"),
-        created_at=utcnow(),
-        updated_at=utcnow(),
+        created_at=now,
+        updated_at=now,
+        finished_at=None,
     )
-    db.add(g)
-    db.flush()
-    events = _play_bot(db, g, rules)
+    g._moves, g._turns = [], []
+    events = _play_bot(g, rules)
     g.updated_at = utcnow()
+    db.execute(insert(GAMES).values(**_columns(g)))
+    _write_rows(db, g)
     db.commit()
     return Created(g, token, events)
 
 
-def load_game(db: Session, game_id: str, token: str | None) -> Game:
+def _columns(g: LiveGame) -> dict[str, Any]:
+    return {c.name: getattr(g, c.name) for c in GAMES.columns}
+
+
+def _write_rows(db: Session, g: LiveGame) -> None:
+    if g._moves:
+        db.execute(insert(MOVES), g._moves)
+    if g._turns:
+        db.execute(insert(TURNS), g._turns)
+    g._moves, g._turns = [], []
+
+
+def load_game(db: Session, game_id: str, token: str | None) -> LiveGame:
     """The game ``game_id`` if ``token`` opens it: 404 for an unknown id, 403 for a wrong token."""
     if not game_id or len(game_id) > 40:
         raise NotFound("no such game")
-    g = db.get(Game, game_id)
-    if g is None:
+    row = db.execute(select(GAMES).where(GAMES.c.id == game_id)).mappings().first()
+    if row is None:
         raise NotFound("no such game")
+    g = LiveGame(**row)
+    g._moves, g._turns = [], []
     if not token or not hmac.compare_digest(hash_token(token), g.token_hash):
         raise Forbidden("this game belongs to another player: send its X-Game-Token header")
     return g
 
 
-def _engine(g: Game, rules: PigRules, seq: int) -> PigGame:
+def _engine(g: LiveGame, rules: PigRules, seq: int) -> PigGame:
     eng = PigGame(rules, np.random.default_rng([g.seed, seq]), first=g.to_move)
     eng.scores = [g.score0, g.score1]
     eng.turn_total = g.turn_total
@@ -168,7 +196,7 @@ def _coach_values(rules: PigRules, state: tuple[int, int, int]) -> tuple[float, 
         return None
 
 
-def _apply(db: Session, g: Game, rules: PigRules, action: str, actor: str, think_ms: int | None) -> dict[str, Any]:
+def _apply(g: LiveGame, rules: PigRules, action: str, actor: str, think_ms: int | None) -> dict[str, Any]:
     """Apply one action for the mover; record the move (and the turn if it ended)."""
     seq = g.version
     eng = _engine(g, rules, seq)
@@ -190,8 +218,8 @@ def _apply(db: Session, g: Game, rules: PigRules, action: str, actor: str, think
         best = max(p_roll, p_hold)
         optimal = "roll" if p_roll >= p_hold else "hold"
         p_lost = max(0.0, best - (p_roll if action == "roll" else p_hold))
-    db.add(
-        Move(
+    g._moves.append(
+        dict(
             game_id=g.id,
             seq=seq,
             turn_no=g.turn_no,
@@ -214,8 +242,8 @@ def _apply(db: Session, g: Game, rules: PigRules, action: str, actor: str, think
     turn_over = result in ("hold", "bust", "reset", "win")
     if turn_over:
         score_after = eng.scores[mover]
-        db.add(
-            Turn(
+        g._turns.append(
+            dict(
                 game_id=g.id,
                 turn_no=g.turn_no,
                 player=mover,
@@ -257,7 +285,7 @@ def _apply(db: Session, g: Game, rules: PigRules, action: str, actor: str, think
     }
 
 
-def _play_bot(db: Session, g: Game, rules: PigRules) -> list[dict[str, Any]]:
+def _play_bot(g: LiveGame, rules: PigRules) -> list[dict[str, Any]]:
     """Let the bot move while it is the bot's turn and the game is open."""
     events: list[dict[str, Any]] = []
     if g.status != "playing" or g.to_move == g.human_seat:
@@ -267,11 +295,11 @@ def _play_bot(db: Session, g: Game, rules: PigRules) -> list[dict[str, Any]]:
         if g.status != "playing" or g.to_move == g.human_seat:
             break
         i, j = (g.score0, g.score1) if g.to_move == 0 else (g.score1, g.score0)
-        events.append(_apply(db, g, rules, pol(i, j, g.turn_total), "bot", None))
+        events.append(_apply(g, rules, pol(i, j, g.turn_total), "bot", None))
     return events
 
 
-def make_move(db: Session, g: Game, action: str, expected_move: int) -> tuple[list[dict[str, Any]], float]:
+def make_move(db: Session, g: LiveGame, action: str, expected_move: int) -> tuple[list[dict[str, Any]], float]:
     """The human's ``action`` at version ``expected_move``, then the bot's reply; commit.
 
     Returns the events and the seconds the bot's reply took (for the load test's p95).
@@ -286,21 +314,34 @@ def make_move(db: Session, g: Game, action: str, expected_move: int) -> tuple[li
     if g.to_move != g.human_seat:  # only reachable after a crash mid-reply: let the bot finish
         raise Conflict("it is the bot's turn; reload the game")
     rules = rules_of(g)
+    read_version = g.version
     think_ms = int((utcnow() - g.updated_at).total_seconds() * 1000)
-    events = [_apply(db, g, rules, action, "human", max(0, think_ms))]
+    events = [_apply(g, rules, action, "human", max(0, think_ms))]
     t0 = time.perf_counter()
-    events += _play_bot(db, g, rules)
+    events += _play_bot(g, rules)
     bot_seconds = time.perf_counter() - t0
     g.updated_at = utcnow()
+    values = _columns(g)
+    for key in ("id", "token_hash", "seed", "created_at"):
+        values.pop(key)
     try:
+        res = db.execute(
+            update(GAMES).where(GAMES.c.id == g.id, GAMES.c.version == read_version).values(**values)
+        )
+        if res.rowcount != 1:
+            raise Conflict("stale move: the game changed meanwhile; reload the game")
+        _write_rows(db, g)
         db.commit()
-    except (StaleDataError, IntegrityError) as exc:  # a concurrent move on the same game won
+    except IntegrityError as exc:  # a concurrent move on the same game won
         db.rollback()
         raise Conflict("stale move: the game changed meanwhile; reload the game") from exc
+    except Conflict:
+        db.rollback()
+        raise
     return events, bot_seconds
 
 
-def coach_view(g: Game) -> dict[str, Any] | None:
+def coach_view(g: LiveGame) -> dict[str, Any] | None:
     """Win probabilities of roll and hold for the human at the current state (None when over)."""
     if g.status != "playing" or g.to_move != g.human_seat:
         return None
@@ -314,11 +355,11 @@ def coach_view(g: Game) -> dict[str, Any] | None:
             "best": "roll" if p_roll >= p_hold else "hold"}
 
 
-def moves_of(db: Session, g: Game) -> list[Move]:
+def moves_of(db: Session, g: LiveGame) -> list[Move]:
     return list(db.scalars(select(Move).where(Move.game_id == g.id).order_by(Move.seq)))
 
 
-def summary(db: Session, g: Game) -> dict[str, Any]:
+def summary(db: Session, g: LiveGame) -> dict[str, Any]:
     """Total win probability the human gave away, and the worst decision."""
     human = [m for m in moves_of(db, g) if m.actor == "human" and m.p_lost is not None]
     worst = max(human, key=lambda m: m.p_lost, default=None)
@@ -333,7 +374,7 @@ def summary(db: Session, g: Game) -> dict[str, Any]:
     }
 
 
-def public_state(db: Session, g: Game, with_moves: bool = True) -> dict[str, Any]:
+def public_state(db: Session, g: LiveGame, with_moves: bool = True) -> dict[str, Any]:
     """What the player may see: never the token or (while playing) the dice seed."""
     out: dict[str, Any] = {
         "id": g.id,
