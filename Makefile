@@ -20,13 +20,15 @@ install: $(STAMP)
 
 run: $(STAMP)
 	$(BIN)/dicelab pig solve --goal 100
-	$(BIN)/dicelab pig plot --kind boundary --goal 100 --out pig-boundary.png
-	@echo "wrote pig-boundary.png"
+	@echo "dicelab web lab: open http://$(HOST):$(PORT)/ (Ctrl-C stops it)"
+	$(BIN)/dicelab serve --host $(HOST) --port $(PORT)
 
 test: $(STAMP)
+	@command -v chromium >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null)
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) -m "not slow" --timeout 900
 
 test-all: $(STAMP)
+	@command -v chromium >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null)
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --timeout 3600
 
 bench: $(STAMP)
