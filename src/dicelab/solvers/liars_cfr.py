@@ -196,55 +196,37 @@ def _backward(i, mode, n, off, top, W, s_own, s_opp, r_opp, v):
     Returns sum_h v[0, h], player i's expected payoff.
     """
     H = v.shape[1]
-    Ho = r_opp.shape[1]
-    tmp = np.empty(H)
+    wv = np.empty(r_opp.shape[1])
+    term = np.zeros(H)
     for m in range((1 << n) - 1, -1, -1):
         p = _popparity(m)
-        e = off[m]
-        if p == i:
+        ec = off[m + 1] - 1
+        if m != 0:
+            _terminal(i, p, m, top[m], ec, W, s_opp, r_opp, wv, term)
+        if p == i and mode == 1:
             for h in range(H):
-                tmp[h] = -1e300 if mode == 1 else 0.0
+                v[m, h] = term[h] if m != 0 else -1e300
+            for b in range(top[m] + 1, n):
+                c = m | (1 << b)
+                for h in range(H):
+                    if v[c, h] > v[m, h]:
+                        v[m, h] = v[c, h]
+        elif p == i:
+            for h in range(H):
+                v[m, h] = s_own[ec, h] * term[h] if m != 0 else 0.0
+            e = off[m]
+            for b in range(top[m] + 1, n):
+                c = m | (1 << b)
+                for h in range(H):
+                    v[m, h] += s_own[e, h] * v[c, h]
+                e += 1
         else:
             for h in range(H):
-                tmp[h] = 0.0
-        for b in range(top[m] + 1, n):
-            c = m | (1 << b)
-            for h in range(H):
-                if p == i:
-                    if mode == 1:
-                        if v[c, h] > tmp[h]:
-                            tmp[h] = v[c, h]
-                    else:
-                        tmp[h] += s_own[e, h] * v[c, h]
-                else:
-                    tmp[h] += v[c, h]
-            e += 1
-        if m != 0:
-            b = top[m]
-            bidder = 1 - p
-            sign = 1.0 if bidder == i else -1.0
-            ec = off[m + 1] - 1  # the call edge
-            for h in range(H):
-                acc = 0.0
-                for g in range(Ho):
-                    w = r_opp[m, g]
-                    if p != i:
-                        w *= s_opp[ec, g]  # the opponent's own call
-                    if i == 0:
-                        acc += W[b, h, g] * w
-                    else:
-                        acc += W[b, g, h] * w
-                val = sign * acc
-                if p == i:
-                    if mode == 1:
-                        if val > tmp[h]:
-                            tmp[h] = val
-                    else:
-                        tmp[h] += s_own[e, h] * val
-                else:
-                    tmp[h] += val
-        for h in range(H):
-            v[m, h] = tmp[h]
+                v[m, h] = term[h] if m != 0 else 0.0
+            for b in range(top[m] + 1, n):
+                c = m | (1 << b)
+                for h in range(H):
+                    v[m, h] += v[c, h]
     total = 0.0
     for h in range(H):
         total += v[0, h]
@@ -252,10 +234,12 @@ def _backward(i, mode, n, off, top, W, s_own, s_opp, r_opp, v):
 
 
 @njit(cache=True)
-def _regret_match(n, off, top, reg, s):
-    """Current strategy from clipped regrets (uniform where all are zero), for every node."""
+def _regret_match(n, off, top, reg, s, who):
+    """Current strategy from clipped regrets (uniform where all are zero) at player ``who``'s nodes."""
     H = reg.shape[1]
     for m in range(1 << n):
+        if _popparity(m) != who:
+            continue
         e0 = off[m]
         e1 = off[m + 1]
         for h in range(H):
@@ -271,49 +255,65 @@ def _regret_match(n, off, top, reg, s):
 
 
 @njit(cache=True)
+def _terminal(i, p, m, b, ec, W, s_opp, r_opp, wv, out):
+    """Player i's counterfactual value of the call at node m (caller p, bid b) for each own hand."""
+    H = out.shape[0]
+    Ho = wv.shape[0]
+    for g in range(Ho):
+        wv[g] = r_opp[m, g] * (s_opp[ec, g] if p != i else 1.0)  # the opponent's own call, if it calls
+    sign = 1.0 if (1 - p) == i else -1.0
+    for h in range(H):
+        acc = 0.0
+        if i == 0:
+            for g in range(Ho):
+                acc += W[b, h, g] * wv[g]
+        else:
+            for g in range(Ho):
+                acc += W[b, g, h] * wv[g]
+        out[h] = sign * acc
+
+
+@njit(cache=True)
 def _cfr_plus_update(i, n, off, top, W, reg, avg, s_own, s_opp, r_own, r_opp, v, weight):
     """One CFR+ update of player i: values bottom-up, clipped regrets, weighted average strategy."""
     H = v.shape[1]
-    Ho = r_opp.shape[1]
-    vals = np.empty((n + 1, H))
+    wv = np.empty(r_opp.shape[1])
+    term = np.zeros(H)
     for m in range((1 << n) - 1, -1, -1):
         p = _popparity(m)
         e0 = off[m]
-        k = 0
-        for b in range(top[m] + 1, n):
-            c = m | (1 << b)
-            for h in range(H):
-                vals[k, h] = v[c, h]
-            k += 1
+        ec = off[m + 1] - 1
         if m != 0:
-            b = top[m]
-            sign = 1.0 if (1 - p) == i else -1.0
-            ec = off[m + 1] - 1  # the call edge
+            _terminal(i, p, m, top[m], ec, W, s_opp, r_opp, wv, term)
+        if p == i:
             for h in range(H):
-                acc = 0.0
-                for g in range(Ho):
-                    w = r_opp[m, g]
-                    if p != i:
-                        w *= s_opp[ec, g]  # the opponent's own call
-                    if i == 0:
-                        acc += W[b, h, g] * w
-                    else:
-                        acc += W[b, g, h] * w
-                vals[k, h] = sign * acc
-            k += 1
-        for h in range(H):
-            tot = 0.0
-            if p == i:
-                for a in range(k):
-                    tot += s_own[e0 + a, h] * vals[a, h]
-                for a in range(k):
-                    r = reg[e0 + a, h] + vals[a, h] - tot
-                    reg[e0 + a, h] = r if r > 0.0 else 0.0
-                    avg[e0 + a, h] += weight * r_own[m, h] * s_own[e0 + a, h]
-            else:
-                for a in range(k):
-                    tot += vals[a, h]
-            v[m, h] = tot
+                v[m, h] = s_own[ec, h] * term[h] if m != 0 else 0.0
+            e = e0
+            for b in range(top[m] + 1, n):
+                c = m | (1 << b)
+                for h in range(H):
+                    v[m, h] += s_own[e, h] * v[c, h]
+                e += 1
+            e = e0
+            for b in range(top[m] + 1, n):
+                c = m | (1 << b)
+                for h in range(H):
+                    r = reg[e, h] + v[c, h] - v[m, h]
+                    reg[e, h] = r if r > 0.0 else 0.0
+                    avg[e, h] += weight * r_own[m, h] * s_own[e, h]
+                e += 1
+            if m != 0:
+                for h in range(H):
+                    r = reg[ec, h] + term[h] - v[m, h]
+                    reg[ec, h] = r if r > 0.0 else 0.0
+                    avg[ec, h] += weight * r_own[m, h] * s_own[ec, h]
+        else:
+            for h in range(H):
+                v[m, h] = term[h] if m != 0 else 0.0
+            for b in range(top[m] + 1, n):
+                c = m | (1 << b)
+                for h in range(H):
+                    v[m, h] += v[c, h]
 
 
 # ------------------------------------------------------------------------------------------------
@@ -346,11 +346,9 @@ class Solution:
         }
 
 
-def _normalise(tree: Tree, avg: np.ndarray) -> np.ndarray:
-    s = np.empty_like(avg)
-    n = tree.rules.n_bids
-    reg = np.maximum(avg, 0.0)
-    _regret_match(n, tree.off, tree.top, reg, s)
+def _normalise(tree: Tree, avg: np.ndarray, who: int) -> np.ndarray:
+    s = np.zeros_like(avg)
+    _regret_match(tree.rules.n_bids, tree.off, tree.top, np.maximum(avg, 0.0), s, who)
     return s
 
 
@@ -388,11 +386,11 @@ def solve(
     N, E = tree.n_nodes, tree.n_edges
     reg = [np.zeros((E, H[0])), np.zeros((E, H[1]))]
     avg = [np.zeros((E, H[0])), np.zeros((E, H[1]))]
-    s = [np.empty((E, H[0])), np.empty((E, H[1]))]
+    s = [np.zeros((E, H[0])), np.zeros((E, H[1]))]
     r = [np.empty((N, H[0])), np.empty((N, H[1]))]
     v = [np.empty((N, H[0])), np.empty((N, H[1]))]
     for i in (0, 1):
-        _regret_match(n, tree.off, tree.top, reg[i], s[i])
+        _regret_match(n, tree.off, tree.top, reg[i], s[i], i)
     done = 0
     quality = {"exploitability": math.inf}
     with progress_bar("CFR+", total=iterations, enabled=progress) as bar:
@@ -401,14 +399,14 @@ def solve(
                 _forward(n, tree.off, tree.top, s[0], s[1], r[0], r[1])
                 _cfr_plus_update(i, n, tree.off, tree.top, tree.W, reg[i], avg[i], s[i], s[1 - i], r[i], r[1 - i], v[i],
                                  float(t))
-                _regret_match(n, tree.off, tree.top, reg[i], s[i])
+                _regret_match(n, tree.off, tree.top, reg[i], s[i], i)
             done = t
             bar.advance()
             if t % check_every == 0 or t == iterations:
-                quality = evaluate_profile(tree, _normalise(tree, avg[0]), _normalise(tree, avg[1]))
+                quality = evaluate_profile(tree, _normalise(tree, avg[0], 0), _normalise(tree, avg[1], 1))
                 if quality["exploitability"] < target:
                     break
-    strat = (_normalise(tree, avg[0]), _normalise(tree, avg[1]))
+    strat = (_normalise(tree, avg[0], 0), _normalise(tree, avg[1], 1))
     quality = evaluate_profile(tree, *strat)
     return Solution(rules, quality["value"], quality["exploitability"], quality["br0"], quality["br1"], done,
                     time.perf_counter() - t0, strat, tree)
