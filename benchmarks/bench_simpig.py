@@ -80,14 +80,22 @@ def main() -> None:
     report("2p best response vs hold:25, goal 100 (0.5231)", ours, base, "plain Python Alg 0.1")
     for opps in (["hold:20", "hold:30"], ["hold:25", "hold:25"]):
         best_response(opps, goal=30)
-        out = subprocess.run([sys.executable, "-c", PEAK, *opps], capture_output=True, text=True, check=True)
+        out = subprocess.run(
+            [sys.executable, "-c", PEAK, *opps], capture_output=True, text=True, check=True
+        )
         d = json.loads(out.stdout)
-        print(f"3p best response vs {' & '.join(opps):<22} win {d['win']:.4f}  "
-              f"{d['seconds']:.2f} s  peak RSS {d['max_rss_mb']:.0f} MB", flush=True)
+        print(
+            f"3p best response vs {' & '.join(opps):<22} win {d['win']:.4f}  "
+            f"{d['seconds']:.2f} s  peak RSS {d['max_rss_mb']:.0f} MB",
+            flush=True,
+        )
     solve_equilibrium(30, progress=False)
     eq = solve_equilibrium(100, progress=False)
-    print(f"exact equilibrium, goal 100: value {eq.start_value:.12f}, {eq.seconds:.2f} s, "
-          f"{eq.mixed_states} mixed states, {eq.linear_programs} linear programs", flush=True)
+    print(
+        f"exact equilibrium, goal 100: value {eq.start_value:.12f}, {eq.seconds:.2f} s, "
+        f"{eq.mixed_states} mixed states, {eq.linear_programs} linear programs",
+        flush=True,
+    )
 
 
 if __name__ == "__main__":

@@ -57,10 +57,28 @@ from dicelab.solvers.simpig_equilibrium import Equilibrium, exploitability, solv
 from dicelab.strategies.simpig import SimPigStrategy, parse_strategy
 
 __all__ = [
-    "BestResponse", "Equilibrium", "SimPigGame", "SimPigRules", "SimPigStrategy", "best_response",
-    "best_response_vs_goal_holders", "evaluate", "evaluate_n", "exploitability", "local_minima",
-    "many_player_win", "parse_strategy", "selfplay", "simulate", "solve", "svima", "sweep_hold",
-    "turn_total_distribution", "turn_total_fractions", "turn_total_table", "turns_to_goal",
+    "BestResponse",
+    "Equilibrium",
+    "SimPigGame",
+    "SimPigRules",
+    "SimPigStrategy",
+    "best_response",
+    "best_response_vs_goal_holders",
+    "evaluate",
+    "evaluate_n",
+    "exploitability",
+    "local_minima",
+    "many_player_win",
+    "parse_strategy",
+    "selfplay",
+    "simulate",
+    "solve",
+    "svima",
+    "sweep_hold",
+    "turn_total_distribution",
+    "turn_total_fractions",
+    "turn_total_table",
+    "turns_to_goal",
 ]
 
 solve = solve_equilibrium
@@ -79,8 +97,13 @@ def simulate(
     """
     n = len(strategies)
     rules = SimPigRules(goal=goal, players=n)
-    require(isinstance(games, int) and games >= 1, f"games must be a positive whole number, got {games!r}")
-    strats = [s if isinstance(s, SimPigStrategy) else parse_strategy(s, goal, n) for s in strategies]
+    require(
+        isinstance(games, int) and games >= 1,
+        f"games must be a positive whole number, got {games!r}",
+    )
+    strats = [
+        s if isinstance(s, SimPigStrategy) else parse_strategy(s, goal, n) for s in strategies
+    ]
     nb = -(-games // BATCH)
     streams = np.random.SeedSequence(seed).spawn(nb)
     total = np.zeros(n)
@@ -90,7 +113,9 @@ def simulate(
     return total / games
 
 
-def _simulate_batch(strats: list[SimPigStrategy], rules: SimPigRules, size: int, rng: np.random.Generator) -> np.ndarray:
+def _simulate_batch(
+    strats: list[SimPigStrategy], rules: SimPigRules, size: int, rng: np.random.Generator
+) -> np.ndarray:
     n, g = rules.players, rules.goal
     scores = np.zeros((size, n), np.int64)
     active = np.ones(size, bool)

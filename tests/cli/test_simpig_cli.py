@@ -30,7 +30,15 @@ def run_json(capsys, *args: str) -> dict:
 def test_dist(capsys):
     d = run_json(capsys, "simpig", "dist", "3")
     assert d["k"] == 3
-    assert d["fractions"] == {"0": "7/36", "3": "1/6", "4": "7/36", "5": "7/36", "6": "7/36", "7": "1/36", "8": "1/36"}
+    assert d["fractions"] == {
+        "0": "7/36",
+        "3": "1/6",
+        "4": "7/36",
+        "5": "7/36",
+        "6": "7/36",
+        "7": "1/36",
+        "8": "1/36",
+    }
     assert sum(d["distribution"].values()) == pytest.approx(1.0)
     d100 = run_json(capsys, "simpig", "dist", "100")
     assert round(d100["distribution"]["0"], 4) == 0.9898
@@ -56,24 +64,66 @@ def test_sweep_selfplay_svima_equilibrium_many(capsys):
     assert {"differing_states", "win_a", "win_b"} <= set(v)
     q = run_json(capsys, "simpig", "equilibrium", "--goal", "30")
     assert q["value"] == pytest.approx(0.5) and q["seconds"] >= 0
-    m = run_json(capsys, "simpig", "many", "--players", "1000", "--strategy", "hold:25", "--others", "hold:25")
+    m = run_json(
+        capsys,
+        "simpig",
+        "many",
+        "--players",
+        "1000",
+        "--strategy",
+        "hold:25",
+        "--others",
+        "hold:25",
+    )
     assert m["win_probability"] == pytest.approx(0.001, rel=1e-9)
-    h = run_json(capsys, "simpig", "many", "--players", "99", "--strategy", "hold:100", "--others", "hold:100")
+    h = run_json(
+        capsys,
+        "simpig",
+        "many",
+        "--players",
+        "99",
+        "--strategy",
+        "hold:100",
+        "--others",
+        "hold:100",
+    )
     assert h["others_in_equilibrium"] is True
 
 
 @pytest.mark.parametrize("kind", ["br-curve", "contour", "slices"])
 def test_plots(capsys, tmp_path, kind):
     out = tmp_path / f"{kind}.png"
-    d = run_json(capsys, "simpig", "plot", "--kind", kind, "--out", str(out), "--goal", "40",
-                 "--opponent", "hold:8..12" if kind == "br-curve" else "hold:10")
+    d = run_json(
+        capsys,
+        "simpig",
+        "plot",
+        "--kind",
+        kind,
+        "--out",
+        str(out),
+        "--goal",
+        "40",
+        "--opponent",
+        "hold:8..12" if kind == "br-curve" else "hold:10",
+    )
     assert Path(d["out"]).stat().st_size > 1000
 
 
 def test_saved_tables_and_states(capsys, tmp_path):
-    q = run_json(capsys, "simpig", "equilibrium", "--goal", "60", "--at", "29,7", "--out", str(tmp_path / "eq"))
-    assert q["value_at"] + run_json(capsys, "simpig", "equilibrium", "--goal", "60", "--at", "7,29")["value_at"] \
-        == pytest.approx(1.0, abs=1e-12)
+    q = run_json(
+        capsys,
+        "simpig",
+        "equilibrium",
+        "--goal",
+        "60",
+        "--at",
+        "29,7",
+        "--out",
+        str(tmp_path / "eq"),
+    )
+    assert q["value_at"] + run_json(
+        capsys, "simpig", "equilibrium", "--goal", "60", "--at", "7,29"
+    )["value_at"] == pytest.approx(1.0, abs=1e-12)
     assert sum(q["strategy_at"].values()) == pytest.approx(1.0)
     e = run_json(capsys, "simpig", "exploitability", f"table:{tmp_path / 'eq'}", "--goal", "60")
     assert e["exploitability"] <= 1e-9
@@ -81,17 +131,41 @@ def test_saved_tables_and_states(capsys, tmp_path):
     assert len(s["out"]) == 2
     c = run_json(capsys, "simpig", "selfplay", "--goal", "40", "--out", str(tmp_path / "sp"))
     assert len(c["out"]) == 2
-    p = run_json(capsys, "simpig", "plot", "--kind", "contour", "--goal", "40", "--strategy",
-                 f"table:{tmp_path / 'sv-a'}", "--out", str(tmp_path / "sv.png"))
+    p = run_json(
+        capsys,
+        "simpig",
+        "plot",
+        "--kind",
+        "contour",
+        "--goal",
+        "40",
+        "--strategy",
+        f"table:{tmp_path / 'sv-a'}",
+        "--out",
+        str(tmp_path / "sv.png"),
+    )
     assert Path(p["out"]).exists()
-    code, _, err = run(capsys, "simpig", "exploitability", f"table:{tmp_path / 'eq'}", "--goal", "50")
+    code, _, err = run(
+        capsys, "simpig", "exploitability", f"table:{tmp_path / 'eq'}", "--goal", "50"
+    )
     assert code == 2 and "goal 60" in err
 
 
 def test_surface3_plot(capsys, tmp_path):
     out = tmp_path / "s3.png"
-    d = run_json(capsys, "simpig", "plot", "--kind", "surface3", "--out", str(out), "--goal", "15",
-                 "--opponent", "hold:3..5")
+    d = run_json(
+        capsys,
+        "simpig",
+        "plot",
+        "--kind",
+        "surface3",
+        "--out",
+        str(out),
+        "--goal",
+        "15",
+        "--opponent",
+        "hold:3..5",
+    )
     assert Path(d["out"]).stat().st_size > 1000
 
 
@@ -116,8 +190,13 @@ def test_bad_input_one_line_exit_2(capsys, args):
 
 
 def test_end_to_end_subprocess():
-    p = subprocess.run([DICELAB, "simpig", "best-response", "hold:25", "--json"], capture_output=True, text=True)
+    p = subprocess.run(
+        [DICELAB, "simpig", "best-response", "hold:25", "--json"], capture_output=True, text=True
+    )
     assert p.returncode == 0 and round(json.loads(p.stdout)["win_probability"], 4) == 0.5231
-    p = subprocess.run([DICELAB, "simpig", "best-response", "hold:25", "hold:25", "hold:25", "hold:25"],
-                       capture_output=True, text=True)
+    p = subprocess.run(
+        [DICELAB, "simpig", "best-response", "hold:25", "hold:25", "hold:25", "hold:25"],
+        capture_output=True,
+        text=True,
+    )
     assert p.returncode == 2 and "GiB" in p.stderr and p.stderr.strip().count("\n") == 0

@@ -39,12 +39,19 @@ def _reference_fractions(k: int) -> dict[int, Fraction]:
 def test_paper_example_x3():
     # The paper's worked example: P(X_3 = i) = 7/36 for i in {0,4,5,6}, 1/6 at 3, 1/36 at 7 and 8.
     d = turn_total_fractions(3)
-    assert d == {0: Fraction(7, 36), 3: Fraction(1, 6), 4: Fraction(7, 36), 5: Fraction(7, 36),
-                 6: Fraction(7, 36), 7: Fraction(1, 36), 8: Fraction(1, 36)}
+    assert d == {
+        0: Fraction(7, 36),
+        3: Fraction(1, 6),
+        4: Fraction(7, 36),
+        5: Fraction(7, 36),
+        6: Fraction(7, 36),
+        7: Fraction(1, 36),
+        8: Fraction(1, 36),
+    }
 
 
 def test_table2_x100_bust_probability():
-    # Table 2 / the n-player section: P(X_100 = 0) = 0.9898, so hold:100 wins a turn 1.02% of the time.
+    # Table 2 / the n-player section: P(X_100 = 0) = 0.9898; hold:100 wins a turn 1.02% of the time.
     assert round(float(turn_total_fractions(100)[0]), 4) == 0.9898
     assert round(1 - turn_total_distribution(100)[0], 4) == 0.0102
 

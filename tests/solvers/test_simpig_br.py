@@ -1,4 +1,4 @@
-"""Two-player best responses (Algorithm 0.1): paper figures, a plain value-iteration reference, laws."""
+"""Two-player best responses (Algorithm 0.1): paper figures, a plain reference, laws."""
 
 from __future__ import annotations
 
@@ -48,7 +48,8 @@ def plain_value_iteration(goal: int, opp_k, tol: float = 1e-13) -> np.ndarray:
 
 
 def test_paper_best_response_to_hold25():
-    # Seed 000: "the winning rate of the corresponding optimal strategy against hold at 25 is 0.5231".
+    # Seed 000: "the winning rate of the corresponding optimal strategy against hold at 25"
+    # is 0.5231.
     assert round(best_response(["hold:25"]).win_probability, 4) == 0.5231
 
 
@@ -98,7 +99,9 @@ def test_symmetric_pair_is_fair_and_best_response_dominates():
     from dicelab.strategies.simpig import _table
 
     pol = _table("br", 100, np.ones((1, 100, 100)), br.policy[None, :100, :100])
-    np.testing.assert_allclose(evaluate(pol, "hold:25")[:100, :100], br.value[:100, :100], atol=1e-12)
+    np.testing.assert_allclose(
+        evaluate(pol, "hold:25")[:100, :100], br.value[:100, :100], atol=1e-12
+    )
 
 
 def test_piecewise_and_mixed_opponents():
@@ -117,13 +120,25 @@ def test_simulation_agrees_with_exact_value():
     assert shares.sum() == pytest.approx(1.0)
     se = np.sqrt(0.25 / 20_000)
     assert abs(shares[0] - exact) < 4 * se
-    assert np.array_equal(shares, simulate(["pw:25<40,30<60,goal", "hold:25"], games=20_000, seed=11))
+    assert np.array_equal(
+        shares, simulate(["pw:25<40,30<60,goal", "hold:25"], games=20_000, seed=11)
+    )
 
 
 @pytest.mark.parametrize(
     "spec",
-    ["hold:0", "hold:101", "hold:x", "pw:25<40", "pw:25<60,30<40,goal", "mix:0.5*hold:3+0.4*hold:4",
-     "mix:hold:3", "banana", "", "table:/nonexistent/file"],
+    [
+        "hold:0",
+        "hold:101",
+        "hold:x",
+        "pw:25<40",
+        "pw:25<60,30<40,goal",
+        "mix:0.5*hold:3+0.4*hold:4",
+        "mix:hold:3",
+        "banana",
+        "",
+        "table:/nonexistent/file",
+    ],
 )
 def test_bad_specs_are_one_line_errors(spec):
     with pytest.raises(DicelabError) as e:

@@ -36,7 +36,9 @@ def test_equilibrium_value_and_no_profitable_deviation(goal):
     assert br.win_probability <= 0.5 + 1e-9
     assert np.max(br.value[:goal, :goal] - eq.value) <= 1e-9
     # and the equilibrium against itself is worth exactly its value table
-    np.testing.assert_allclose(evaluate(eq.strategy(), eq.strategy(), goal)[:goal, :goal], eq.value, atol=1e-9)
+    np.testing.assert_allclose(
+        evaluate(eq.strategy(), eq.strategy(), goal)[:goal, :goal], eq.value, atol=1e-9
+    )
     if goal == 60:
         assert eq.mixed_states > 0  # at 60 some states need a genuinely mixed strategy
 
@@ -47,7 +49,9 @@ def test_equilibrium_goal_100():
     assert eq.mixed_states > 0
     assert exploitability(eq.strategy()) <= 1e-9
     # every hold:N, the self-play cycle and SVIMA are beaten by a best response
-    assert exploitability("hold:25") == pytest.approx(best_response(["hold:25"]).win_probability - 0.5)
+    assert exploitability("hold:25") == pytest.approx(
+        best_response(["hold:25"]).win_probability - 0.5
+    )
     assert round(exploitability("hold:25") + 0.5, 4) == 0.5231
 
 
@@ -61,8 +65,11 @@ def test_selfplay_cycle_and_svima():
     assert sp.max_difference_state == (69, 47)
     for w in sp.win_vs_hold25:
         assert abs(w - 0.5192) < 3e-4
-    assert abs(sp.start_win_1_vs_2 - 0.5) < 1e-5  # "very close to 0.5, error less than 1e-6" in the paper
+    assert (
+        abs(sp.start_win_1_vs_2 - 0.5) < 1e-5
+    )  # "very close to 0.5, error less than 1e-6" in the paper
     sv = svima(100)
-    # Paper: 74 of 10,000 states differ between the two SVIMA policies; win rates 0.4999997 / 0.5000003.
+    # Paper: 74 of 10,000 states differ between the two SVIMA policies; win rates 0.4999997
+    # and 0.5000003.
     assert sv.differing_states == 74
     assert abs(sv.win_a - 0.5) < 1e-5 and sv.win_a + sv.win_b == pytest.approx(1.0)

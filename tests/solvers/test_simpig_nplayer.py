@@ -46,8 +46,12 @@ def _plain_br3(goal: int, ka: int, kb: int) -> float:
             x = 0.0
             for _ in range(200):
                 v[s] = x
-                q = sum(pa * p1 * p2 * val((i + a, j1 + b1, j2 + b2))
-                        for a, pa in dist[k].items() for b1, p1 in d1.items() for b2, p2 in d2.items())
+                q = sum(
+                    pa * p1 * p2 * val((i + a, j1 + b1, j2 + b2))
+                    for a, pa in dist[k].items()
+                    for b1, p1 in d1.items()
+                    for b2, p2 in d2.items()
+                )
                 if abs(q - x) < 1e-15:
                     break
                 x = q
@@ -89,9 +93,11 @@ def test_turns_to_goal_agrees_with_exact_grid():
     f = turns_to_goal("hold:6", g)
     assert f.sum() == pytest.approx(1.0, abs=1e-15)
     assert many_player_win("hold:8", "hold:6", 3, g) == pytest.approx(
-        evaluate_n(["hold:8", "hold:6", "hold:6"], g), abs=1e-12)
+        evaluate_n(["hold:8", "hold:6", "hold:6"], g), abs=1e-12
+    )
     assert many_player_win("hold:8", "hold:6", 2, g) == pytest.approx(
-        evaluate("hold:8", "hold:6", g)[0, 0], abs=1e-12)
+        evaluate("hold:8", "hold:6", g)[0, 0], abs=1e-12
+    )
 
 
 @pytest.mark.parametrize("n", [2, 10, 1000])
@@ -147,7 +153,9 @@ def test_table_s4_grid_minimum_at_hold25_pair():
     table = np.zeros((11, 11))
     for a in range(11):
         for b in range(a, 11):
-            table[a, b] = table[b, a] = best_response([f"hold:{ns[a]}", f"hold:{ns[b]}"]).win_probability
+            table[a, b] = table[b, a] = best_response(
+                [f"hold:{ns[a]}", f"hold:{ns[b]}"]
+            ).win_probability
     a, b = np.unravel_index(int(table.argmin()), table.shape)
     assert (ns[a], ns[b]) == (25, 25)
     assert round(100 * table[0, 10], 2) == 39.55

@@ -15,7 +15,7 @@ import numpy as np
 import typer
 from rich.console import Console
 
-from dicelab.cli.common import JsonOption, emit, kv_table, rows_table
+from dicelab.cli.common import JsonOption, emit, rows_table
 from dicelab.errors import DicelabError, require
 from dicelab.progress import progress_bar
 
@@ -30,19 +30,28 @@ def _range_spec(text: str, goal: int) -> list[int]:
     m = re.fullmatch(r"(\d+)\.\.(\d+)", body.strip())
     if m:
         lo, hi = int(m.group(1)), int(m.group(2))
-        require(1 <= lo <= hi <= goal, f"range must be LO..HI with 1 <= LO <= HI <= {goal}, got {text!r}")
+        require(
+            1 <= lo <= hi <= goal,
+            f"range must be LO..HI with 1 <= LO <= HI <= {goal}, got {text!r}",
+        )
         return list(range(lo, hi + 1))
     try:
         ns = [int(x) for x in body.split(",")]
     except ValueError:
-        raise DicelabError(f"opponent range must look like hold:10..40 or hold:20,25,30, got {text!r}") from None
+        raise DicelabError(
+            f"opponent range must look like hold:10..40 or hold:20,25,30, got {text!r}"
+        ) from None
     for n in ns:
         require(1 <= n <= goal, f"hold-at values must be from 1 to {goal}, got {n}")
     return ns
 
 
 @app.command("dist")
-def dist_cmd(k: int = typer.Argument(..., help="Hold-at target."), goal: int = GoalOption, json_out: bool = JsonOption) -> None:
+def dist_cmd(
+    k: int = typer.Argument(..., help="Hold-at target."),
+    goal: int = GoalOption,
+    json_out: bool = JsonOption,
+) -> None:
     """The exact distribution of the turn total X_k when holding at k (Table 2)."""
     from dicelab.games.simpig import SimPigRules, turn_total_distribution, turn_total_fractions
 
@@ -50,10 +59,19 @@ def dist_cmd(k: int = typer.Argument(..., help="Hold-at target."), goal: int = G
     require(1 <= k <= rules.goal, f"k must be from 1 to the goal ({rules.goal}), got {k}")
     d = turn_total_distribution(k)
     f = turn_total_fractions(k)
-    data = {"k": k, "distribution": {str(t): p for t, p in d.items()}, "fractions": {str(t): str(p) for t, p in f.items()}}
+    data = {
+        "k": k,
+        "distribution": {str(t): p for t, p in d.items()},
+        "fractions": {str(t): str(p) for t, p in f.items()},
+    }
 
     def render(console: Console) -> None:
-        console.print(rows_table([{"total": t, "probability": p, "exact": str(f[t])} for t, p in d.items()], title=f"X_{k}"))
+        console.print(
+            rows_table(
+                [{"total": t, "probability": p, "exact": str(f[t])} for t, p in d.items()],
+                title=f"X_{k}",
+            )
+        )
 
     emit(data, json_out, render)
 
@@ -62,41 +80,57 @@ def dist_cmd(k: int = typer.Argument(..., help="Hold-at target."), goal: int = G
 def best_response_cmd(
     opponents: list[str] = typer.Argument(..., help="One strategy spec per opponent."),
     goal: int = GoalOption,
-    out: Path | None = typer.Option(None, "--out", help="Save the best response table (OUT.npz + OUT.json)."),
+    out: Path | None = typer.Option(
+        None, "--out", help="Save the best response table (OUT.npz + OUT.json)."
+    ),
     json_out: bool = JsonOption,
 ) -> None:
     """Exact best response to independent opponents (Algorithms 0.1 and 0.3)."""
-    from dicelab.solvers.simpig import best_response
+    from dicelab.games.simpig import SimPigRules
+    from dicelab.solvers.simpig import best_response, check_size
     from dicelab.store import save_table
     from dicelab.strategies.simpig import save_strategy
 
-    from dicelab.games.simpig import SimPigRules
-    from dicelab.solvers.simpig import check_size
-
     rules = SimPigRules(goal=goal, players=len(opponents) + 1)
     if rules.players > 2:
-        check_size(rules.players, goal, symmetric=True)  # the lenient bound; the solver checks again
+        check_size(
+            rules.players, goal, symmetric=True
+        )  # the lenient bound; the solver checks again
     t0 = time.perf_counter()
     with progress_bar("best response", total=1, enabled=rules.players == 3 and goal >= 40) as bar:
         res = best_response(list(opponents), goal=goal)
         bar.advance()
-    data = {"players": res.players, "opponents": res.opponents, "goal": goal,
-            "win_probability": res.win_probability, "seconds": time.perf_counter() - t0}
+    data = {
+        "players": res.players,
+        "opponents": res.opponents,
+        "goal": goal,
+        "win_probability": res.win_probability,
+        "seconds": time.perf_counter() - t0,
+    }
     if out is not None:
         g = goal
         if res.players == 2:
             k = res.policy[:g, :g].astype(np.int64)
-            data["out"] = str(save_strategy(out, np.ones((1, g, g)), k[None], g, "br:" + res.opponents[0]))
+            data["out"] = str(
+                save_strategy(out, np.ones((1, g, g)), k[None], g, "br:" + res.opponents[0])
+            )
         else:
-            data["out"] = str(save_table(out, "simpig-best-response",
-                                         {"value": res.value, "policy": res.policy.astype(np.int16)},
-                                         {"goal": g, "players": res.players, "opponents": res.opponents}))
+            data["out"] = str(
+                save_table(
+                    out,
+                    "simpig-best-response",
+                    {"value": res.value, "policy": res.policy.astype(np.int16)},
+                    {"goal": g, "players": res.players, "opponents": res.opponents},
+                )
+            )
     emit(data, json_out)
 
 
 @app.command("sweep")
 def sweep_cmd(
-    opponent: str = typer.Option("hold:10..40", "--opponent", help="Range of hold:N, e.g. hold:10..40."),
+    opponent: str = typer.Option(
+        "hold:10..40", "--opponent", help="Range of hold:N, e.g. hold:10..40."
+    ),
     goal: int = GoalOption,
     json_out: bool = JsonOption,
 ) -> None:
@@ -119,7 +153,9 @@ def sweep_cmd(
 @app.command("selfplay")
 def selfplay_cmd(
     goal: int = GoalOption,
-    out: Path | None = typer.Option(None, "--out", help="Save the two cyclic policies as OUT-1 and OUT-2 tables."),
+    out: Path | None = typer.Option(
+        None, "--out", help="Save the two cyclic policies as OUT-1 and OUT-2 tables."
+    ),
     json_out: bool = JsonOption,
 ) -> None:
     """Symmetric self-play value iteration: the policy cycle it falls into (paper, Table 3)."""
@@ -133,7 +169,11 @@ def selfplay_cmd(
     data["mixed_equilibrium"] = {"cyclic:1": 0.5, "cyclic:2": 0.5} if r.cycle_length == 2 else None
     if out is not None:
         data["out"] = [
-            str(save_strategy(f"{out}-{n}", np.ones((1, goal, goal)), p[None], goal, f"cyclic:{n}", val))
+            str(
+                save_strategy(
+                    f"{out}-{n}", np.ones((1, goal, goal)), p[None], goal, f"cyclic:{n}", val
+                )
+            )
             for n, p, val in ((1, r.policy_1, r.value_1), (2, r.policy_2, r.value_2))
         ]
     emit(data, json_out)
@@ -142,10 +182,12 @@ def selfplay_cmd(
 @app.command("svima")
 def svima_cmd(
     goal: int = GoalOption,
-    out: Path | None = typer.Option(None, "--out", help="Save A's and B's policies as OUT-a and OUT-b tables."),
+    out: Path | None = typer.Option(
+        None, "--out", help="Save A's and B's policies as OUT-a and OUT-b tables."
+    ),
     json_out: bool = JsonOption,
 ) -> None:
-    """Stackelberg value iteration (SVIMA, Algorithm 0.2): states where A's and B's policies differ."""
+    """Stackelberg value iteration (SVIMA, Algorithm 0.2): where A's and B's policies differ."""
     from dicelab.solvers.simpig import svima
     from dicelab.strategies.simpig import save_strategy
 
@@ -162,11 +204,15 @@ def svima_cmd(
 @app.command("equilibrium")
 def equilibrium_cmd(
     goal: int = GoalOption,
-    out: Path | None = typer.Option(None, "--out", help="Save the values and mixed strategies (OUT.npz + OUT.json)."),
-    at: str | None = typer.Option(None, "--at", help="Also report the value and mixed strategy at state I,J."),
+    out: Path | None = typer.Option(
+        None, "--out", help="Save the values and mixed strategies (OUT.npz + OUT.json)."
+    ),
+    at: str | None = typer.Option(
+        None, "--at", help="Also report the value and mixed strategy at state I,J."
+    ),
     json_out: bool = JsonOption,
 ) -> None:
-    """The exact mixed equilibrium of two-player simultaneous Pig (Shapley's method, LP per state)."""
+    """The exact mixed equilibrium of two-player simultaneous Pig (Shapley, an LP per state)."""
     from dicelab.cli.common import parse_int_list
     from dicelab.games.simpig import SimPigRules
     from dicelab.solvers.simpig_equilibrium import solve_equilibrium
@@ -176,12 +222,17 @@ def equilibrium_cmd(
     state = None
     if at is not None:
         state = parse_int_list(at, "--at")
-        require(len(state) == 2 and all(0 <= x < goal for x in state),
-                f"--at must be two scores I,J from 0 to {goal - 1}, got {at!r}")
+        require(
+            len(state) == 2 and all(0 <= x < goal for x in state),
+            f"--at must be two scores I,J from 0 to {goal - 1}, got {at!r}",
+        )
     eq = solve_equilibrium(goal, progress=True)
     data: dict[str, object] = {
-        "goal": goal, "value": eq.start_value, "seconds": eq.seconds,
-        "mixed_states": eq.mixed_states, "linear_programs": eq.linear_programs,
+        "goal": goal,
+        "value": eq.start_value,
+        "seconds": eq.seconds,
+        "mixed_states": eq.mixed_states,
+        "linear_programs": eq.linear_programs,
         "strategy_at_start": {str(k): w for k, w in eq.support(0, 0).items()},
     }
     if state is not None:
@@ -196,7 +247,11 @@ def equilibrium_cmd(
 
 
 @app.command("exploitability")
-def exploitability_cmd(spec: str = typer.Argument(..., help="Strategy spec."), goal: int = GoalOption, json_out: bool = JsonOption) -> None:
+def exploitability_cmd(
+    spec: str = typer.Argument(..., help="Strategy spec."),
+    goal: int = GoalOption,
+    json_out: bool = JsonOption,
+) -> None:
     """How much an exact best response gains against SPEC (over the game value 1/2)."""
     from dicelab.solvers.simpig_equilibrium import exploitability
 
@@ -206,8 +261,12 @@ def exploitability_cmd(spec: str = typer.Argument(..., help="Strategy spec."), g
 @app.command("many")
 def many_cmd(
     players: int = typer.Option(..., "--players", help="Number of players (2 to 100000)."),
-    strategy: str = typer.Option(..., "--strategy", help="Your state-independent strategy (hold:N or a mix: of them)."),
-    others: str = typer.Option(..., "--others", help="Everybody else's strategy (state-independent)."),
+    strategy: str = typer.Option(
+        ..., "--strategy", help="Your state-independent strategy (hold:N or a mix: of them)."
+    ),
+    others: str = typer.Option(
+        ..., "--others", help="Everybody else's strategy (state-independent)."
+    ),
     goal: int = GoalOption,
     json_out: bool = JsonOption,
 ) -> None:
@@ -216,8 +275,14 @@ def many_cmd(
     from dicelab.strategies.simpig import parse_strategy
 
     w = many_player_win(strategy, others, players, goal)
-    data: dict[str, object] = {"players": players, "goal": goal, "strategy": strategy, "others": others,
-                               "win_probability": w, "fair_share": 1.0 / players}
+    data: dict[str, object] = {
+        "players": players,
+        "goal": goal,
+        "strategy": strategy,
+        "others": others,
+        "win_probability": w,
+        "fair_share": 1.0 / players,
+    }
     o = parse_strategy(others, goal, players)
     if o.parts and o.parts[0] == "hold" and (o.parts[1] is None or o.parts[1] == goal):
         gh = best_response_vs_goal_holders(players, goal)
@@ -231,10 +296,15 @@ def plot_cmd(
     kind: str = typer.Option(..., "--kind", help="br-curve, contour, slices or surface3."),
     out: Path = typer.Option(..., "--out", help="Image file (.png, .pdf or .svg)."),
     goal: int = GoalOption,
-    opponent: str = typer.Option("hold:25", "--opponent", help="Opponent for contour/slices; range for br-curve/surface3."),
+    opponent: str = typer.Option(
+        "hold:25", "--opponent", help="Opponent for contour/slices; range for br-curve/surface3."
+    ),
     strategy: str | None = typer.Option(
-        None, "--strategy", help="contour/slices: draw this strategy's own targets (e.g. svima, svima-b, "
-        "equilibrium: its most likely target) instead of the best response to --opponent."),
+        None,
+        "--strategy",
+        help="contour/slices: draw this strategy's own targets (e.g. svima, svima-b, "
+        "equilibrium: its most likely target) instead of the best response to --opponent.",
+    ),
     json_out: bool = JsonOption,
 ) -> None:
     """Draw Figure 1 (br-curve), 2 (contour), 3 (slices) or 5 (surface3, three players)."""
@@ -242,7 +312,10 @@ def plot_cmd(
     from dicelab.solvers.simpig import best_response, sweep_hold
 
     require(kind in plots.KINDS, f"--kind must be one of {', '.join(plots.KINDS)}, got {kind!r}")
-    require(out.suffix.lower() in (".png", ".pdf", ".svg"), f"--out must end in .png, .pdf or .svg, got {out.name!r}")
+    require(
+        out.suffix.lower() in (".png", ".pdf", ".svg"),
+        f"--out must end in .png, .pdf or .svg, got {out.name!r}",
+    )
     if kind == "br-curve":
         ns = _range_spec(opponent if ".." in opponent or "," in opponent else "hold:10..40", goal)
         path = plots.br_curve(sweep_hold(ns, goal), out)
@@ -259,7 +332,9 @@ def plot_cmd(
         if kind == "contour":
             path = plots.policy_contour(pol, out, title)
         else:
-            path = plots.policy_slices(pol, [j for j in (0, 25, 50, 75, 90) if j < goal], out, title)
+            path = plots.policy_slices(
+                pol, [j for j in (0, 25, 50, 75, 90) if j < goal], out, title
+            )
     else:
         ns = _range_spec(opponent if ".." in opponent or "," in opponent else "hold:20..30", goal)
         table = np.zeros((len(ns), len(ns)))

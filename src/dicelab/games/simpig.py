@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 from fractions import Fraction
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any
 
 import numpy as np
@@ -76,7 +76,7 @@ class SimPigRules:
         return range(1, self.goal - score + 1)
 
     def payoff(self, scores: tuple[int, ...] | list[int]) -> tuple[float, ...] | None:
-        """Each player's share of the win at ``scores`` (``None`` while nobody has reached the goal)."""
+        """Each player's share of the win at ``scores`` (``None`` while nobody has reached it)."""
         winners = [s >= self.goal for s in scores]
         m = sum(winners)
         if m == 0:
@@ -91,7 +91,7 @@ def _check_k(k: int) -> None:
     )
 
 
-@lru_cache(maxsize=None)
+@cache
 def _fraction_rows(kmax: int) -> tuple[tuple[Fraction, tuple[Fraction, ...]], ...]:
     """Rows ``(P(X_k=0), (P(X_k=k), ..., P(X_k=k+5)))`` for k = 1..kmax, by Table 1's recursion."""
     sixth = Fraction(1, 6)
@@ -197,7 +197,7 @@ class SimPigGame:
 
     @staticmethod
     def roll_turn(k: int, rng: np.random.Generator) -> int:
-        """Roll one die until the turn total reaches ``k`` or a 1 comes up; return the turn total."""
+        """Roll until the turn total reaches ``k`` or a 1 comes up; return the turn total."""
         total = 0
         while total < k:
             face = int(rng.integers(1, SIDES + 1))

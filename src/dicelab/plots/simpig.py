@@ -16,7 +16,10 @@ def _save(fig, out: str | Path) -> Path:
     import matplotlib.pyplot as plt
 
     p = Path(out)
-    require(p.suffix.lower() in (".png", ".pdf", ".svg"), f"plot file must end in .png, .pdf or .svg, got {p.name!r}")
+    require(
+        p.suffix.lower() in (".png", ".pdf", ".svg"),
+        f"plot file must end in .png, .pdf or .svg, got {p.name!r}",
+    )
     p.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(p, dpi=110, bbox_inches="tight")
     plt.close(fig)

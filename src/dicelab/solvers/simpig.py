@@ -172,7 +172,7 @@ def _selfplay_sweeps(g, p0, pk, v, pol, vhist, phist):
 @njit(cache=True)
 def _state_matrix(g, p0, pk, v, i, j, rmat, smat):
     """The matrix game at ``(i, j)``: payoff ``rmat[k-1, k'-1]`` of all outcomes but the all-bust
-    self-loop, and that loop's probability ``smat[k-1, k'-1]``, for targets ``k`` of A, ``k'`` of B."""
+    self-loop, and that loop's probability ``smat[k-1, k'-1]``, for A's ``k`` and B's ``k'``."""
     ka = g - i
     kb = g - j
     u = np.empty((g + 1, 7))  # u[ii, b]: E over A-outcome fixed at row ii and B-outcome column b
@@ -250,7 +250,7 @@ def _pass_n(n, g, p0, pk, ok, ow, best, symmetric, a_k, v, pol):
     op = np.empty((m, 6 * ncomp + 1))
     on = np.empty(m, np.int64)
     maxc = 1
-    for o in range(m):
+    for _ in range(m):
         maxc *= 6 * ncomp + 1
     c_off = np.empty(maxc, np.int64)
     c_p = np.empty(maxc)
@@ -397,7 +397,8 @@ def _terminal2(g: int) -> np.ndarray:
 
 
 def _opp_tables2(strategy: SimPigStrategy, g: int) -> tuple[np.ndarray, np.ndarray]:
-    """The opponent's components in A-state coordinates: ``[c, i, j]`` = its choice at own ``j``, opp ``i``."""
+    """The opponent's components in A-state coordinates: ``[c, i, j]`` = its choice at own ``j``
+    against ``i``."""
     w, k = strategy.target_table()  # [c, own, opp]
     kk = np.ones((k.shape[0], g + 1, g + 1), np.int64)
     ww = np.zeros((k.shape[0], g + 1, g + 1))
@@ -467,7 +468,7 @@ def _best_response2(opp: SimPigStrategy, g: int) -> BestResponse:
 def evaluate(
     strategy: SimPigStrategy | str, opponent: SimPigStrategy | str, goal: int = 100
 ) -> np.ndarray:
-    """Exact win probability table ``V[i, j]`` of ``strategy`` (A) against ``opponent`` (B), 2 players.
+    """Exact win-probability table ``V[i, j]`` of ``strategy`` (A) against ``opponent`` (B).
 
     ``V[0, 0]`` is A's share of the win from the start.
     """
@@ -484,14 +485,19 @@ def evaluate(
 
 def sweep_hold(ns: list[int], goal: int = 100) -> list[dict[str, float]]:
     """Best-response win probability against ``hold:N`` for each ``N`` (Figure 1 / Table S1)."""
-    return [{"n": n, "win_probability": best_response([f"hold:{n}"], goal).win_probability} for n in ns]
+    return [
+        {"n": n, "win_probability": best_response([f"hold:{n}"], goal).win_probability} for n in ns
+    ]
 
 
 def local_minima(rows: list[dict[str, float]]) -> list[int]:
     """The ``n`` of the rows whose win probability is below both neighbours'."""
     out = []
     for a, b, c in zip(rows, rows[1:], rows[2:]):
-        if b["win_probability"] < a["win_probability"] and b["win_probability"] < c["win_probability"]:
+        if (
+            b["win_probability"] < a["win_probability"]
+            and b["win_probability"] < c["win_probability"]
+        ):
             out.append(int(b["n"]))
     return out
 
@@ -562,8 +568,10 @@ def selfplay(goal: int = 100, start: str = "hold:25", max_sweeps: int = 400) -> 
             vhist_all.append(vh[t].copy())
             n = len(phist_all) - 1
             for lag in (1, 2, 3, 4):
-                if n - lag >= 0 and np.array_equal(phist_all[n], phist_all[n - lag]) and np.allclose(
-                    vhist_all[n], vhist_all[n - lag], rtol=0, atol=1e-14
+                if (
+                    n - lag >= 0
+                    and np.array_equal(phist_all[n], phist_all[n - lag])
+                    and np.allclose(vhist_all[n], vhist_all[n - lag], rtol=0, atol=1e-14)
                 ):
                     found = (n, lag)
                     break
@@ -587,8 +595,19 @@ def selfplay(goal: int = 100, start: str = "hold:25", max_sweeps: int = 400) -> 
     w1 = float(evaluate(s1, hold25, g)[0, 0])
     w2 = float(evaluate(s2, hold25, g)[0, 0])
     return SelfPlay(
-        g, n + 1, lag, int(cyc.sum()), p1, p2, v1, v2, float(diff.mean()), float(diff.max()),
-        (int(where[0]), int(where[1])), (w1, w2), float(evaluate(s1, s2, g)[0, 0]),
+        g,
+        n + 1,
+        lag,
+        int(cyc.sum()),
+        p1,
+        p2,
+        v1,
+        v2,
+        float(diff.mean()),
+        float(diff.max()),
+        (int(where[0]), int(where[1])),
+        (w1, w2),
+        float(evaluate(s1, s2, g)[0, 0]),
     )
 
 
@@ -600,7 +619,7 @@ def _table_strategy(spec: str, g: int, k: np.ndarray) -> SimPigStrategy:
 
 @dataclass
 class Svima:
-    """SVIMA (Algorithm 0.2): A's follower policy, B's leader policy (own-score indexed) and values."""
+    """SVIMA (Algorithm 0.2): A's follower policy, B's leader policy (own score first), values."""
 
     goal: int
     value: np.ndarray
@@ -638,7 +657,9 @@ def svima(goal: int = 100) -> Svima:
     _svima_pass(g, p0, pk, v, pa, pb)
     sec = time.perf_counter() - t0
     pa, pb = pa[:g, :g], pb[:g, :g]
-    win_a = float(evaluate(_table_strategy("svima", g, pa), _table_strategy("svima-b", g, pb), g)[0, 0])
+    win_a = float(
+        evaluate(_table_strategy("svima", g, pa), _table_strategy("svima-b", g, pb), g)[0, 0]
+    )
     return Svima(g, v[:g, :g], pa, pb, int((pa != pb).sum()), win_a, 1.0 - win_a, sec)
 
 
@@ -647,7 +668,9 @@ def svima(goal: int = 100) -> Svima:
 # --------------------------------------------------------------------------------------------
 
 
-def memory_needed(players: int, goal: int, components: int = 1, mixed_weights: bool = False) -> float:
+def memory_needed(
+    players: int, goal: int, components: int = 1, mixed_weights: bool = False
+) -> float:
     """Bytes the n-player pass needs: values, policy, and each opponent's targets (and weights)."""
     states = float(goal + 1) ** players
     per = 8 + 2 + (players - 1) * components * (2 + (8 if mixed_weights else 0))
@@ -670,7 +693,8 @@ def check_size(
     max_work: float = DEFAULT_MAX_WORK,
 ) -> None:
     """Refuse, with a one-line error naming the memory (or work) needed, an n-player best
-    response that would not fit in ``max_memory`` bytes or take more than ``max_work`` operations."""
+    response that would not fit in ``max_memory`` bytes or need more than ``max_work``
+    operations."""
     need = memory_needed(players, goal, components)
     if need > max_memory:
         raise DicelabError(
@@ -681,26 +705,30 @@ def check_size(
     work = _work_needed(players, goal, components, symmetric)
     if work > max_work:
         raise DicelabError(
-            f"{players} players at goal {goal} need about {work:.1e} multiply-adds (limit {max_work:.0e}, "
-            f"about {work / 5e8 / 3600:.1f} hours on one core); lower the goal or the number of players"
+            f"{players} players at goal {goal} need about {work:.1e} multiply-adds "
+            f"(limit {max_work:.0e}, about {work / 5e8 / 3600:.1f} hours on one core); "
+            f"lower the goal or the number of players"
         )
 
 
 def _grid_coords(players: int, g: int) -> list[np.ndarray]:
     b = g + 1
-    return [np.arange(b).reshape([b if d == x else 1 for x in range(players)]) for d in range(players)]
+    return [
+        np.arange(b).reshape([b if d == x else 1 for x in range(players)]) for d in range(players)
+    ]
 
 
 def _best_response_n(
     strats: list[SimPigStrategy], g: int, max_memory: float, max_work: float
 ) -> BestResponse:
     n = len(strats) + 1
-    comps = [None] * len(strats)
     ncomp = 1
-    mixed = False
     coords = _grid_coords(n, g)
     for s in strats:
-        require(not s.two_player_only, f"strategy {s.spec!r} is a two-player table; use hold:/pw:/mix: specs")
+        require(
+            not s.two_player_only,
+            f"strategy {s.spec!r} is a two-player table; use hold:/pw:/mix: specs",
+        )
         ncomp = max(ncomp, len(s.mixture(np.zeros(1, np.int64), [np.zeros(1, np.int64)] * (n - 1))))
     symmetric = all(s.spec == strats[0].spec for s in strats) and strats[0].symmetric and n >= 3
     check_size(n, g, ncomp, symmetric, max_memory, max_work)
@@ -772,11 +800,19 @@ def evaluate_n(strategies: list[SimPigStrategy | str], goal: int) -> float:
     g = rules.goal
     coords = _grid_coords(n, g)
     mine = strats[0].mixture(coords[0], coords[1:])
-    require(len(mine) == 1 and np.ndim(mine[0][0]) == 0, "evaluate_n needs a pure strategy for player 0")
+    require(
+        len(mine) == 1 and np.ndim(mine[0][0]) == 0, "evaluate_n needs a pure strategy for player 0"
+    )
     a_k = mine[0][1]
-    a_flat = np.broadcast_to(np.minimum(np.maximum(a_k, 1), g), (g + 1,) * n).reshape(-1).astype(np.int64)
+    a_flat = (
+        np.broadcast_to(np.minimum(np.maximum(a_k, 1), g), (g + 1,) * n)
+        .reshape(-1)
+        .astype(np.int64)
+    )
     need = memory_needed(n, g)
-    require(need <= DEFAULT_MAX_MEMORY, f"{n} players at goal {g} need about {need / 2**30:.1f} GiB")
+    require(
+        need <= DEFAULT_MAX_MEMORY, f"{n} players at goal {g} need about {need / 2**30:.1f} GiB"
+    )
     ncomp = max(len(s.mixture(coords[o + 1], coords[:1])) for o, s in enumerate(strats[1:]))
     total = (g + 1) ** n
     ok = np.ones((n - 1, ncomp, total), np.int64)
@@ -799,15 +835,20 @@ def evaluate_n(strategies: list[SimPigStrategy | str], goal: int) -> float:
 # --------------------------------------------------------------------------------------------
 
 
-def turns_to_goal(strategy: SimPigStrategy | str, goal: int, tol: float = 1e-16, max_turns: int = 10**6) -> np.ndarray:
-    """``f[t] = P(the player first reaches the goal at turn t + 1)`` for a state-independent strategy.
+def turns_to_goal(
+    strategy: SimPigStrategy | str, goal: int, tol: float = 1e-16, max_turns: int = 10**6
+) -> np.ndarray:
+    """``f[t] = P(first reaching the goal at turn t + 1)`` for a state-independent strategy.
 
     The own score is a Markov chain on ``0..goal``; the distribution is propagated turn by turn
     until less than ``tol`` of the mass is left.
     """
     s = _as_strategy(strategy, goal, 3)
-    require(s.state_independent, f"strategy {s.spec!r} depends on the other scores; the turns-to-goal "
-            "method needs a state-independent strategy (hold:, or mix: of hold:)")
+    require(
+        s.state_independent,
+        f"strategy {s.spec!r} depends on the other scores; the turns-to-goal "
+        "method needs a state-independent strategy (hold:, or mix: of hold:)",
+    )
     g = goal
     p0, pk = turn_total_table(g)
     own = np.arange(g)
@@ -830,7 +871,9 @@ def turns_to_goal(strategy: SimPigStrategy | str, goal: int, tol: float = 1e-16,
     return np.array(out)
 
 
-def many_player_win(strategy: SimPigStrategy | str, others: SimPigStrategy | str, players: int, goal: int = 100) -> float:
+def many_player_win(
+    strategy: SimPigStrategy | str, others: SimPigStrategy | str, players: int, goal: int = 100
+) -> float:
     """Exact share of the win of one player using ``strategy`` against ``players - 1`` others all
     using ``others``; both must be state-independent (their scores are independent Markov chains).
 

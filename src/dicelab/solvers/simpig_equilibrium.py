@@ -30,7 +30,7 @@ from scipy.optimize import linprog
 from dicelab.games.simpig import SimPigRules, turn_total_table
 from dicelab.progress import progress_bar
 from dicelab.solvers.simpig import _state_matrix, best_response
-from dicelab.strategies.simpig import SimPigStrategy, parse_strategy, _table
+from dicelab.strategies.simpig import SimPigStrategy, _table, parse_strategy
 
 EQ_KIND = "simpig-equilibrium"
 
@@ -38,7 +38,8 @@ EQ_KIND = "simpig-equilibrium"
 @dataclass
 class Equilibrium:
     """The exact equilibrium: ``value[i, j]`` (A's win probability) and the mixed strategy of the
-    player holding ``i`` against ``j``: target ``targets[c, i, j]`` with probability ``weights[c, i, j]``."""
+    player holding ``i`` against ``j``: target ``targets[c, i, j]`` with probability
+    ``weights[c, i, j]``."""
 
     goal: int
     value: np.ndarray
@@ -65,7 +66,9 @@ class Equilibrium:
         return out
 
 
-def solve_matrix_game(m: np.ndarray, tol: float = 1e-13) -> tuple[float, np.ndarray, np.ndarray, bool]:
+def solve_matrix_game(
+    m: np.ndarray, tol: float = 1e-13
+) -> tuple[float, np.ndarray, np.ndarray, bool]:
     """Value and optimal mixed strategies ``(v, x, y, used_lp)`` of the zero-sum game ``m``
     (the row player maximises). Pure saddle points are found without a linear program."""
     rowmin = m.min(axis=1)
@@ -89,8 +92,13 @@ def solve_matrix_game(m: np.ndarray, tol: float = 1e-13) -> tuple[float, np.ndar
     a_eq = np.zeros((1, nr + 1))
     a_eq[0, :nr] = 1.0
     res = linprog(
-        cost, A_ub=a_ub, b_ub=np.zeros(nc), A_eq=a_eq, b_eq=[1.0],
-        bounds=[(0, None)] * nr + [(None, None)], method="highs",
+        cost,
+        A_ub=a_ub,
+        b_ub=np.zeros(nc),
+        A_eq=a_eq,
+        b_eq=[1.0],
+        bounds=[(0, None)] * nr + [(None, None)],
+        method="highs",
     )
     if res.status != 0:  # pragma: no cover - HiGHS solves every bounded matrix game
         raise RuntimeError(f"linear program failed: {res.message}")
@@ -142,8 +150,10 @@ def _polish(m: np.ndarray, x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np
     return (x2, y2) if new >= old - 1e-15 else (x, y)
 
 
-def _solve_state(r: np.ndarray, s: np.ndarray, guess: float, known: float | None) -> tuple[float, np.ndarray, np.ndarray, int]:
-    """The fixed point ``v = val(r + v s)`` and the optimal pair there; returns ``(v, x, y, lps)``."""
+def _solve_state(
+    r: np.ndarray, s: np.ndarray, guess: float, known: float | None
+) -> tuple[float, np.ndarray, np.ndarray, int]:
+    """The fixed point ``v = val(r + v s)`` and the optimal pair there: ``(v, x, y, lps)``."""
     lps = 0
     if known is not None:
         val, x, y, used = solve_matrix_game(r + known * s)
@@ -174,7 +184,9 @@ def _solve_state(r: np.ndarray, s: np.ndarray, guess: float, known: float | None
     return v, x, y, lps
 
 
-def solve_equilibrium(goal: int = 100, progress: bool = True, use_cache: bool = False) -> Equilibrium:
+def solve_equilibrium(
+    goal: int = 100, progress: bool = True, use_cache: bool = False
+) -> Equilibrium:
     """Solve two-player simultaneous Pig exactly (value and optimal mixed strategies everywhere).
 
     With ``use_cache`` the result is stored in / read from the dicelab cache folder.
@@ -187,8 +199,15 @@ def solve_equilibrium(goal: int = 100, progress: bool = True, use_cache: bool = 
         path = cache_dir() / cache_key(EQ_KIND, {"goal": g})
         if path.with_suffix(".npz").exists():
             arrays, meta = load_table(path, EQ_KIND)
-            return Equilibrium(g, arrays["value"], arrays["weights"], arrays["targets"].astype(np.int64),
-                               meta["seconds"], meta["linear_programs"], meta["mixed_states"])
+            return Equilibrium(
+                g,
+                arrays["value"],
+                arrays["weights"],
+                arrays["targets"].astype(np.int64),
+                meta["seconds"],
+                meta["linear_programs"],
+                meta["mixed_states"],
+            )
     p0, pk = turn_total_table(g)
     t0 = time.perf_counter()
     v = np.zeros((g + 1, g + 1))
@@ -200,7 +219,9 @@ def solve_equilibrium(goal: int = 100, progress: bool = True, use_cache: bool = 
     lps = 0
     mixed = 0
     n_states = g * (g + 1) // 2
-    with progress_bar(f"equilibrium, goal {g}", total=n_states, enabled=progress and g >= 40) as bar:
+    with progress_bar(
+        f"equilibrium, goal {g}", total=n_states, enabled=progress and g >= 40
+    ) as bar:
         for s in range(2 * g - 2, -1, -1):
             for i in range(max(0, s - g + 1), min(s, g - 1) + 1):
                 j = s - i
@@ -233,8 +254,12 @@ def solve_equilibrium(goal: int = 100, progress: bool = True, use_cache: bool = 
     if use_cache:
         from dicelab.store import save_table
 
-        save_table(path, EQ_KIND, {"value": eq.value, "weights": weights, "targets": targets.astype(np.int16)},
-                   {"goal": g, "seconds": eq.seconds, "linear_programs": lps, "mixed_states": mixed})
+        save_table(
+            path,
+            EQ_KIND,
+            {"value": eq.value, "weights": weights, "targets": targets.astype(np.int16)},
+            {"goal": g, "seconds": eq.seconds, "linear_programs": lps, "mixed_states": mixed},
+        )
     return eq
 
 

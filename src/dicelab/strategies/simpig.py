@@ -106,7 +106,7 @@ class SimPigStrategy:
         return [(weights[c][o, j], np.minimum(targets[c][o, j], cap)) for c in range(len(weights))]
 
     def target_table(self) -> tuple[np.ndarray, np.ndarray]:
-        """Two-player arrays ``weights[c, own, opp]`` and ``targets[c, own, opp]`` (``c``: component)."""
+        """Two-player arrays ``weights[c, own, opp]`` and ``targets[c, own, opp]``."""
         g = self.goal
         own, opp = np.indices((g, g))
         comps = self.mixture(own, [opp])
@@ -134,37 +134,54 @@ def _parse_prob(text: str) -> Fraction:
     try:
         p = Fraction(text.strip())
     except (ValueError, ZeroDivisionError):
-        raise DicelabError(f"mixture probability must be a number like 0.5 or 1/3, got {text!r}") from None
+        raise DicelabError(
+            f"mixture probability must be a number like 0.5 or 1/3, got {text!r}"
+        ) from None
     require(0 < p <= 1, f"mixture probabilities must be in (0, 1], got {text!r}")
     return p
 
 
 def parse_strategy(spec: str, goal: int = 100, players: int = 2) -> SimPigStrategy:
     """Parse a strategy spec (see the module docstring) for a game to ``goal`` with ``players``."""
-    require(isinstance(spec, str) and spec.strip() != "", f"empty strategy; use one of: {SPEC_HELP}")
+    require(
+        isinstance(spec, str) and spec.strip() != "", f"empty strategy; use one of: {SPEC_HELP}"
+    )
     s = spec.strip()
     if s.startswith("hold:"):
         arg = s[5:]
         if arg == "goal":
             return SimPigStrategy(s, goal, True, True, False, ("hold", None))
-        return SimPigStrategy(s, goal, True, True, False, ("hold", _parse_int(arg, "N in hold:N", 1, goal)))
+        return SimPigStrategy(
+            s, goal, True, True, False, ("hold", _parse_int(arg, "N in hold:N", 1, goal))
+        )
     if s.startswith("pw:") or ("<" in s and not s.startswith(("mix:", "table:", "br:"))):
         body = s[3:] if s.startswith("pw:") else s
         pieces = [p.strip() for p in body.split(",")]
-        require(len(pieces) >= 2, f"piecewise strategy needs at least two pieces like 25<40,goal; got {s!r}")
+        require(
+            len(pieces) >= 2,
+            f"piecewise strategy needs at least two pieces like 25<40,goal; got {s!r}",
+        )
         parsed = []
         last_thr = -1
         for n, piece in enumerate(pieces):
             m = re.fullmatch(r"(\w+)\s*<\s*(\d+)", piece)
             if n < len(pieces) - 1:
-                require(m is not None, f"piecewise piece must look like K<T, got {piece!r} in {s!r}")
+                require(
+                    m is not None, f"piecewise piece must look like K<T, got {piece!r} in {s!r}"
+                )
                 assert m is not None
                 thr = int(m.group(2))
-                require(last_thr < thr <= goal, f"piecewise thresholds must increase within 1..{goal}; got {s!r}")
+                require(
+                    last_thr < thr <= goal,
+                    f"piecewise thresholds must increase within 1..{goal}; got {s!r}",
+                )
                 last_thr = thr
                 parsed.append((_parse_target(m.group(1), goal), thr))
             else:
-                require(m is None, f"the last piecewise piece is a bare target (K or goal), got {piece!r}")
+                require(
+                    m is None,
+                    f"the last piecewise piece is a bare target (K or goal), got {piece!r}",
+                )
                 parsed.append((_parse_target(piece, goal), None))
         return SimPigStrategy(s, goal, False, True, False, ("pw", tuple(parsed)))
     if s.startswith("mix:"):
@@ -186,7 +203,9 @@ def parse_strategy(spec: str, goal: int = 100, players: int = 2) -> SimPigStrate
             ("mix", fparts),
         )
     # Two-player tables from here on.
-    require(players == 2 or not _is_table_spec(s), f"strategy {s!r} is defined for two players only")
+    require(
+        players == 2 or not _is_table_spec(s), f"strategy {s!r} is defined for two players only"
+    )
     if s.startswith("table:"):
         return load_strategy(s[6:], goal)
     if s.startswith("br:"):
@@ -218,12 +237,25 @@ def parse_strategy(spec: str, goal: int = 100, players: int = 2) -> SimPigStrate
 
 def _is_table_spec(s: str) -> bool:
     return s.startswith(("table:", "br:")) or s in (
-        "equilibrium", "optimal", "svima", "svima-b", "cyclic:1", "cyclic:2"
+        "equilibrium",
+        "optimal",
+        "svima",
+        "svima-b",
+        "cyclic:1",
+        "cyclic:2",
     )
 
 
 def _table(spec: str, goal: int, weights: np.ndarray, targets: np.ndarray) -> SimPigStrategy:
-    return SimPigStrategy(spec, goal, False, True, True, (), (np.asarray(weights, float), np.asarray(targets, np.int64)))
+    return SimPigStrategy(
+        spec,
+        goal,
+        False,
+        True,
+        True,
+        (),
+        (np.asarray(weights, float), np.asarray(targets, np.int64)),
+    )
 
 
 def save_strategy(
@@ -255,7 +287,10 @@ def load_strategy(path: str, goal: int) -> SimPigStrategy:
         meta.get("goal") == goal and w.shape[1:] == (goal, goal) and k.shape == w.shape,
         f"{path} holds a strategy for goal {meta.get('goal')}, not {goal}",
     )
-    require(np.all(w >= 0) and np.allclose(w.sum(axis=0), 1.0), f"{path}: weights must sum to 1 at every state")
+    require(
+        np.all(w >= 0) and np.allclose(w.sum(axis=0), 1.0),
+        f"{path}: weights must sum to 1 at every state",
+    )
     own = np.arange(goal)[:, None]
     ok = (k >= 1) & (k <= goal - own[None]) | (w == 0)
     require(bool(np.all(ok)), f"{path}: every target must be from 1 to goal - own score")
