@@ -17,9 +17,30 @@ The public verbs:
   turn-limited variant of seed 003; :func:`solve_cached` reuses solved tables on disk.
 * :class:`PigRules` — goal, die and variant (``standard``, ``piglet``, ``two-dice``).
 * :class:`PigGame` — a live game engine, for play against bots.
+
+The strategy lab (seed 002): any strategy against any other, exactly and by simulation.
+
+>>> from dicelab.pig import evaluate, best_response, simulate, tournament, parse_strategy
+>>> e = evaluate("hold:20", "hold:21", PigRules())   # seed 002, Figure 17: 0.5426, 0.5258
+>>> round(e.a_first, 4), round(e.b_first, 4)
+(0.5426, 0.5258)
+
+* :func:`parse_strategy` — strategies from specs (``optimal``, ``hold:25``, ``keep-pace``,
+  ``turtle``, ``roll-to-win``, ``roll-and-wait``, ``best-response:SPEC``, ``file:PATH``); any
+  callable ``f(my, opp, turn_total) -> bool`` or decision table works too.
+* :func:`evaluate` — exact win and stalemate probabilities, layer by layer.
+* :func:`best_response` — the exact counter-strategy to any fixed strategy.
+* :func:`simulate` — reproducible Monte Carlo on all cores, with intervals and Parquet records.
+* :func:`tournament` — round robins with a win matrix, ranking and non-transitive cycles.
 """
 
 from dicelab.games.pig import VARIANTS, PigGame, PigRules
+from dicelab.sim.pig_sim import simulate
+from dicelab.sim.tournament import tournament
 from dicelab.solvers.pig import PigSolution, solve, solve_cached
+from dicelab.solvers.pig_eval import best_response, evaluate, iterated_best_response
+from dicelab.strategies.pig import parse_strategy
 
-__all__ = ["VARIANTS", "PigGame", "PigRules", "PigSolution", "solve", "solve_cached"]
+__all__ = ["VARIANTS", "PigGame", "PigRules", "PigSolution", "best_response", "evaluate",
+           "iterated_best_response", "parse_strategy", "simulate", "solve", "solve_cached",
+           "tournament"]
