@@ -178,7 +178,7 @@ class SimPigGame:
     >>> g = SimPigGame(SimPigRules(goal=20, players=3))
     >>> rng = np.random.default_rng(1)
     >>> while g.result is None:
-    ...     _ = g.play_turn([10, 10, 20], rng)
+    ...     _ = g.play_turn([min(t, 20 - s) for t, s in zip((5, 8, 20), g.scores)], rng)
     >>> abs(sum(g.result) - 1.0) < 1e-12
     True
     """
