@@ -105,6 +105,8 @@ def test_play_human_text_and_eof():
     assert p.returncode == 0 and "round 1" in p.stdout and "your dice:" in p.stdout
     p = _play("", "--seed", "4")
     assert p.returncode == 2 and p.stderr.strip() == "error: input ended before the game did"
+    p = _play("quit\n", "--seed", "4")
+    assert p.returncode == 1 and "you left the game" in p.stdout
 
 
 def test_play_against_a_trained_agent(tmp_path, capsys):
