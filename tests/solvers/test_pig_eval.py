@@ -71,6 +71,13 @@ def test_roll_to_win_always_beats_roll_and_wait():
     assert e.b_first == pytest.approx(0.0, abs=1e-12)
 
 
+def test_seed_optimal_against_hold_25():
+    # seed 002, 3.3.6: theoretically "our optimal ... 0.55127" and "bank at 25 ... 0.50914"
+    e = evaluate("optimal", "hold:25", STD)
+    assert e.a_first == pytest.approx(0.55127, abs=5e-6)
+    assert e.b_first == pytest.approx(0.50914, abs=5e-6)
+
+
 def test_optimal_against_itself_is_neller_presser():
     e = evaluate("optimal", "optimal", STD)
     assert e.a_first == pytest.approx(0.5305927, abs=1e-7)
