@@ -89,6 +89,15 @@ def test_simulate_records_and_tournament_plot(capsys, tmp_path):
     assert len(v["a_overall"]) == 10 and v["a_overall"][3] == pytest.approx(0.5, abs=1e-13)
 
 
+def test_fair_test_command(capsys):
+    d = run_json(["pig", "fair-test", "hold:5,hold:6", "turtle,roll-to-win", "--goal", "30",
+                  "--games", "4000", "--seed", "2"], capsys)
+    assert [(r["a"], r["b"]) for r in d["rows"]] == [("hold:5", "hold:6"), ("turtle", "roll-to-win")]
+    assert all(0.0 <= r["ci_low"] <= r["ci_high"] <= 1.0 for r in d["rows"])
+    code, _, err = run(["pig", "fair-test", "hold:5"], capsys)
+    assert code == 2 and err.count("\n") == 1
+
+
 def test_human_readable_output(capsys):
     code, out, _ = run(["pig", "tournament", "turtle", "roll-to-win", "roll-and-wait"], capsys)
     assert code == 0 and "turtle > roll-to-win > roll-and-wait > turtle" in out

@@ -10,7 +10,7 @@ import pytest
 from dicelab.errors import DicelabError
 from dicelab.games.pig import PigRules
 from dicelab.sim import stats as st
-from dicelab.sim.pig_sim import BATCH, _atoms, batch_states, simulate
+from dicelab.sim.pig_sim import BATCH, _atoms, batch_states, fair_test, simulate
 from dicelab.solvers.pig_eval import evaluate
 
 
@@ -115,3 +115,16 @@ def test_bad_input():
         simulate("hold:2", "hold:3", PigRules(goal=10), games=0)
     with pytest.raises(DicelabError):
         simulate("hold:2", "hold:3", PigRules(goal=10), games=10, seed=-1)
+
+
+def test_fair_test_report_like_figure_17():
+    rows = fair_test(rules=PigRules(), games=3000, seed=0)
+    assert [(r["a"], r["b"]) for r in rows][:2] == [("hold:20", "hold:21"), ("hold:15", "hold:20")]
+    assert len(rows) == 10
+    for r in rows:
+        assert r["ci_low"] <= r["sim_a_overall"] <= r["ci_high"]
+        assert r["inside"] == (r["ci_low"] <= r["a_overall"] <= r["ci_high"])
+        assert r["deviation"] == pytest.approx(abs(r["sim_a_overall"] - r["a_overall"]), abs=1e-15)
+    assert rows[0]["a_first"] == pytest.approx(0.5426, abs=5e-5)
+    # at 95% each pair misses with probability ~5%; 10 pairs missing 4 or more is ~1e-3 unlikely
+    assert sum(r["inside"] for r in rows) >= 7

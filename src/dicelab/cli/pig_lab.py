@@ -194,3 +194,44 @@ def vs_hold_cmd(
         console.print(f"weakest against hold:{worst + 1}: {data['a_overall'][worst]:.4f}")
 
     emit(data, json_out, render)
+
+
+@app.command("fair-test")
+def fair_test_cmd(
+    pairs: list[str] = typer.Argument(None, help="Pairs A,B (e.g. hold:20,hold:21); default: seed 002's Figure 17."),
+    games: int = typer.Option(3000, "--games", help="Games per pair (the seed used 3000)."),
+    seed: int = typer.Option(0, "--seed", help="Random seed."),
+    confidence: float = typer.Option(0.95, "--confidence", help="Confidence level of the intervals."),
+    goal: int = LabGoal,
+    sides: int | None = LabSides,
+    variant: str = LabVariant,
+    json_out: bool = JsonOption,
+) -> None:
+    """Simulated against exact values, pair by pair, like seed 002's Figure 17."""
+    from dicelab.sim.pig_sim import fair_test
+
+    rules = _rules(goal, sides, variant)
+    require(games >= 2, f"--games must be at least 2, got {games}")
+    require(seed >= 0, f"--seed must be >= 0, got {seed}")
+    require(0.0 < confidence < 1.0, f"--confidence must lie strictly between 0 and 1, got {confidence}")
+    parsed = None
+    if pairs:
+        parsed = []
+        for p in pairs:
+            parts = p.split(",")
+            require(len(parts) == 2 and all(parts), f"a pair is written A,B (e.g. hold:20,hold:21), got {p!r}")
+            parsed.append((parts[0], parts[1]))
+    rows = fair_test(parsed, rules, games, seed, confidence)
+    data = {"rules": rules.to_dict(), "games": games, "seed": seed, "confidence": confidence,
+            "rows": rows, "inside": sum(r["inside"] for r in rows)}
+
+    def render(console: Console) -> None:
+        show = [{"A v B": f"{r['a']} v {r['b']}", "A 1st": f"{r['a_first']:.4f}",
+                 "B 1st": f"{r['b_first']:.4f}", "A all": f"{r['a_overall']:.4f}",
+                 "sim A 1st": f"{r['sim_a_first']:.4f}", "sim B 1st": f"{r['sim_b_first']:.4f}",
+                 "sim A all": f"{r['sim_a_overall']:.4f}", "dev": f"{r['deviation']:.4f}",
+                 "in CI": "yes" if r["inside"] else "NO"} for r in rows]
+        console.print(rows_table(show, title=f"fair test: {games} games per pair, {confidence:.0%} Wilson"))
+        console.print(f"exact value inside the interval for {data['inside']} of {len(rows)} pairs")
+
+    emit(data, json_out, render)

@@ -312,3 +312,43 @@ def _simulate_records(T: np.ndarray, gain: np.ndarray, kind: np.ndarray, states:
             cols = [pa.array(rec[:n, c]) for c in range(7)] + [act]
             writer.write_table(pa.Table.from_arrays(cols, schema=schema))
     return total
+
+
+#: The ten hold-at pairs of seed 002's Figure 17.
+FIGURE_17_PAIRS = ((20, 21), (15, 20), (1, 80), (1, 5), (80, 85), (45, 55), (1, 100), (36, 52),
+                   (5, 21), (13, 31))
+
+
+def fair_test(pairs: Any = None, rules: PigRules | None = None, games: int = 3000, seed: int = 0,
+              confidence: float = 0.95) -> list[dict[str, Any]]:
+    """Seed 002's fair test (Figure 17): simulated against exact values, pair by pair.
+
+    ``pairs``: (A, B) strategy pairs (default: Figure 17's hold-at pairs). Each pair plays
+    ``games`` games with seed child ``p`` of ``SeedSequence(seed)``. A row holds the exact
+    ``a_first``, ``b_first``, ``a_overall``, the simulated ones, the deviation of the overall
+    value, the Wilson interval of the simulated overall value and ``inside``: whether the exact
+    value lies in it (at 95% about one pair in twenty falls outside by chance alone).
+    """
+    from dicelab.solvers.pig_eval import evaluate
+
+    rules = rules or PigRules()
+    if pairs is None:
+        pairs = [(f"hold:{a}", f"hold:{b}") for a, b in FIGURE_17_PAIRS]
+    seeds = np.random.SeedSequence(seed).spawn(len(pairs))
+    rows = []
+    for (a, b), ss in zip(pairs, seeds, strict=True):
+        e = evaluate(a, b, rules)
+        r = simulate(a, b, rules, games=games, confidence=confidence, exact=False,
+                     seed=int(ss.generate_state(1, np.uint64)[0] >> np.uint64(1)))
+        nb = r.games - r.a_first_games
+        sim_a_first = r.a_wins_a_first / r.a_first_games
+        sim_b_first = r.b_wins_b_first / nb if nb else float("nan")
+        exact_overall = (r.a_first_games * e.a_first + nb * e.a_second) / r.games
+        rows.append({
+            "a": r.a, "b": r.b, "a_first": e.a_first, "b_first": e.b_first,
+            "a_overall": exact_overall, "sim_a_first": sim_a_first, "sim_b_first": sim_b_first,
+            "sim_a_overall": r.a_overall, "deviation": abs(r.a_overall - exact_overall),
+            "ci_low": r.ci_low, "ci_high": r.ci_high,
+            "inside": bool(r.ci_low <= exact_overall <= r.ci_high),
+        })
+    return rows
