@@ -382,7 +382,7 @@ def _eval_many(tables, limits, ia, ib, adds, probs, bust, reset, tol, max_passes
 
 
 @njit(cache=True)
-def _br_pass(rb, adds, probs, bust, reset, A0, B0, pol, al, be, bb, vr, vh):
+def _br_pass(rb, lb, adds, probs, bust, reset, A0, B0, pol, al, be, bb, vr, vh):
     """One pass of the best response of A against B's table rb (policy iteration per block).
 
     Writes A's choices into pol[x, y, k] and P(A wins) into A0/B0. Returns the largest change of
@@ -404,13 +404,13 @@ def _br_pass(rb, adds, probs, bust, reset, A0, B0, pol, al, be, bb, vr, vh):
         for x in range(xlo, xhi + 1):
             y = s - x
             # ---- B's fixed turn: b0 = gamma + delta * a0
-            K = g - y
-            for t in range(K, K + maxd + 1):
+            top = lb[y, x]  # B's turn never goes past its reach limit
+            for t in range(top + 1, top + maxd + 1):
                 al[t] = 0.0
                 be[t] = 0.0
                 bb[t] = 1.0
             rt = A0[x, 0]
-            for k in range(K - 1, -1, -1):
+            for k in range(top, -1, -1):
                 if rb[y, x, k]:
                     sa = 0.0
                     sb = 0.0
@@ -561,7 +561,7 @@ def _best_response(rb, adds, probs, bust, reset, tol, max_passes, A0, B0, pol):
     old = pol.copy()
     while True:
         old[:, :, :] = pol
-        change, m = _br_pass(rb, adds, probs, bust, reset, A0, B0, pol, al, be, bb, vr, vh)
+        change, m = _br_pass(rb, lb, adds, probs, bust, reset, A0, B0, pol, al, be, bb, vr, vh)
         passes += 1
         if m > most:
             most = m

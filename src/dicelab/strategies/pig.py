@@ -48,6 +48,7 @@ import csv
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -221,9 +222,15 @@ class Optimal(PigStrategy):
     """``optimal``: the optimal policy of :func:`dicelab.solvers.pig.solve` (cached on disk)."""
 
     def _build(self, rules: PigRules) -> np.ndarray:
-        from dicelab.solvers.pig import solve_cached
+        return _optimal_table(rules)
 
-        return solve_cached(rules).roll
+
+@lru_cache(maxsize=8)
+def _optimal_table(rules: PigRules) -> np.ndarray:
+    """The optimal decision table, kept in memory per rules (the solver caches it on disk)."""
+    from dicelab.solvers.pig import solve_cached
+
+    return finish_table(solve_cached(rules).roll)
 
 
 @dataclass(eq=False)
