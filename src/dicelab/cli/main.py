@@ -19,6 +19,9 @@ try:  # typer >= 0.22 vendors click
 except ImportError:  # pragma: no cover - older typer with click as a dependency
     from click import exceptions as _cx  # type: ignore[no-redef]
 
+_EXIT = getattr(_cx, "Exit", typer.Exit)
+_ABORT = getattr(_cx, "Abort", typer.Abort)
+
 app = typer.Typer(
     name="dicelab",
     help="Solve, evaluate, learn and play jeopardy dice games.",
@@ -56,11 +59,13 @@ def main(argv: list[str] | None = None) -> None:
         if msg:  # empty when no arguments were given and the help was shown instead
             print(f"error: {msg} (see '{cmd} --help')", file=sys.stderr)
         sys.exit(2)
-    except _cx.Exit as exc:
+    except _EXIT as exc:
         sys.exit(exc.exit_code)
-    except _cx.Abort:
+    except _ABORT:
         print("aborted", file=sys.stderr)
         sys.exit(1)
+    except BrokenPipeError:  # output piped into `head` and the like: stop quietly
+        sys.exit(0)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         sys.exit(130)
