@@ -18,6 +18,8 @@ Transitivity: "A beats B" means ``matrix[a, b] > 1/2`` (by more than ``margin``,
 exact values so that exact ties are not edges). The strategies are transitive exactly when the
 "beats" relation has no directed cycle; since a tournament with a cycle always has a 3-cycle,
 we list every 3-cycle ``A > B > C > A`` (each once, starting from its earliest strategy).
+In a simulated tournament "beats" compares the estimates with 1/2, so a pair that is nearly
+even can point either way by chance and a listed cycle may be noise: confirm it exactly.
 """
 
 from __future__ import annotations

@@ -832,7 +832,7 @@ def linear_system(a: Any, b: Any, rules: PigRules | None = None) -> tuple[Any, n
     cols: list[np.ndarray] = []
     vals: list[np.ndarray] = []
     r = np.zeros(2 * n)
-    for side, table, off, other, win in ((0, ta, 0, n, 1.0), (1, tb, n, 0, 0.0)):
+    for table, off, other, win in ((ta, 0, n, 1.0), (tb, n, 0, 0.0)):
         me = np.arange(n) + off
         rows.append(me)
         cols.append(me)
