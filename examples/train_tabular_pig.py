@@ -55,7 +55,9 @@ def train(
 
     Unvisited states keep a small preference for rolling (holding at 0 forever would stall).
     """
-    env = gym.make("dicelab/Pig-v0", goal=goal, variant=variant, opponent=opponent, seat=None).unwrapped
+    env = gym.make(
+        "dicelab/Pig-v0", goal=goal, variant=variant, opponent=opponent, seat=None
+    ).unwrapped
     rng = np.random.default_rng(seed)
     q = np.zeros((goal, goal, goal, 2))
     q[..., ROLL] = 1e-6
@@ -70,7 +72,11 @@ def train(
         i, j, k, _ = obs["observation"].tolist()
         done = False
         while not done:
-            a = int(rng.integers(2)) if rng.random() < epsilon else int(q[i, j, k, ROLL] > q[i, j, k, HOLD])
+            a = (
+                int(rng.integers(2))
+                if rng.random() < epsilon
+                else int(q[i, j, k, ROLL] > q[i, j, k, HOLD])
+            )
             obs, reward, terminated, truncated, _ = env.step(a)
             done = terminated or truncated
             if terminated:
@@ -79,7 +85,9 @@ def train(
                 i2, j2, k2, _ = obs["observation"].tolist()
                 target = q[i2, j2, k2].max()
             visits[i, j, k, a] += 1
-            step = max(alpha, 1.0 / visits[i, j, k, a])  # sample averages first, then a constant step
+            step = max(
+                alpha, 1.0 / visits[i, j, k, a]
+            )  # sample averages first, then a constant step
             q[i, j, k, a] += step * (target - q[i, j, k, a])
             if not done:
                 i, j, k = i2, j2, k2
@@ -132,11 +140,17 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         print(json.dumps(result))
     else:
         L = result["learned"]
-        print(f"trained {args.episodes} games in {seconds:.1f} s (goal {args.goal}, {args.variant})")
-        print(f"exact vs optimal: first {L['a_first']:.4f}, second {L['a_second']:.4f}, "
-              f"overall {L['a_overall']:.4f} (gap to optimal play {L['gap_to_optimal']:.4f})")
-        print(f"always rolling would get {untrained['a_overall']:.4f} overall; the learned policy agrees "
-              f"with optimal play at {100 * L['agreement_with_optimal']:.1f}% of states")
+        print(
+            f"trained {args.episodes} games in {seconds:.1f} s (goal {args.goal}, {args.variant})"
+        )
+        print(
+            f"exact vs optimal: first {L['a_first']:.4f}, second {L['a_second']:.4f}, "
+            f"overall {L['a_overall']:.4f} (gap to optimal play {L['gap_to_optimal']:.4f})"
+        )
+        print(
+            f"always rolling would get {untrained['a_overall']:.4f} overall; the learned policy agrees "
+            f"with optimal play at {100 * L['agreement_with_optimal']:.1f}% of states"
+        )
     return result
 
 

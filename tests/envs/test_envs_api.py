@@ -6,16 +6,15 @@ from __future__ import annotations
 import warnings
 
 import gymnasium as gym
-import numpy as np
 import pytest
 
 pytest.importorskip("pettingzoo")
-from gymnasium.utils.env_checker import check_env  # noqa: E402
-from pettingzoo.test import api_test, parallel_api_test  # noqa: E402
+from gymnasium.utils.env_checker import check_env
+from pettingzoo.test import api_test, parallel_api_test
 
-import dicelab.envs  # noqa: E402,F401  (registers the Gymnasium names)
-from dicelab.envs import ENVIRONMENTS, make_aec, make_parallel  # noqa: E402
-from dicelab.errors import DicelabError  # noqa: E402
+import dicelab.envs  # noqa: F401  (registers the Gymnasium names)
+from dicelab.envs import ENVIRONMENTS, make_aec, make_parallel
+from dicelab.errors import DicelabError
 
 AEC_CASES = [
     ("dicelab/Pig-v0", {"goal": 20}),
@@ -44,7 +43,9 @@ GYM_CASES = [
 @pytest.mark.parametrize(("name", "kwargs"), AEC_CASES)
 def test_pettingzoo_api(name, kwargs):
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # advice about Dict observations, which classic games use too
+        warnings.simplefilter(
+            "ignore"
+        )  # advice about Dict observations, which classic games use too
         api_test(make_aec(name, **kwargs), num_cycles=200)
 
 

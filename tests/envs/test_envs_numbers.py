@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 pytest.importorskip("pettingzoo")
-import dicelab.envs  # noqa: E402,F401
-from dicelab.games.pig import PigRules  # noqa: E402
-from dicelab.sim.stats import wilson_interval  # noqa: E402
+import dicelab.envs  # noqa: F401
+from dicelab.games.pig import PigRules
+from dicelab.sim.stats import wilson_interval
 
 
 def play(env, choose, episodes, seed):
@@ -57,12 +57,14 @@ def test_supersix_env_reproduces_the_start_players_edge():
 
 
 def test_liars_env_agrees_with_the_compiled_training_loop():
-    from dicelab.strategies.liars import probabilistic_bot
     from dicelab.games.liars import LiarsRules
     from dicelab.learn.qlearning import evaluate
+    from dicelab.strategies.liars import probabilistic_bot
 
     rules = LiarsRules(players=3, dice=2, faces=6)
-    compiled = evaluate("probabilistic", ["random", "random"], games=20000, seed=3, rules=rules).win_rate
+    compiled = evaluate(
+        "probabilistic", ["random", "random"], games=20000, seed=3, rules=rules
+    ).win_rate
     env = gym.make("dicelab/LiarsDice-v0", players=3, dice=2, faces=6, opponents="random").unwrapped
     rng = np.random.default_rng(0)
 

@@ -20,7 +20,9 @@ def load_example():
 
 
 def test_tabular_agent_learns_piglet_and_is_graded_exactly(capsys):
-    result = load_example().main(["--goal", "10", "--variant", "piglet", "--episodes", "2000", "--json"])
+    result = load_example().main(
+        ["--goal", "10", "--variant", "piglet", "--episodes", "2000", "--json"]
+    )
     learned, untrained = result["learned"], result["always_roll"]
     # laws of the exact evaluation: against optimal no policy gets more than half overall, and the
     # two seats' chances of the learned policy add up with the optimal player's to 1

@@ -78,14 +78,21 @@ def crash_once(params: dict) -> dict:
 @pytest.fixture(scope="module")
 def cluster():
     with distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=logging.ERROR
+        n_workers=2,
+        threads_per_worker=1,
+        processes=True,
+        dashboard_address=None,
+        silence_logs=logging.ERROR,
     ) as c:
         yield c
 
 
 def sim_tasks(n: int = 8, count: int = 30, sleep: float = 0.0) -> list[Task]:
     return [
-        Task(f"sim-{i}", {"goal": 30, "a": 8, "b": 12, "seed": 2024, "index": i, "count": count, "sleep": sleep})
+        Task(
+            f"sim-{i}",
+            {"goal": 30, "a": 8, "b": 12, "seed": 2024, "index": i, "count": count, "sleep": sleep},
+        )
         for i in range(n)
     ]
 
@@ -119,7 +126,9 @@ def test_simulation_identical_on_every_backend(cluster, tmp_path):
     tasks = sim_tasks()
     serial = run_tasks(hold_at_batch, tasks, workers=1, progress=False)
     pooled = run_tasks(hold_at_batch, tasks, workers=2, progress=False)
-    on_dask = run_tasks(hold_at_batch, tasks, backend="dask", address=cluster.scheduler_address, progress=False)
+    on_dask = run_tasks(
+        hold_at_batch, tasks, backend="dask", address=cluster.scheduler_address, progress=False
+    )
     stored = run_tasks(hold_at_batch, tasks, workers=2, store=tmp_path / "s", progress=False)
     assert same(serial, pooled) and same(serial, on_dask) and same(serial, stored)
     # what was written to Parquet reads back bit for bit, too
@@ -133,7 +142,9 @@ def test_simulation_identical_on_every_backend(cluster, tmp_path):
 def test_tournament_identical_on_dask(cluster):
     tasks = [Task(f"{a}v{b}", {"a": a, "b": b}) for a in range(1, 9) for b in range(a + 1, 9)]
     local = run_tasks(pair_score, tasks, workers=1, progress=False)
-    remote = run_tasks(pair_score, tasks, backend="dask", address=cluster.scheduler_address, progress=False)
+    remote = run_tasks(
+        pair_score, tasks, backend="dask", address=cluster.scheduler_address, progress=False
+    )
     assert same(local, remote)
     assert [r["pair"].tolist() for r in remote] == [[t.params["a"], t.params["b"]] for t in tasks]
 
@@ -165,7 +176,9 @@ def test_killed_dask_worker_loses_nothing(cluster, tmp_path):
 
 
 def test_local_pool_retries_a_dead_worker(tmp_path):
-    tasks = [Task(str(i), {"index": i, "crash": 2, "marker": str(tmp_path / "m")}) for i in range(6)]
+    tasks = [
+        Task(str(i), {"index": i, "crash": 2, "marker": str(tmp_path / "m")}) for i in range(6)
+    ]
     got = run_tasks(crash_once, tasks, workers=2, progress=False)
     assert (tmp_path / "m").exists()  # the crash did happen
     assert [r["y"] for r in got] == [3 * i for i in range(6)]
@@ -185,11 +198,23 @@ def test_resume_skips_finished_tasks(tmp_path):
             raise Interrupted
 
     with pytest.raises(Interrupted):
-        run_tasks(hold_at_batch, tasks, workers=1, store=tmp_path / "r", progress=False, on_result=stop_after_three)
+        run_tasks(
+            hold_at_batch,
+            tasks,
+            workers=1,
+            store=tmp_path / "r",
+            progress=False,
+            on_result=stop_after_three,
+        )
     assert len(read_results(tmp_path / "r")) == 3
     rerun: list[str] = []
     resumed = run_tasks(
-        hold_at_batch, tasks, workers=1, store=tmp_path / "r", progress=False, on_result=lambda k, r: rerun.append(k)
+        hold_at_batch,
+        tasks,
+        workers=1,
+        store=tmp_path / "r",
+        progress=False,
+        on_result=lambda k, r: rerun.append(k),
     )
     assert rerun == [t.key for t in tasks[3:]]
     assert same(full, resumed)
@@ -236,7 +261,11 @@ def test_pig_simulation_job_matches_simulate(cluster):
             c = jobs.pig_counts(tables, rules, games, 11, progress=False, **kw)
         finally:
             jobs.BATCHES_PER_TASK = saved
-        assert (int(c[0] + c[3]), int(c[1] + c[4]), int(c[2] + c[5])) == (ref.a_wins, ref.b_wins, ref.stalemates)
+        assert (int(c[0] + c[3]), int(c[1] + c[4]), int(c[2] + c[5])) == (
+            ref.a_wins,
+            ref.b_wins,
+            ref.stalemates,
+        )
         assert int(c[0]) == ref.a_wins_a_first and int(c[4]) == ref.b_wins_b_first
 
 
@@ -247,18 +276,39 @@ def test_pig_round_robin_jobs_match_the_single_process_code(cluster):
     from dicelab.strategies.pig import as_strategy
 
     rules = PigRules(goal=30)
-    tables = np.ascontiguousarray(np.stack([as_strategy(f"hold:{n}").table(rules) for n in range(3, 13)]))
+    tables = np.ascontiguousarray(
+        np.stack([as_strategy(f"hold:{n}").table(rules) for n in range(3, 13)])
+    )
     pairs = np.array([(a, b) for a in range(10) for b in range(a, 10)], dtype=np.int64)
-    exact = jobs.pig_pairs_exact(tables, pairs, rules, backend="dask", address=cluster.scheduler_address,
-                                 progress=False)
+    exact = jobs.pig_pairs_exact(
+        tables, pairs, rules, backend="dask", address=cluster.scheduler_address, progress=False
+    )
     assert np.array_equal(exact, evaluate_many(tables, pairs, rules))
-    sims = jobs.pig_pairs_simulated(tables, pairs[:5], rules, 2000, 3, backend="dask",
-                                    address=cluster.scheduler_address, progress=False)
+    sims = jobs.pig_pairs_simulated(
+        tables,
+        pairs[:5],
+        rules,
+        2000,
+        3,
+        backend="dask",
+        address=cluster.scheduler_address,
+        progress=False,
+    )
     seeds = np.random.SeedSequence(3).spawn(5)  # how the single-process tournament seeds its pairs
     for (a, b), ss, got in zip(pairs[:5], seeds, sims):
-        r = simulate(f"hold:{a + 3}", f"hold:{b + 3}", rules, games=2000,
-                     seed=int(ss.generate_state(1, np.uint64)[0] >> np.uint64(1)), exact=False)
-        assert (got.a_wins, got.b_wins, got.a_wins_a_first) == (r.a_wins, r.b_wins, r.a_wins_a_first)
+        r = simulate(
+            f"hold:{a + 3}",
+            f"hold:{b + 3}",
+            rules,
+            games=2000,
+            seed=int(ss.generate_state(1, np.uint64)[0] >> np.uint64(1)),
+            exact=False,
+        )
+        assert (got.a_wins, got.b_wins, got.a_wins_a_first) == (
+            r.a_wins,
+            r.b_wins,
+            r.a_wins_a_first,
+        )
 
 
 def test_liars_sweep_is_reproducible(cluster):
@@ -269,10 +319,24 @@ def test_liars_sweep_is_reproducible(cluster):
     rules = LiarsRules(players=3, dice=2)
     grid = jobs.parse_sweep("seed=0..1;alpha=0.1,0.3")
     assert grid[1] == {"seed": 0, "alpha": 0.3}
-    local = jobs.liars_sweep(rules, grid, 300, 0, ["random", "random"], eval_games=300, workers=1, progress=False)
-    remote = jobs.liars_sweep(rules, grid, 300, 0, ["random", "random"], eval_games=300, backend="dask",
-                              address=cluster.scheduler_address, progress=False)
-    timeless = [[{k: v for k, v in row.items() if k != "train_seconds"} for row in rows] for rows in (local, remote)]
+    local = jobs.liars_sweep(
+        rules, grid, 300, 0, ["random", "random"], eval_games=300, workers=1, progress=False
+    )
+    remote = jobs.liars_sweep(
+        rules,
+        grid,
+        300,
+        0,
+        ["random", "random"],
+        eval_games=300,
+        backend="dask",
+        address=cluster.scheduler_address,
+        progress=False,
+    )
+    timeless = [
+        [{k: v for k, v in row.items() if k != "train_seconds"} for row in rows]
+        for rows in (local, remote)
+    ]
     assert same(*timeless)
     direct = train(rules, games=300, seed=1, opponents=["random", "random"], alpha=0.3)
     assert np.array_equal(local[3]["q"], direct.agent.q)

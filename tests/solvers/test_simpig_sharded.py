@@ -17,7 +17,10 @@ pytest.importorskip("zarr")
 
 CASES = [
     (["hold:4", "hold:5"], 12),  # three players, different opponents
-    (["hold:3", "hold:3", "hold:3"], 9),  # four players, one symmetric strategy: sorted columns only
+    (
+        ["hold:3", "hold:3", "hold:3"],
+        9,
+    ),  # four players, one symmetric strategy: sorted columns only
     (["pw:3<5,goal", "mix:1/2*hold:2+1/2*hold:6"], 10),  # state-dependent and mixed opponents
 ]
 
@@ -25,7 +28,9 @@ CASES = [
 @pytest.mark.parametrize(("opponents", "goal"), CASES)
 def test_sharded_equals_in_memory_bit_for_bit(opponents, goal, tmp_path):
     ref = best_response(opponents, goal=goal)
-    res = sh.best_response_sharded(opponents, goal=goal, path=tmp_path / "br", workers=1, progress=False)
+    res = sh.best_response_sharded(
+        opponents, goal=goal, path=tmp_path / "br", workers=1, progress=False
+    )
     value, policy = res.to_dense()
     assert np.array_equal(value, ref.value)
     assert np.array_equal(policy, ref.policy)
@@ -40,12 +45,23 @@ def test_sharded_on_a_dask_cluster_and_a_process_pool(tmp_path):
     opponents, goal = ["hold:3", "hold:4", "hold:5"], 8
     ref = best_response(opponents, goal=goal)
     with distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=logging.ERROR
+        n_workers=2,
+        threads_per_worker=1,
+        processes=True,
+        dashboard_address=None,
+        silence_logs=logging.ERROR,
     ) as cluster:
         on_dask = sh.best_response_sharded(
-            opponents, goal=goal, path=tmp_path / "d", backend="dask", address=cluster.scheduler_address, progress=False
+            opponents,
+            goal=goal,
+            path=tmp_path / "d",
+            backend="dask",
+            address=cluster.scheduler_address,
+            progress=False,
         )
-    pooled = sh.best_response_sharded(opponents, goal=goal, path=tmp_path / "p", workers=2, progress=False)
+    pooled = sh.best_response_sharded(
+        opponents, goal=goal, path=tmp_path / "p", workers=2, progress=False
+    )
     for res in (on_dask, pooled):
         assert np.array_equal(res.to_dense()[0], ref.value)
 
@@ -69,15 +85,21 @@ def test_an_interrupted_solve_resumes(tmp_path, monkeypatch):
 
     monkeypatch.setattr(sh, "solve_shard", flaky)
     with pytest.raises(Interrupted):
-        sh.best_response_sharded(opponents, goal=goal, path=tmp_path / "r", workers=1, progress=False)
+        sh.best_response_sharded(
+            opponents, goal=goal, path=tmp_path / "r", workers=1, progress=False
+        )
     first = len(calls) - 1  # shards that finished before the interruption
     calls.clear()
     interrupt[0] = False
-    res = sh.best_response_sharded(opponents, goal=goal, path=tmp_path / "r", workers=1, progress=False)
+    res = sh.best_response_sharded(
+        opponents, goal=goal, path=tmp_path / "r", workers=1, progress=False
+    )
     assert len(calls) == res.shards - first  # the finished shards were not solved again
     assert np.array_equal(res.to_dense()[0], best_response(opponents, goal=goal).value)
     with pytest.raises(DicelabError, match="another best response"):
-        sh.best_response_sharded(["hold:4", "hold:6"], goal=goal, path=tmp_path / "r", workers=1, progress=False)
+        sh.best_response_sharded(
+            ["hold:4", "hold:6"], goal=goal, path=tmp_path / "r", workers=1, progress=False
+        )
 
 
 def test_estimate_counts_states():

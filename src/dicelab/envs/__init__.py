@@ -34,8 +34,6 @@ ENVIRONMENTS: dict[str, tuple[str, str, str, str]] = {
 }
 
 
-
-
 def register_all() -> None:
     """Register every dicelab environment with Gymnasium (idempotent)."""
     for name, (module, cls, _, _) in ENVIRONMENTS.items():

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import gymnasium
 import numpy as np
@@ -102,14 +102,29 @@ class TurnBasedAEC(AECEnv):
     ``first``: the seat that moves first (``None``: drawn at random at every reset).
     """
 
-    metadata: dict[str, Any] = {"render_modes": ["ansi"], "name": "dicelab", "is_parallelizable": False}
+    metadata: ClassVar[dict[str, Any]] = {
+        "render_modes": ["ansi"],
+        "name": "dicelab",
+        "is_parallelizable": False,
+    }
 
     def __init__(
-        self, core: TurnCore, name: str, first: int | None = 0, max_moves: int = 10_000, render_mode: str | None = None
+        self,
+        core: TurnCore,
+        name: str,
+        first: int | None = 0,
+        max_moves: int = 10_000,
+        render_mode: str | None = None,
     ) -> None:
         super().__init__()
-        require(render_mode in (None, "ansi"), f"render_mode must be None or 'ansi', got {render_mode!r}")
-        require(first is None or 0 <= first < core.n_players, f"first must be a seat from 0 to {core.n_players - 1}")
+        require(
+            render_mode in (None, "ansi"),
+            f"render_mode must be None or 'ansi', got {render_mode!r}",
+        )
+        require(
+            first is None or 0 <= first < core.n_players,
+            f"first must be a seat from 0 to {core.n_players - 1}",
+        )
         require(max_moves >= 1, f"max_moves must be at least 1, got {max_moves}")
         self.metadata = {**self.metadata, "name": name}
         self.core = core
@@ -140,7 +155,9 @@ class TurnBasedAEC(AECEnv):
             self._rng = np.random.default_rng(seed)
             for a in self.possible_agents:
                 self._act_spaces[a].seed(int(self._rng.integers(2**31)))
-        first = self.first if self.first is not None else int(self._rng.integers(self.core.n_players))
+        first = (
+            self.first if self.first is not None else int(self._rng.integers(self.core.n_players))
+        )
         self.core.reset(self._rng, first)
         self._moves = 0
         self.agents = self.possible_agents[:]
@@ -157,9 +174,13 @@ class TurnBasedAEC(AECEnv):
             self._was_dead_step(action)
             return
         if action is None or not 0 <= int(action) < self.core.n_actions:
-            raise DicelabError(f"action must be an integer from 0 to {self.core.n_actions - 1}, got {action!r}")
+            raise DicelabError(
+                f"action must be an integer from 0 to {self.core.n_actions - 1}, got {action!r}"
+            )
         if not self.core.legal_actions()[int(action)]:
-            raise DicelabError(f"action {int(action)} is not legal now; see the observation's action_mask")
+            raise DicelabError(
+                f"action {int(action)} is not legal now; see the observation's action_mask"
+            )
         self._cumulative_rewards[agent] = 0.0
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self.core.apply(int(action))
@@ -207,7 +228,7 @@ class VersusStrategyEnv(gymnasium.Env):
     the learner's payoff.
     """
 
-    metadata: dict[str, Any] = {"render_modes": ["ansi"]}
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"]}
 
     def __init__(
         self,
@@ -218,12 +239,18 @@ class VersusStrategyEnv(gymnasium.Env):
         max_moves: int = 10_000,
         render_mode: str | None = None,
     ) -> None:
-        require(render_mode in (None, "ansi"), f"render_mode must be None or 'ansi', got {render_mode!r}")
+        require(
+            render_mode in (None, "ansi"),
+            f"render_mode must be None or 'ansi', got {render_mode!r}",
+        )
         require(
             len(opponents) == core.n_players - 1,
             f"need one opponent strategy per other seat ({core.n_players - 1}), got {len(opponents)}",
         )
-        require(seat is None or 0 <= seat < core.n_players, f"seat must be from 0 to {core.n_players - 1}")
+        require(
+            seat is None or 0 <= seat < core.n_players,
+            f"seat must be from 0 to {core.n_players - 1}",
+        )
         require(0 <= first < core.n_players, f"first must be a seat from 0 to {core.n_players - 1}")
         self.core = core
         self.opponents = list(opponents)
@@ -238,11 +265,18 @@ class VersusStrategyEnv(gymnasium.Env):
         self._forfeited = self._reported = False
 
     def _obs(self) -> dict[str, np.ndarray]:
-        return {"observation": self.core.observe(self.seat), "action_mask": self.core.mask_for(self.seat)}
+        return {
+            "observation": self.core.observe(self.seat),
+            "action_mask": self.core.mask_for(self.seat),
+        }
 
     def _play_others(self) -> None:
         rng = self.np_random
-        while self.core.winners() is None and self.core.to_move() != self.seat and self._moves < self.max_moves:
+        while (
+            self.core.winners() is None
+            and self.core.to_move() != self.seat
+            and self._moves < self.max_moves
+        ):
             p = self.core.to_move()
             q = p if p < self.seat else p - 1
             action = int(self.opponents[q](self.core, p, rng))
@@ -276,7 +310,9 @@ class VersusStrategyEnv(gymnasium.Env):
             self._reported = True
             return self._obs(), float(self.core.payoffs()[self.seat]), True, False, self._info()
         if not 0 <= a < self.core.n_actions:
-            raise DicelabError(f"action must be an integer from 0 to {self.core.n_actions - 1}, got {a}")
+            raise DicelabError(
+                f"action must be an integer from 0 to {self.core.n_actions - 1}, got {a}"
+            )
         if not self.core.legal_actions()[a]:
             # PettingZoo's TerminateIllegalWrapper convention: an illegal move forfeits the game
             self._forfeited = True

@@ -50,7 +50,11 @@ class LiarsCore(TurnCore):
 
     def observation_space(self) -> spaces.Space:
         r = self.rules
-        nvec = [r.dice + 1] * r.faces + [r.dice + 1] * r.players + [r.total_dice + 1, r.faces + 1, r.players, 2]
+        nvec = (
+            [r.dice + 1] * r.faces
+            + [r.dice + 1] * r.players
+            + [r.total_dice + 1, r.faces + 1, r.players, 2]
+        )
         return spaces.MultiDiscrete(np.array(nvec, dtype=np.int64), dtype=np.int64)
 
     def reset(self, rng: np.random.Generator, first: int = 0) -> None:
@@ -118,7 +122,9 @@ def liars_policy(strategy: Any, rules: LiarsRules) -> Policy:
     elif callable(strategy):
         bot = strategy
     else:
-        raise DicelabError(f"a Liar's Dice opponent is random, probabilistic, a Q-table file or a callable, got {strategy!r}")
+        raise DicelabError(
+            f"a Liar's Dice opponent is random, probabilistic, a Q-table file or a callable, got {strategy!r}"
+        )
 
     def policy(core: TurnCore, player: int, rng: np.random.Generator) -> int:
         c: LiarsCore = core  # type: ignore[assignment]
@@ -128,7 +134,7 @@ def liars_policy(strategy: Any, rules: LiarsRules) -> Policy:
     return policy
 
 
-class raw_env(TurnBasedAEC):  # noqa: N801 - PettingZoo's naming convention
+class raw_env(TurnBasedAEC):
     """PettingZoo AEC Liar's Dice: ``raw_env(players=4, dice=6, faces=6, wild="none")``."""
 
     def __init__(
@@ -146,7 +152,9 @@ class raw_env(TurnBasedAEC):  # noqa: N801 - PettingZoo's naming convention
 
 def env(**kwargs: Any) -> Any:
     """The AEC Liar's Dice environment (PettingZoo's ``env()`` convention)."""
-    return wrappers.OrderEnforcingWrapper(wrappers.TerminateIllegalWrapper(raw_env(**kwargs), illegal_reward=-1))
+    return wrappers.OrderEnforcingWrapper(
+        wrappers.TerminateIllegalWrapper(raw_env(**kwargs), illegal_reward=-1)
+    )
 
 
 class LiarsDiceEnv(VersusStrategyEnv):
@@ -167,7 +175,11 @@ class LiarsDiceEnv(VersusStrategyEnv):
         render_mode: str | None = None,
     ) -> None:
         self.rules = LiarsRules(players=players, dice=dice, faces=faces, wild=wild)
-        if isinstance(opponents, (str, bytes)) or callable(opponents) or not isinstance(opponents, Sequence):
+        if (
+            isinstance(opponents, (str, bytes))
+            or callable(opponents)
+            or not isinstance(opponents, Sequence)
+        ):
             specs = [opponents] * (players - 1)
         else:
             specs = list(opponents)

@@ -69,7 +69,12 @@ class PigCore(TurnCore):
     def observe(self, player: int) -> np.ndarray:
         g = self._g()
         return np.array(
-            [g.scores[player], g.scores[1 - player], g.turn_total, int(g.to_move == player and g.winner is None)],
+            [
+                g.scores[player],
+                g.scores[1 - player],
+                g.turn_total,
+                int(g.to_move == player and g.winner is None),
+            ],
             dtype=np.int64,
         )
 
@@ -112,7 +117,7 @@ def pig_policy(strategy: Any, rules: PigRules) -> Policy:
     return policy
 
 
-class raw_env(TurnBasedAEC):  # noqa: N801 - PettingZoo's naming convention
+class raw_env(TurnBasedAEC):
     """PettingZoo AEC Pig: ``raw_env(goal=100, sides=None, variant="standard", first=0)``."""
 
     def __init__(
@@ -130,7 +135,9 @@ class raw_env(TurnBasedAEC):  # noqa: N801 - PettingZoo's naming convention
 
 def env(**kwargs: Any) -> Any:
     """The AEC Pig environment (PettingZoo's ``env()`` convention)."""
-    return wrappers.OrderEnforcingWrapper(wrappers.TerminateIllegalWrapper(raw_env(**kwargs), illegal_reward=-1))
+    return wrappers.OrderEnforcingWrapper(
+        wrappers.TerminateIllegalWrapper(raw_env(**kwargs), illegal_reward=-1)
+    )
 
 
 class PigEnv(VersusStrategyEnv):
@@ -152,5 +159,10 @@ class PigEnv(VersusStrategyEnv):
     ) -> None:
         self.rules = PigRules(goal=goal, sides=sides, variant=variant)
         super().__init__(
-            PigCore(self.rules), [pig_policy(opponent, self.rules)], seat, first, max_moves, render_mode
+            PigCore(self.rules),
+            [pig_policy(opponent, self.rules)],
+            seat,
+            first,
+            max_moves,
+            render_mode,
         )

@@ -19,7 +19,7 @@ strategies of :mod:`dicelab.strategies.simpig` (``"hold:25"``, ``"pw:25<40,30<60
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import gymnasium
 import numpy as np
@@ -36,13 +36,17 @@ def _obs_space(rules: SimPigRules) -> spaces.Dict:
     top = rules.goal + SIDES  # a final score is at most goal - 1 + (k + 5) - k ... < goal + 6
     return spaces.Dict(
         {
-            "observation": spaces.MultiDiscrete(np.full(rules.players, top, dtype=np.int64), dtype=np.int64),
+            "observation": spaces.MultiDiscrete(
+                np.full(rules.players, top, dtype=np.int64), dtype=np.int64
+            ),
             "action_mask": spaces.Box(low=0, high=1, shape=(rules.goal,), dtype=np.int8),
         }
     )
 
 
-def _observe(rules: SimPigRules, scores: list[int], player: int, done: bool) -> dict[str, np.ndarray]:
+def _observe(
+    rules: SimPigRules, scores: list[int], player: int, done: bool
+) -> dict[str, np.ndarray]:
     n = rules.players
     obs = np.array([scores[(player + m) % n] for m in range(n)], dtype=np.int64)
     mask = np.zeros(rules.goal, dtype=np.int8)
@@ -68,15 +72,22 @@ def simpig_policy(spec: str, rules: SimPigRules) -> Chooser:
     return choose
 
 
-class parallel_env(ParallelEnv):  # noqa: N801 - PettingZoo's naming convention
+class parallel_env(ParallelEnv):
     """PettingZoo Parallel simultaneous Pig: ``parallel_env(goal=100, players=2)``."""
 
-    metadata: dict[str, Any] = {"render_modes": ["ansi"], "name": "dicelab_simpig_v0"}
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "name": "dicelab_simpig_v0"}
 
     def __init__(
-        self, goal: int = 100, players: int = 2, max_turns: int = 10_000, render_mode: str | None = None
+        self,
+        goal: int = 100,
+        players: int = 2,
+        max_turns: int = 10_000,
+        render_mode: str | None = None,
     ) -> None:
-        require(render_mode in (None, "ansi"), f"render_mode must be None or 'ansi', got {render_mode!r}")
+        require(
+            render_mode in (None, "ansi"),
+            f"render_mode must be None or 'ansi', got {render_mode!r}",
+        )
         require(players <= 64, f"the environment seats at most 64 players, got {players}")
         require(max_turns >= 1, f"max_turns must be at least 1, got {max_turns}")
         self.rules = SimPigRules(goal=goal, players=players)
@@ -98,7 +109,10 @@ class parallel_env(ParallelEnv):  # noqa: N801 - PettingZoo's naming convention
 
     def _all_obs(self, done: bool) -> dict[str, dict[str, np.ndarray]]:
         assert self.game is not None
-        return {a: _observe(self.rules, self.game.scores, p, done) for p, a in enumerate(self.possible_agents)}
+        return {
+            a: _observe(self.rules, self.game.scores, p, done)
+            for p, a in enumerate(self.possible_agents)
+        }
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:
         if seed is not None:
@@ -118,12 +132,17 @@ class parallel_env(ParallelEnv):  # noqa: N801 - PettingZoo's naming convention
         for p, a in enumerate(self.possible_agents):
             k = int(actions[a]) + 1
             cap = self.rules.goal - self.game.scores[p]
-            require(1 <= k <= cap, f"{a}: action {k - 1} (hold at {k}) is not legal; targets 1 to {cap}")
+            require(
+                1 <= k <= cap, f"{a}: action {k - 1} (hold at {k}) is not legal; targets 1 to {cap}"
+            )
             targets.append(k)
         self.game.play_turn(targets, self._rng)
         done = self.game.result is not None
         truncated = not done and self.game.turns >= self.max_turns
-        rewards = {a: (float(self.game.result[p]) if done else 0.0) for p, a in enumerate(self.possible_agents)}  # type: ignore[index]
+        rewards = {
+            a: (float(self.game.result[p]) if done else 0.0)
+            for p, a in enumerate(self.possible_agents)
+        }  # type: ignore[index]
         obs = self._all_obs(done or truncated)
         terms = {a: done for a in self.agents}
         truncs = {a: truncated for a in self.agents}
@@ -158,7 +177,7 @@ class SimPigEnv(gymnasium.Env):
     An action outside the mask forfeits the game (reward 0, ``info["illegal_action"]``).
     """
 
-    metadata: dict[str, Any] = {"render_modes": ["ansi"]}
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"]}
 
     def __init__(
         self,
@@ -168,10 +187,16 @@ class SimPigEnv(gymnasium.Env):
         max_turns: int = 10_000,
         render_mode: str | None = None,
     ) -> None:
-        require(render_mode in (None, "ansi"), f"render_mode must be None or 'ansi', got {render_mode!r}")
+        require(
+            render_mode in (None, "ansi"),
+            f"render_mode must be None or 'ansi', got {render_mode!r}",
+        )
         self.rules = SimPigRules(goal=goal, players=players)
         specs = [opponents] * (players - 1) if isinstance(opponents, str) else list(opponents)
-        require(len(specs) == players - 1, f"need one opponent strategy per other seat ({players - 1}), got {len(specs)}")
+        require(
+            len(specs) == players - 1,
+            f"need one opponent strategy per other seat ({players - 1}), got {len(specs)}",
+        )
         self.others = [simpig_policy(s, self.rules) for s in specs]
         self.max_turns = max_turns
         self.render_mode = render_mode
@@ -193,10 +218,19 @@ class SimPigEnv(gymnasium.Env):
         if g is None or self._over:
             raise DicelabError("the game is over (or not started); call reset()")
         k = int(action) + 1
-        require(1 <= k <= self.rules.goal, f"action must be an integer from 0 to {self.rules.goal - 1}, got {action}")
+        require(
+            1 <= k <= self.rules.goal,
+            f"action must be an integer from 0 to {self.rules.goal - 1}, got {action}",
+        )
         if k > self.rules.goal - g.scores[0]:
             self._over = True
-            return _observe(self.rules, g.scores, 0, True), 0.0, True, False, {"turns": g.turns, "illegal_action": True}
+            return (
+                _observe(self.rules, g.scores, 0, True),
+                0.0,
+                True,
+                False,
+                {"turns": g.turns, "illegal_action": True},
+            )
         n = self.rules.players
         targets = [k]
         for p in range(1, n):
@@ -207,7 +241,13 @@ class SimPigEnv(gymnasium.Env):
         truncated = not done and g.turns >= self.max_turns
         self._over = done or truncated
         reward = float(g.result[0]) if done else 0.0  # type: ignore[index]
-        return _observe(self.rules, g.scores, 0, self._over), reward, done, truncated, {"turns": g.turns}
+        return (
+            _observe(self.rules, g.scores, 0, self._over),
+            reward,
+            done,
+            truncated,
+            {"turns": g.turns},
+        )
 
     def render(self) -> str | None:
         if self.render_mode is None:

@@ -51,7 +51,9 @@ class SuperSixCore(TurnCore):
 
     def observation_space(self) -> spaces.Space:
         top = self.rules.total + 1
-        return spaces.MultiDiscrete(np.array([PITS + 1, 2] + [top] * self.n_players, dtype=np.int64), dtype=np.int64)
+        return spaces.MultiDiscrete(
+            np.array([PITS + 1, 2] + [top] * self.n_players, dtype=np.int64), dtype=np.int64
+        )
 
     def reset(self, rng: np.random.Generator, first: int = 0) -> None:
         require(first == 0, "in Super Six seat 0 throws first; rotate the seats instead")
@@ -122,11 +124,15 @@ def supersix_policy(strategy: str | Callable[..., bool], rules: SuperSixRules) -
     return policy
 
 
-class raw_env(TurnBasedAEC):  # noqa: N801 - PettingZoo's naming convention
+class raw_env(TurnBasedAEC):
     """PettingZoo AEC Super Six: ``raw_env(sticks=4, players=2)``."""
 
     def __init__(
-        self, sticks: int = 4, players: int = 2, max_moves: int = 100_000, render_mode: str | None = None
+        self,
+        sticks: int = 4,
+        players: int = 2,
+        max_moves: int = 100_000,
+        render_mode: str | None = None,
     ) -> None:
         self.rules = SuperSixRules(sticks=sticks, players=players)
         super().__init__(SuperSixCore(self.rules), "dicelab_supersix_v0", 0, max_moves, render_mode)
@@ -134,7 +140,9 @@ class raw_env(TurnBasedAEC):  # noqa: N801 - PettingZoo's naming convention
 
 def env(**kwargs: Any) -> Any:
     """The AEC Super Six environment (PettingZoo's ``env()`` convention)."""
-    return wrappers.OrderEnforcingWrapper(wrappers.TerminateIllegalWrapper(raw_env(**kwargs), illegal_reward=-1))
+    return wrappers.OrderEnforcingWrapper(
+        wrappers.TerminateIllegalWrapper(raw_env(**kwargs), illegal_reward=-1)
+    )
 
 
 class SuperSixEnv(VersusStrategyEnv):
@@ -153,6 +161,10 @@ class SuperSixEnv(VersusStrategyEnv):
         render_mode: str | None = None,
     ) -> None:
         self.rules = SuperSixRules(sticks=sticks, players=players)
-        specs = [opponents] * (players - 1) if isinstance(opponents, str) or callable(opponents) else list(opponents)
+        specs = (
+            [opponents] * (players - 1)
+            if isinstance(opponents, str) or callable(opponents)
+            else list(opponents)
+        )
         policies = [supersix_policy(s, self.rules) for s in specs]
         super().__init__(SuperSixCore(self.rules), policies, seat, 0, max_moves, render_mode)

@@ -52,7 +52,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 import numpy as np
 
@@ -102,9 +102,14 @@ def batches(total: int, size: int) -> list[tuple[int, int]]:
 
 def check_backend(backend: str, address: str | None = None) -> None:
     """Raise a one-line :class:`DicelabError` for an unknown backend or a misplaced address."""
-    require(backend in BACKENDS, f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
+    require(
+        backend in BACKENDS, f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}"
+    )
     if backend == "local":
-        require(address is None, "--address needs --backend dask or ray; the local backend has no address")
+        require(
+            address is None,
+            "--address needs --backend dask or ray; the local backend has no address",
+        )
     if backend == "ray":
         try:
             import ray  # noqa: F401
@@ -120,7 +125,9 @@ def check_backend(backend: str, address: str | None = None) -> None:
 
 def _normalise(key: str, result: Mapping[str, Any]) -> Result:
     if not isinstance(result, Mapping):
-        raise TypeError(f"task {key!r}: the task function must return a mapping, got {type(result).__name__}")
+        raise TypeError(
+            f"task {key!r}: the task function must return a mapping, got {type(result).__name__}"
+        )
     out: Result = {}
     for name, value in result.items():
         if not isinstance(name, str) or name in (_KEY, _SHAPES, _DIGEST):
@@ -132,10 +139,14 @@ def _normalise(key: str, result: Mapping[str, Any]) -> Result:
         elif isinstance(value, (np.ndarray, list, tuple)):
             arr = np.asarray(value)
             if arr.dtype.kind not in "biuf":
-                raise TypeError(f"task {key!r}: array {name!r} must be numeric or bool, got {arr.dtype}")
+                raise TypeError(
+                    f"task {key!r}: array {name!r} must be numeric or bool, got {arr.dtype}"
+                )
             out[name] = arr
         else:
-            raise TypeError(f"task {key!r}: result {name!r} has unsupported type {type(value).__name__}")
+            raise TypeError(
+                f"task {key!r}: result {name!r} has unsupported type {type(value).__name__}"
+            )
     return out
 
 
@@ -189,7 +200,9 @@ class ResultStore:
             try:
                 stored = json.loads(manifest.read_text()).get("job")
             except json.JSONDecodeError:
-                raise DicelabError(f"{manifest} is not valid JSON; remove the store to start over") from None
+                raise DicelabError(
+                    f"{manifest} is not valid JSON; remove the store to start over"
+                ) from None
             if stored != job:
                 raise DicelabError(
                     f"results store {self.path} belongs to job {stored!r}, not {job!r}; use another --store"
@@ -208,7 +221,9 @@ class ResultStore:
             try:
                 rows = pq.read_table(part).to_pylist()
             except Exception as exc:  # noqa: BLE001 - any unreadable file is reported the same way
-                raise DicelabError(f"cannot read {part}: {exc}; remove it to run those tasks again") from None
+                raise DicelabError(
+                    f"cannot read {part}: {exc}; remove it to run those tasks again"
+                ) from None
             for row in rows:
                 found[row[_KEY]] = (row[_DIGEST], _from_row(row))
         self._found = found
@@ -265,7 +280,11 @@ class Session:
     """
 
     def __init__(
-        self, backend: str = "local", address: str | None = None, workers: int | None = None, max_retries: int = 3
+        self,
+        backend: str = "local",
+        address: str | None = None,
+        workers: int | None = None,
+        max_retries: int = 3,
     ) -> None:
         check_backend(backend, address)
         require(workers is None or workers >= 1, f"workers must be at least 1, got {workers}")
@@ -280,7 +299,7 @@ class Session:
         self._ray_started = False
 
     # -- lifetime ---------------------------------------------------------------------------
-    def __enter__(self) -> Session:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -310,7 +329,9 @@ class Session:
             return self.workers or (os.cpu_count() or 1)
         if self.backend == "dask":
             client = self._dask()
-            return max(1, sum(w.get("nthreads", 1) for w in client.scheduler_info()["workers"].values()))
+            return max(
+                1, sum(w.get("nthreads", 1) for w in client.scheduler_info()["workers"].values())
+            )
         import ray
 
         self._ray()
@@ -337,7 +358,10 @@ class Session:
         results: dict[str, Result] = {}
         if isinstance(store, ResultStore):
             rstore: ResultStore | None = store
-            require(store.job == _job_name(fn), f"results store {store.path} belongs to job {store.job!r}")
+            require(
+                store.job == _job_name(fn),
+                f"results store {store.path} belongs to job {store.job!r}",
+            )
         else:
             rstore = ResultStore(store, _job_name(fn)) if store is not None else None
         if rstore is not None:
@@ -351,7 +375,9 @@ class Session:
                     results[key] = result
         todo = [t for t in tasks if t.key not in results]
 
-        with progress_bar(description, total=len(tasks), enabled=progress and len(tasks) > 1) as bar:
+        with progress_bar(
+            description, total=len(tasks), enabled=progress and len(tasks) > 1
+        ) as bar:
             bar.advance(len(tasks) - len(todo))
 
             def accept(key: str, raw: Mapping[str, Any]) -> None:
@@ -435,7 +461,9 @@ class Session:
         try:
             from dask.distributed import Client, LocalCluster
         except ImportError:
-            raise DicelabError("the dask backend needs dask.distributed: pip install 'dicelab[dask]'") from None
+            raise DicelabError(
+                "the dask backend needs dask.distributed: pip install 'dicelab[dask]'"
+            ) from None
         import logging
 
         if self.address is None:
@@ -452,7 +480,9 @@ class Session:
             try:
                 self._client = Client(self.address, timeout="20s")
             except (OSError, TimeoutError) as exc:
-                raise DicelabError(f"cannot reach the Dask scheduler at {self.address}: {exc}") from None
+                raise DicelabError(
+                    f"cannot reach the Dask scheduler at {self.address}: {exc}"
+                ) from None
         return self._client
 
     def _run_dask(self, fn: TaskFn, todo: list[Task], accept: Callable[[str, Any], None]) -> None:
@@ -462,7 +492,9 @@ class Session:
         run_id = uuid.uuid4().hex[:12]
         futures = {}
         for t in todo:
-            fut = client.submit(fn, t.params, key=f"dicelab-{run_id}-{t.key}", pure=False, retries=self.max_retries)
+            fut = client.submit(
+                fn, t.params, key=f"dicelab-{run_id}-{t.key}", pure=False, retries=self.max_retries
+            )
             futures[fut.key] = (fut, t.key)
         try:
             for fut in as_completed([f for f, _ in futures.values()]):
@@ -568,7 +600,9 @@ def run_tasks(
     as each result arrives. A task whose worker dies is retried up to ``max_retries`` times.
     """
     with Session(backend, address, workers, max_retries) as session:
-        return session.run(fn, tasks, store=store, progress=progress, description=description, on_result=on_result)
+        return session.run(
+            fn, tasks, store=store, progress=progress, description=description, on_result=on_result
+        )
 
 
 def _square(params: dict[str, Any]) -> dict[str, Any]:

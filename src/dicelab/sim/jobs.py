@@ -82,7 +82,9 @@ def pig_sim_task(params: dict[str, Any]) -> dict[str, Any]:
     states = np.ascontiguousarray(batch_states(params["seed"], games)[b0:b1])
     n_games = min(games - b0 * BATCH, (b1 - b0) * BATCH)
     per_batch = np.zeros((len(states), 6), dtype=np.int64)
-    _play_all(T, gain, kind, states, n_games, BATCH, per_batch)  # BATCH is even: A/B first parity kept
+    _play_all(
+        T, gain, kind, states, n_games, BATCH, per_batch
+    )  # BATCH is even: A/B first parity kept
     return {"counts": per_batch.sum(axis=0)}
 
 
@@ -105,11 +107,22 @@ def pig_counts(
     base = {"rules": rules.to_dict(), "tables": enc, "games": games, "seed": seed}
     tag = hashlib.sha256(enc["bits"].encode()).hexdigest()[:10]
     tasks = [
-        Task(f"pig-sim-{tag}-{seed}-{games}-{b0}", {**base, "b0": b0, "b1": min(nb, b0 + BATCHES_PER_TASK)})
+        Task(
+            f"pig-sim-{tag}-{seed}-{games}-{b0}",
+            {**base, "b0": b0, "b1": min(nb, b0 + BATCHES_PER_TASK)},
+        )
         for b0 in range(0, nb, BATCHES_PER_TASK)
     ]
-    results = run_tasks(pig_sim_task, tasks, backend=backend, address=address, workers=workers, store=store,
-                        progress=progress, description="simulating")
+    results = run_tasks(
+        pig_sim_task,
+        tasks,
+        backend=backend,
+        address=address,
+        workers=workers,
+        store=store,
+        progress=progress,
+        description="simulating",
+    )
     return np.sum([r["counts"] for r in results], axis=0).astype(np.int64)
 
 
@@ -141,12 +154,25 @@ def pig_pairs_exact(
     base = {"rules": rules.to_dict(), "tables": enc}
     tag = hashlib.sha256(enc["bits"].encode()).hexdigest()[:10]
     tasks = [
-        Task(f"pig-exact-{tag}-{c0}", {**base, "pairs": np.asarray(pairs[c0:c0 + PAIRS_PER_TASK]).ravel().tolist()})
+        Task(
+            f"pig-exact-{tag}-{c0}",
+            {**base, "pairs": np.asarray(pairs[c0 : c0 + PAIRS_PER_TASK]).ravel().tolist()},
+        )
         for c0 in range(0, len(pairs), PAIRS_PER_TASK)
     ]
-    results = run_tasks(pig_exact_task, tasks, backend=backend, address=address, workers=workers, store=store,
-                        progress=progress, description="exact round robin")
-    return np.concatenate([r["res"].reshape(-1, 5) for r in results]) if results else np.zeros((0, 5))
+    results = run_tasks(
+        pig_exact_task,
+        tasks,
+        backend=backend,
+        address=address,
+        workers=workers,
+        store=store,
+        progress=progress,
+        description="exact round robin",
+    )
+    return (
+        np.concatenate([r["res"].reshape(-1, 5) for r in results]) if results else np.zeros((0, 5))
+    )
 
 
 def pair_seed(seed: int, index: int, n_pairs: int) -> int:
@@ -165,19 +191,42 @@ def pig_sim_pairs_task(params: dict[str, Any]) -> dict[str, Any]:
     rules = _pig_rules(params["rules"])
     out = []
     for idx, a, b in np.asarray(params["pairs"], dtype=np.int64).reshape(-1, 3):
-        r = simulate(TableStrategy("a", roll_table=tables[a]), TableStrategy("b", roll_table=tables[b]), rules,
-                     games=params["games"], seed=pair_seed(params["seed"], int(idx), params["n_pairs"]), exact=False)
-        out.append([r.games, r.a_first_games, r.a_wins, r.b_wins, r.stalemates, r.a_wins_a_first, r.b_wins_b_first])
+        r = simulate(
+            TableStrategy("a", roll_table=tables[a]),
+            TableStrategy("b", roll_table=tables[b]),
+            rules,
+            games=params["games"],
+            seed=pair_seed(params["seed"], int(idx), params["n_pairs"]),
+            exact=False,
+        )
+        out.append(
+            [
+                r.games,
+                r.a_first_games,
+                r.a_wins,
+                r.b_wins,
+                r.stalemates,
+                r.a_wins_a_first,
+                r.b_wins_b_first,
+            ]
+        )
     return {"counts": np.array(out, dtype=np.int64)}
 
 
 class PairCounts:
     """The counters of one simulated pair, named as :class:`~dicelab.sim.pig_sim.SimulationResult` names them."""
 
-    __slots__ = ("games", "a_first_games", "a_wins", "b_wins", "stalemates", "a_wins_a_first", "b_wins_b_first")
+    FIELDS = ("games", "a_first_games", "a_wins", "b_wins", "stalemates", "a_wins_a_first", "b_wins_b_first")
+    games: int
+    a_first_games: int
+    a_wins: int
+    b_wins: int
+    stalemates: int
+    a_wins_a_first: int
+    b_wins_b_first: int
 
     def __init__(self, row: np.ndarray) -> None:
-        for name, value in zip(self.__slots__, row.tolist(), strict=True):
+        for name, value in zip(self.FIELDS, row.tolist(), strict=True):
             setattr(self, name, int(value))
 
 
@@ -201,10 +250,20 @@ def pig_pairs_simulated(
     per = max(1, PAIRS_PER_TASK // 8)
     tasks = []
     for c0 in range(0, n, per):
-        rows = [[p, int(pairs[p][0]), int(pairs[p][1])] for p in range(c0, min(n, c0 + per))]
-        tasks.append(Task(f"pig-simpairs-{tag}-{seed}-{games}-{c0}", {**base, "pairs": sum(rows, [])}))
-    results = run_tasks(pig_sim_pairs_task, tasks, backend=backend, address=address, workers=workers, store=store,
-                        progress=progress, description="simulated round robin")
+        flat = [
+            x for p in range(c0, min(n, c0 + per)) for x in (p, int(pairs[p][0]), int(pairs[p][1]))
+        ]
+        tasks.append(Task(f"pig-simpairs-{tag}-{seed}-{games}-{c0}", {**base, "pairs": flat}))
+    results = run_tasks(
+        pig_sim_pairs_task,
+        tasks,
+        backend=backend,
+        address=address,
+        workers=workers,
+        store=store,
+        progress=progress,
+        description="simulated round robin",
+    )
     return [PairCounts(row) for r in results for row in r["counts"].reshape(-1, 7)]
 
 
@@ -212,7 +271,13 @@ def pig_pairs_simulated(
 # Liar's Dice training sweeps
 
 SWEEP_KEYS: dict[str, type] = {
-    "seed": int, "alpha": float, "gamma": float, "epsilon": float, "bluff": float, "design": str, "games": int,
+    "seed": int,
+    "alpha": float,
+    "gamma": float,
+    "epsilon": float,
+    "bluff": float,
+    "design": str,
+    "games": int,
 }
 
 
@@ -222,13 +287,21 @@ def parse_sweep(text: str) -> list[dict[str, Any]]:
     Values are comma lists; whole numbers may be ranges ``A..B``. Keys: seed, alpha, gamma,
     epsilon, bluff, design, games.
     """
-    require(isinstance(text, str) and text.strip() != "", "--sweep needs settings such as seed=0..3;alpha=0.05,0.1")
+    require(
+        isinstance(text, str) and text.strip() != "",
+        "--sweep needs settings such as seed=0..3;alpha=0.05,0.1",
+    )
     axes: dict[str, list[Any]] = {}
     for part in [p.strip() for p in text.split(";") if p.strip()]:
         key, sep, vals = part.partition("=")
         key = key.strip()
-        require(sep == "=" and vals.strip() != "", f"bad sweep part {part!r}; write KEY=V1,V2 (or KEY=A..B)")
-        require(key in SWEEP_KEYS, f"unknown sweep key {key!r}; choose from {', '.join(SWEEP_KEYS)}")
+        require(
+            sep == "=" and vals.strip() != "",
+            f"bad sweep part {part!r}; write KEY=V1,V2 (or KEY=A..B)",
+        )
+        require(
+            key in SWEEP_KEYS, f"unknown sweep key {key!r}; choose from {', '.join(SWEEP_KEYS)}"
+        )
         require(key not in axes, f"sweep key {key!r} is given twice")
         kind = SWEEP_KEYS[key]
         values: list[Any] = []
@@ -257,9 +330,21 @@ def liars_train_task(params: dict[str, Any]) -> dict[str, Any]:
     rules = LiarsRules(**params["rules"])
     s = params["setting"]
     kw = {k: s[k] for k in ("alpha", "gamma", "epsilon", "bluff", "design") if k in s}
-    res = train(rules, games=int(s.get("games", params["games"])), seed=int(s.get("seed", params["seed"])),
-                opponents=params["opponents"], progress=False, **kw)
-    ev = evaluate(res.agent, params["opponents"], games=params["eval_games"], seed=params["eval_seed"], rules=rules)
+    res = train(
+        rules,
+        games=int(s.get("games", params["games"])),
+        seed=int(s.get("seed", params["seed"])),
+        opponents=params["opponents"],
+        progress=False,
+        **kw,
+    )
+    ev = evaluate(
+        res.agent,
+        params["opponents"],
+        games=params["eval_games"],
+        seed=params["eval_seed"],
+        rules=rules,
+    )
     return {
         "final_win_rate": float(res.final_win_rate(min(1000, res.games))),
         "training_win_rate": float(res.win_rate),
@@ -286,10 +371,23 @@ def liars_sweep(
     progress: bool = True,
 ) -> list[dict[str, Any]]:
     """Train and evaluate one agent per setting of ``grid``; rows in grid order (with ``q``)."""
-    base = {"rules": rules.to_dict(), "games": games, "seed": seed, "opponents": list(opponents),
-            "eval_games": eval_games, "eval_seed": eval_seed}
+    base = {
+        "rules": rules.to_dict(),
+        "games": games,
+        "seed": seed,
+        "opponents": list(opponents),
+        "eval_games": eval_games,
+        "eval_seed": eval_seed,
+    }
     tasks = [Task(f"liars-{i}", {**base, "setting": s}) for i, s in enumerate(grid)]
-    results = run_tasks(liars_train_task, tasks, backend=backend, address=address, workers=workers, store=store,
-                        progress=progress, description="training sweep")
+    results = run_tasks(
+        liars_train_task,
+        tasks,
+        backend=backend,
+        address=address,
+        workers=workers,
+        store=store,
+        progress=progress,
+        description="training sweep",
+    )
     return [{**s, **r} for s, r in zip(grid, results, strict=True)]
-

@@ -83,8 +83,7 @@ def _outcomes(g, pk, p0, ok, ow, r, i, J, oj, op, on):
                 p = w * pk[k, rr]
                 if p > 0.0:
                     jj = jo + k + rr
-                    if jj > g:
-                        jj = g
+                    jj = min(jj, g)
                     oj[o, cnt] = jj
                     op[o, cnt] = p
                     cnt += 1
@@ -97,8 +96,23 @@ def _outcomes(g, pk, p0, ok, ow, r, i, J, oj, op, on):
 
 
 @njit(cache=True)
-def _shard_kernel(g, J, ok, ow, p0, pk, symmetric, keys, key_rows, vloc, self_rows, collect, out_keys,
-                  val_out, pol_out):
+def _shard_kernel(
+    g,
+    J,
+    ok,
+    ow,
+    p0,
+    pk,
+    symmetric,
+    keys,
+    key_rows,
+    vloc,
+    self_rows,
+    collect,
+    out_keys,
+    val_out,
+    pol_out,
+):
     """Solve the columns ``J`` of one shard (``collect``: only list the successor keys needed).
 
     ``vloc[row, ii]`` holds V at A's score ``ii`` (``g`` = reached) for the successor columns
@@ -180,8 +194,7 @@ def _shard_kernel(g, J, ok, ow, p0, pk, symmetric, keys, key_rows, vloc, self_ro
                 r_k = p0[k] * u[i]
                 for rr in range(6):
                     ii = i + k + rr
-                    if ii > g:
-                        ii = g
+                    ii = min(ii, g)
                     r_k += pk[k, rr] * u[ii]
                 val = r_k / (1.0 - p0[k] * q0all)
                 if val > bestv + 1e-15:
@@ -215,7 +228,10 @@ def layout(goal: int, m: int, symmetric: bool) -> Layout:
     """The columns of the non-terminal states, grouped by layer ``S = sum(J)``."""
     g = goal
     n_keys = g**m
-    require(n_keys <= MAX_KEYS, f"{m + 1} players at goal {g} have more than {MAX_KEYS} opponent-score columns")
+    require(
+        n_keys <= MAX_KEYS,
+        f"{m + 1} players at goal {g} have more than {MAX_KEYS} opponent-score columns",
+    )
     keys = np.arange(n_keys, dtype=np.int64)
     coords = np.stack(np.unravel_index(keys, (g,) * m)) if m > 1 else keys[None, :]
     ok = np.ones(n_keys, dtype=bool)
@@ -233,7 +249,9 @@ def layout(goal: int, m: int, symmetric: bool) -> Layout:
     return Layout(g, m, symmetric, tuple(layers), layer_of, row_of)
 
 
-def _strategy_arrays(strats: list[SimPigStrategy], g: int, J: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _strategy_arrays(
+    strats: list[SimPigStrategy], g: int, J: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """Targets ``ok[o, c, r, i]`` and weights ``ow[o, c, r, i]`` of every opponent at (i, J[r])."""
     R, m = J.shape
     i = np.arange(g)[None, :]
@@ -257,7 +275,10 @@ def _parse(opponents: list[str], goal: int) -> tuple[list[SimPigStrategy], bool]
     SimPigRules(goal=goal, players=n)
     strats = [parse_strategy(s, goal, n) if isinstance(s, str) else s for s in opponents]
     for s in strats:
-        require(not s.two_player_only, f"strategy {s.spec!r} is a two-player table; use hold:/pw:/mix: specs")
+        require(
+            not s.two_player_only,
+            f"strategy {s.spec!r} is a two-player table; use hold:/pw:/mix: specs",
+        )
     symmetric = n >= 3 and all(s.spec == strats[0].spec for s in strats) and strats[0].symmetric
     return strats, symmetric
 
@@ -322,7 +343,11 @@ def solve_shard(params: dict[str, Any]) -> dict[str, Any]:
     m = len(strats)
     lay = layout(g, m, symmetric)
     keys_g = lay.layer_keys[layer][start:stop]
-    J = np.stack(np.unravel_index(keys_g, (g,) * m), axis=1).astype(np.int64) if m > 1 else keys_g[:, None].copy()
+    J = (
+        np.stack(np.unravel_index(keys_g, (g,) * m), axis=1).astype(np.int64)
+        if m > 1
+        else keys_g[:, None].copy()
+    )
     R = len(J)
     ok, ow = _strategy_arrays(strats, g, J)
     p0, pk = turn_total_table(g)
@@ -334,8 +359,23 @@ def solve_shard(params: dict[str, Any]) -> dict[str, Any]:
     out_keys = np.empty(R * g * per, np.int64)
     dummy_f = np.zeros((1, 1))
     dummy_i = np.zeros((1, 1), np.int16)
-    n_out = _shard_kernel(g, J, ok, ow, p0, pk, symmetric, np.zeros(1, np.int64), np.zeros(1, np.int64),
-                          dummy_f, np.zeros(R, np.int64), True, out_keys, dummy_f, dummy_i)
+    n_out = _shard_kernel(
+        g,
+        J,
+        ok,
+        ow,
+        p0,
+        pk,
+        symmetric,
+        np.zeros(1, np.int64),
+        np.zeros(1, np.int64),
+        dummy_f,
+        np.zeros(R, np.int64),
+        True,
+        out_keys,
+        dummy_f,
+        dummy_i,
+    )
     succ = np.unique(out_keys[:n_out])
     del out_keys
     own_b = (J * (b ** np.arange(m - 1, -1, -1))).sum(axis=1)  # own keys in base goal + 1
@@ -351,25 +391,45 @@ def solve_shard(params: dict[str, Any]) -> dict[str, Any]:
     if len(live):
         kg = (sc[live] * (g ** np.arange(m - 1, -1, -1))).sum(axis=1)
         layers_needed = lay.layer_of[kg]
-        require(bool(np.all(layers_needed > layer)), "internal error: a successor column is not above its layer")
+        require(
+            bool(np.all(layers_needed > layer)),
+            "internal error: a successor column is not above its layer",
+        )
         rows_needed = lay.row_of[kg]
         for s in np.unique(layers_needed):
             sel = layers_needed == s
-            vloc[live[sel], :g] = _read_rows(group, params["token"], int(s), rows_needed[sel], params["chunk_rows"])
+            vloc[live[sel], :g] = _read_rows(
+                group, params["token"], int(s), rows_needed[sel], params["chunk_rows"]
+            )
     keys = np.concatenate([succ, own_b])
     key_rows = np.arange(len(keys), dtype=np.int64)
     order = np.argsort(keys, kind="stable")
     keys, key_rows = np.ascontiguousarray(keys[order]), np.ascontiguousarray(key_rows[order])
     val = np.empty((R, g))
     pol = np.empty((R, g), np.int16)
-    _shard_kernel(g, J, ok, ow, p0, pk, symmetric, keys, key_rows, vloc,
-                  np.arange(len(succ), len(succ) + R, dtype=np.int64), False, np.zeros(1, np.int64), val, pol)
+    _shard_kernel(
+        g,
+        J,
+        ok,
+        ow,
+        p0,
+        pk,
+        symmetric,
+        keys,
+        key_rows,
+        vloc,
+        np.arange(len(succ), len(succ) + R, dtype=np.int64),
+        False,
+        np.zeros(1, np.int64),
+        val,
+        pol,
+    )
     group[f"value/{layer}"][start:stop] = val
     group[f"policy/{layer}"][start:stop] = pol
     return {
         "layer": layer,
         "rows": R,
-        "successors": int(len(succ)),
+        "successors": len(succ),
         "seconds": time.perf_counter() - t0,
         "max_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0,
     }
@@ -403,7 +463,9 @@ class ShardedBestResponse:
         g, m = self.goal, self.players - 1
         require(len(scores) == m, f"give {m} opponent scores, got {len(scores)}")
         if i >= g or any(j >= g for j in scores):
-            raise DicelabError("a state where someone has reached the goal is terminal; it has no stored value")
+            raise DicelabError(
+                "a state where someone has reached the goal is terminal; it has no stored value"
+            )
         js = tuple(sorted(scores)) if self.symmetric else tuple(scores)
         lay = layout(g, m, self.symmetric)
         key = int(np.ravel_multi_index(js, (g,) * m))
@@ -499,7 +561,13 @@ def best_response_sharded(
     n = m + 1
     root = Path(path)
     zpath = root / "solution.zarr"
-    problem = {"goal": g, "players": n, "opponents": specs, "symmetric": symmetric, "format": FORMAT}
+    problem = {
+        "goal": g,
+        "players": n,
+        "opponents": specs,
+        "symmetric": symmetric,
+        "format": FORMAT,
+    }
     lay = layout(g, m, symmetric)
     per_col = _keys_per_column(strats, g)
     chunk_rows = _chunk_rows(per_col, g)
@@ -517,25 +585,44 @@ def best_response_sharded(
         token = uuid.uuid4().hex
         group.attrs.update({**problem, "token": token, "chunk_rows": chunk_rows})
         for s, ks in enumerate(lay.layer_keys):
-            group.create_array(f"value/{s}", shape=(len(ks), g), chunks=(chunk_rows, g), dtype="f8", fill_value=0.0)
-            group.create_array(f"policy/{s}", shape=(len(ks), g), chunks=(chunk_rows, g), dtype="i2", fill_value=0)
-    base = {"path": str(zpath), "goal": g, "opponents": specs, "token": token, "chunk_rows": chunk_rows}
+            group.create_array(
+                f"value/{s}", shape=(len(ks), g), chunks=(chunk_rows, g), dtype="f8", fill_value=0.0
+            )
+            group.create_array(
+                f"policy/{s}", shape=(len(ks), g), chunks=(chunk_rows, g), dtype="i2", fill_value=0
+            )
+    base = {
+        "path": str(zpath),
+        "goal": g,
+        "opponents": specs,
+        "token": token,
+        "chunk_rows": chunk_rows,
+    }
     layers = [(s, len(ks)) for s, ks in enumerate(lay.layer_keys)]
     total_rows = sum(c for _, c in layers)
     t0 = time.perf_counter()
     shards = 0
     rss = 0.0
-    results_store = ResultStore(root / "tasks", f"{solve_shard.__module__}.{solve_shard.__qualname__}")
-    with Session(backend, address, workers) as session, progress_bar(
-        f"best response, {n} players", total=total_rows, enabled=progress
-    ) as bar:
+    results_store = ResultStore(
+        root / "tasks", f"{solve_shard.__module__}.{solve_shard.__qualname__}"
+    )
+    with (
+        Session(backend, address, workers) as session,
+        progress_bar(f"best response, {n} players", total=total_rows, enabled=progress) as bar,
+    ):
         for s, count in reversed(layers):
             tasks = [
-                Task(f"L{s}-{r0}", {**base, "layer": s, "start": r0, "stop": min(count, r0 + chunk_rows)})
+                Task(
+                    f"L{s}-{r0}",
+                    {**base, "layer": s, "start": r0, "stop": min(count, r0 + chunk_rows)},
+                )
                 for r0 in range(0, count, chunk_rows)
             ]
             results = session.run(
-                solve_shard, tasks, store=results_store, progress=False,
+                solve_shard,
+                tasks,
+                store=results_store,
+                progress=False,
                 on_result=lambda key, res: bar.advance(res["rows"]),
             )
             shards += len(tasks)
@@ -543,5 +630,17 @@ def best_response_sharded(
     seconds = time.perf_counter() - t0
     win = float(np.asarray(group["value/0"][0, 0]))
     disk = sum(f.stat().st_size for f in zpath.rglob("*") if f.is_file())
-    return ShardedBestResponse(root, g, n, specs, symmetric, win, seconds, shards, len(layers), rss, disk,
-                               {"chunk_rows": chunk_rows, "successors_per_column": per_col})
+    return ShardedBestResponse(
+        root,
+        g,
+        n,
+        specs,
+        symmetric,
+        win,
+        seconds,
+        shards,
+        len(layers),
+        rss,
+        disk,
+        {"chunk_rows": chunk_rows, "successors_per_column": per_col},
+    )

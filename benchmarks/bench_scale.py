@@ -1,0 +1,155 @@
+"""Scale-out benchmark: the backends beside the single-process code, and the sharded n-player solve.
+
+Each case runs in a fresh Python process, so peak memory (max RSS of the process and of its
+workers) is measured honestly. Printed: seconds (median of ``--repeat`` runs), peak memory, and
+the ratio to the single-process baseline in the same run. Usage::
+
+    .venv/bin/python benchmarks/bench_scale.py            # the quick set (about 3 minutes on 2 cores)
+    .venv/bin/python benchmarks/bench_scale.py --full     # adds 4 players at goal 40
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import textwrap
+
+PRELUDE = """
+import json, resource, time, tempfile
+def peak_mb():
+    s = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    c = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return max(s, c) / 1024
+"""
+
+CASES = {
+    "pig-simulate-single": """
+from dicelab.sim.pig_sim import simulate
+simulate("hold:20", "keep-pace", games=200_000, seed=1, exact=False)  # compile
+t = time.perf_counter(); r = simulate("hold:20", "keep-pace", games=4_000_000, seed=1, exact=False)
+out = {"seconds": time.perf_counter() - t, "a_wins": r.a_wins}
+""",
+    "pig-simulate-local2": """
+import numpy as np
+from dicelab.games.pig import PigRules
+from dicelab.sim import jobs
+from dicelab.strategies.pig import as_strategy
+rules = PigRules()
+T = np.stack([as_strategy("hold:20").table(rules), as_strategy("keep-pace").table(rules)])
+t = time.perf_counter(); c = jobs.pig_counts(T, rules, 4_000_000, 1, workers=2, progress=False)
+out = {"seconds": time.perf_counter() - t, "a_wins": int(c[0] + c[3])}
+""",
+    "pig-simulate-dask2": """
+import numpy as np
+from dicelab.games.pig import PigRules
+from dicelab.sim import jobs
+from dicelab.strategies.pig import as_strategy
+rules = PigRules()
+T = np.stack([as_strategy("hold:20").table(rules), as_strategy("keep-pace").table(rules)])
+t = time.perf_counter(); c = jobs.pig_counts(T, rules, 4_000_000, 1, backend="dask", workers=2, progress=False)
+out = {"seconds": time.perf_counter() - t, "a_wins": int(c[0] + c[3])}
+""",
+    "pig-round-robin-single": """
+import numpy as np
+from dicelab.games.pig import PigRules
+from dicelab.solvers.pig_eval import evaluate_many
+from dicelab.strategies.pig import as_strategy
+rules = PigRules()
+tabs = np.ascontiguousarray(np.stack([as_strategy(f"hold:{n}").table(rules) for n in range(1, 61)]))
+pairs = np.array([(a, b) for a in range(60) for b in range(a, 60)], dtype=np.int64)
+evaluate_many(tabs, pairs[:4], rules)  # compile
+t = time.perf_counter(); res = evaluate_many(tabs, pairs, rules)
+out = {"seconds": time.perf_counter() - t, "sum": float(res[:, 0].sum())}
+""",
+    "pig-round-robin-dask2": """
+import numpy as np
+from dicelab.games.pig import PigRules
+from dicelab.sim import jobs
+from dicelab.strategies.pig import as_strategy
+rules = PigRules()
+tabs = np.ascontiguousarray(np.stack([as_strategy(f"hold:{n}").table(rules) for n in range(1, 61)]))
+pairs = np.array([(a, b) for a in range(60) for b in range(a, 60)], dtype=np.int64)
+t = time.perf_counter(); res = jobs.pig_pairs_exact(tabs, pairs, rules, backend="dask", workers=2, progress=False)
+out = {"seconds": time.perf_counter() - t, "sum": float(res[:, 0].sum())}
+""",
+}
+
+
+def simpig_cases(full: bool) -> dict[str, str]:
+    sizes = [(3, 100, ["hold:20", "hold:30"]), (4, 20, ["hold:8"] * 3), (4, 30, ["hold:10"] * 3)]
+    if full:
+        sizes.append((4, 40, ["hold:13"] * 3))
+    out = {}
+    for n, g, opps in sizes:
+        out[f"simpig-{n}p-goal{g}-in-memory"] = f"""
+from dicelab.solvers.simpig import best_response
+best_response({["hold:3"] * (n - 1)!r}, goal=8)  # compile
+t = time.perf_counter(); r = best_response({opps!r}, goal={g})
+out = {{"seconds": time.perf_counter() - t, "win": r.win_probability}}
+"""
+        out[f"simpig-{n}p-goal{g}-sharded-local2"] = f"""
+from dicelab.solvers.simpig_sharded import best_response_sharded
+best_response_sharded({["hold:3"] * (n - 1)!r}, goal=8, path=tempfile.mkdtemp() + "/w", workers=1,
+                      progress=False)  # compile
+t = time.perf_counter()
+r = best_response_sharded({opps!r}, goal={g}, path=tempfile.mkdtemp() + "/br", workers=2, progress=False)
+out = {{"seconds": time.perf_counter() - t, "win": r.win_probability, "worker_mb": r.max_worker_rss_mb,
+        "disk_mb": r.disk_bytes / 2**20, "shards": r.shards}}
+"""
+    return out
+
+
+def run_case(code: str) -> dict:
+    script = (
+        PRELUDE + textwrap.dedent(code) + "\nout['peak_mb'] = peak_mb()\nprint(json.dumps(out))\n"
+    )
+    wrapped = (
+        "def _main():\n"
+        + textwrap.indent(script, "    ")
+        + "\nif __name__ == '__main__':\n    _main()\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", wrapped], capture_output=True, text=True, check=False
+    )
+    if proc.returncode != 0:
+        raise SystemExit(f"case failed:\n{proc.stderr[-2000:]}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--full", action="store_true")
+    args = ap.parse_args()
+    cases = {**CASES, **simpig_cases(args.full)}
+    rows = {}
+    for name, code in cases.items():
+        runs = [run_case(code) for _ in range(args.repeat)]
+        med = statistics.median(r["seconds"] for r in runs)
+        rows[name] = {**runs[-1], "seconds": med}
+        extra = {k: v for k, v in runs[-1].items() if k not in ("seconds", "peak_mb")}
+        print(f"{name:40s} {med:8.2f} s  peak {runs[-1]['peak_mb']:7.0f} MB  {extra}", flush=True)
+    print()
+    for base, others in (
+        ("pig-simulate-single", ("pig-simulate-local2", "pig-simulate-dask2")),
+        ("pig-round-robin-single", ("pig-round-robin-dask2",)),
+    ):
+        for o in others:
+            print(
+                f"{o:40s} {rows[o]['seconds'] / rows[base]['seconds']:6.2f} x the single-process time"
+            )
+    for name in rows:
+        if name.endswith("sharded-local2"):
+            mem = name.replace("sharded-local2", "in-memory")
+            same = rows[name]["win"] == rows[mem]["win"]
+            print(
+                f"{name:40s} {rows[name]['seconds'] / rows[mem]['seconds']:6.2f} x in-memory time, "
+                f"same value bit for bit: {same}"
+            )
+
+
+if __name__ == "__main__":
+    main()
