@@ -29,6 +29,11 @@ system (``goal^3`` unknowns) is solved exactly in one pass of ``O(goal^3 * faces
 matrix ever formed. To keep ``1 - beta delta`` accurate when it is tiny, the passes carry the
 complements ``1 - beta`` and ``1 - delta`` as sums of positive terms.
 
+Only what a game can visit is computed: for each strategy and scores (x, y), turn totals above
+the largest one a turn can reach are skipped, and a forward sweep from (0, 0) marks the blocks
+some game reaches (two-dice resets included); the others are skipped. For hold:N strategies
+this removes most of the table, which is what makes a 4,950-pair round robin take seconds.
+
 Stalemates (seed 002, 2.3.4): if A skips at ``(x, y, 0)`` and B skips at ``(y, x, 0)`` the game
 never ends from there: ``1 - beta delta = 0`` exactly. Such a block gets win probability 0 for
 both players (the least solution of the system: absorption probabilities), and the probability
@@ -100,51 +105,66 @@ def _reach_limit(t, adds, out):
 
 
 @njit(cache=True)
-def _reach_blocks(ra, rb, la, lb, adds, reach):
+def _reach_blocks(ra, rb, la, lb, adds, resets, reach):
     """reach[x, y] = whether banked scores (x, y) (A's, B's) occur in some game from (0, 0).
 
     A forward sweep, lowest layer first: from a reachable block, every turn total k > 0 at which
     the mover holds (and that a turn can reach) leads to the block with k added to the mover.
-    Valid without resets only (a reset jumps to a lower layer).
+    With ``resets`` (two dice), a player who rolls at all can be sent back to 0 (a lower layer),
+    so sweeps repeat until nothing new is marked.
     """
     g = ra.shape[0]
     nd = adds.shape[0]
     rk = np.zeros(2 * g + 64, dtype=np.bool_)
     reach[:, :] = False
     reach[0, 0] = True
-    for s in range(0, 2 * g - 1):
-        xlo = s - g + 1
-        if xlo < 0:
-            xlo = 0
-        xhi = s if s < g - 1 else g - 1
-        for x in range(xlo, xhi + 1):
-            y = s - x
-            if not reach[x, y]:
-                continue
-            top = la[x, y]
-            rk[: top + 1] = False
-            rk[0] = True
-            for k in range(top + 1):
-                if rk[k]:
-                    if ra[x, y, k]:
-                        for m in range(nd):
-                            kk = k + adds[m]
-                            if kk <= top:
-                                rk[kk] = True
-                    elif k > 0:
-                        reach[x + k, y] = True
-            top = lb[y, x]
-            rk[: top + 1] = False
-            rk[0] = True
-            for k in range(top + 1):
-                if rk[k]:
-                    if rb[y, x, k]:
-                        for m in range(nd):
-                            kk = k + adds[m]
-                            if kk <= top:
-                                rk[kk] = True
-                    elif k > 0:
-                        reach[x, y + k] = True
+    while True:
+        fresh = False
+        for s in range(0, 2 * g - 1):
+            xlo = s - g + 1
+            if xlo < 0:
+                xlo = 0
+            xhi = s if s < g - 1 else g - 1
+            for x in range(xlo, xhi + 1):
+                y = s - x
+                if not reach[x, y]:
+                    continue
+                top = la[x, y]
+                rk[: top + 1] = False
+                rk[0] = True
+                rolls = False
+                for k in range(top + 1):
+                    if rk[k]:
+                        if ra[x, y, k]:
+                            rolls = True
+                            for m in range(nd):
+                                kk = k + adds[m]
+                                if kk <= top:
+                                    rk[kk] = True
+                        elif k > 0 and not reach[x + k, y]:
+                            reach[x + k, y] = True
+                if resets and rolls and not reach[0, y]:
+                    reach[0, y] = True
+                    fresh = True
+                top = lb[y, x]
+                rk[: top + 1] = False
+                rk[0] = True
+                rolls = False
+                for k in range(top + 1):
+                    if rk[k]:
+                        if rb[y, x, k]:
+                            rolls = True
+                            for m in range(nd):
+                                kk = k + adds[m]
+                                if kk <= top:
+                                    rk[kk] = True
+                        elif k > 0 and not reach[x, y + k]:
+                            reach[x, y + k] = True
+                if resets and rolls and not reach[x, 0]:
+                    reach[x, 0] = True
+                    fresh = True
+        if not fresh:
+            break
 
 
 @njit(cache=True)
@@ -348,8 +368,7 @@ def _eval_pair(ra, rb, la, lb, adds, probs, bust, reset, tol, max_passes, out):
     A0 = np.empty((g, g))
     B0 = np.empty((g, g))
     reach = np.ones((g, g), dtype=np.bool_)
-    if reset == 0.0:
-        _reach_blocks(ra, rb, la, lb, adds, reach)
+    _reach_blocks(ra, rb, la, lb, adds, reset > 0.0, reach)
     passes, stalled = _eval_win(ra, rb, la, lb, reach, adds, probs, bust, reset, tol, max_passes,
                                 A0, B0)
     a_first = A0[0, 0]
