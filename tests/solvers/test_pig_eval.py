@@ -362,6 +362,23 @@ def test_iterated_best_response_reaches_optimal():
     assert all(s.a_overall >= 0.5 - 1e-12 for s in it.steps)
 
 
+def test_iterated_best_response_goal_100_reaches_optimal():
+    """Seed 002, 2.3.5: repeated best responses; from hold:20 they settle on optimal play."""
+    it = iterated_best_response("hold:20", STD, max_iter=20)
+    assert it.converged and it.reached_optimal_at is not None
+    assert it.steps[-1].self_play_first == pytest.approx(0.5305927, abs=1e-7)
+
+
+@pytest.mark.slow
+def test_full_hold_round_robin_is_transitive():
+    """Seed 002, 3.3.5: hold:1..100 are transitive and hold at 25 wins the round robin."""
+    from dicelab.sim.tournament import tournament
+
+    t = tournament(["hold:1..100"], STD, progress=False)
+    assert t.transitive and t.ranking[0]["strategy"] == "hold:25"
+    assert t.ranking[0]["beats"] == 99
+
+
 def test_iterated_best_response_bad_input():
     with pytest.raises(DicelabError):
         iterated_best_response("hold:10", PigRules(goal=10), max_iter=0)

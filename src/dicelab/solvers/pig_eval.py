@@ -387,8 +387,8 @@ def _eval_pair(ra, rb, la, lb, adds, probs, bust, reset, tol, max_passes, out):
         b_first = 1.0 - a_second
         out[2] = 0.0
         out[3] = 0.0
-    out[0] = a_first
-    out[1] = b_first
+    out[0] = min(max(a_first, 0.0), 1.0)
+    out[1] = min(max(b_first, 0.0), 1.0)
     out[4] = passes
 
 
