@@ -40,7 +40,7 @@ from sqlalchemy.orm import Session
 from dicelab import __version__
 from dicelab.errors import DicelabError
 from dicelab.games.pig import PigRules
-from dicelab.web import bots, explorer, pig_play, study
+from dicelab.web import bots, explorer, pig_play, simpig_play, study
 from dicelab.web.db import default_db_url, make_engine, make_sessionmaker, migrate
 
 HERE = Path(__file__).parent
@@ -64,11 +64,16 @@ class Questionnaire(BaseModel):
 
 class NewGame(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    game: Literal["pig"] = Field("pig", description="which game (the others are coming)")
+    game: Literal["pig", "simpig"] = Field("pig", description="pig, or simpig (simultaneous Pig)")
     variant: Literal["standard", "piglet", "two-dice"] = "standard"
     goal: int = Field(100, ge=2, le=pig_play.WEB_MAX_GOAL)
     sides: int | None = Field(None, ge=2, le=pig_play.WEB_MAX_SIDES)
-    opponent: str = Field("optimal", max_length=80, description="optimal, hold:N, keep-pace, best-response:SPEC")
+    opponent: str = Field("optimal", max_length=80, description=(
+        "pig: optimal, hold:N, keep-pace, turtle, best-response:SPEC; "
+        "simpig: br:hold:N, svima, equilibrium, hold:N, pw:K<T,...,K"))
+    players: int = Field(2, ge=2, le=4, description="simpig: 2 to 4 players (you and the bots)")
+    opponents: list[Annotated[str, Field(max_length=80)]] | None = Field(
+        None, max_length=3, description="simpig: one bot spec per bot seat (default: `opponent` for all)")
     human_first: bool | None = Field(True, description="true: you start; false: the bot starts; null: a coin")
     coach: bool = False
     questionnaire: Questionnaire | None = None
@@ -76,7 +81,8 @@ class NewGame(BaseModel):
 
 class MoveIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    action: Literal["roll", "hold"]
+    action: Literal["roll", "hold", "target"] = Field(description="pig: roll or hold; simpig: target")
+    k: int | None = Field(None, ge=1, le=1000, description="simpig: your hold-at target for this turn")
     expected_move: int = Field(ge=0, le=10**9, description="the game's version you are answering")
 
 
@@ -159,15 +165,25 @@ async def run_db(request: Request, fn: Callable[[Session], T], quick: bool = Fal
 class _NotPrepared(Exception):
     """Raised inside quick work when a game's bot or coach tables are not in memory yet."""
 
-    def __init__(self, spec: str, rules: PigRules) -> None:
+    def __init__(self, spec: str, rules: Any) -> None:
         super().__init__(spec)
         self.spec, self.rules = spec, rules
 
 
 def check_prepared(g: Any) -> None:
+    if g.game == "simpig":
+        specs = g.opponent.split(",")
+        if not simpig_play.is_ready(specs, g.goal, g.players):
+            raise _NotPrepared(g.opponent, g)
+        return
     rules = pig_play.rules_of(g)
     if not bots.is_ready(g.opponent, rules):
         raise _NotPrepared(g.opponent, rules)
+
+
+def state_of(db: Session, g: Any, with_moves: bool = True) -> dict[str, Any]:
+    mod = simpig_play if g.game == "simpig" else pig_play
+    return mod.public_state(db, g, with_moves=with_moves)
 
 
 async def run_game_db(request: Request, fn: Callable[[Session], T]) -> T:
@@ -176,7 +192,11 @@ async def run_game_db(request: Request, fn: Callable[[Session], T]) -> T:
     try:
         return await run_db(request, fn, quick=True)
     except _NotPrepared as need:
-        await prepare_bot(need.spec, need.rules)
+        if isinstance(need.rules, PigRules):
+            await prepare_bot(need.spec, need.rules)
+        else:
+            g = need.rules
+            await anyio.to_thread.run_sync(simpig_play.prepare, g.opponent.split(","), g.goal, g.players)
         return await run_db(request, fn, quick=True)
 
 
@@ -192,7 +212,7 @@ Token = Annotated[str | None, Header(alias="X-Game-Token", max_length=200)]
 GAMES = [
     {"key": "pig", "name": "Pig", "href": "/play/pig", "module": "dicelab.games.pig",
      "about": "Two players race to the goal; roll as often as you dare, a 1 loses the turn."},
-    {"key": "simpig", "name": "Simultaneous Pig", "href": None, "module": "dicelab.simpig",
+    {"key": "simpig", "name": "Simultaneous Pig", "href": "/play/simpig", "module": "dicelab.simpig",
      "about": "Everyone picks a hold-at target at once (seed 000); 2 to 4 players."},
     {"key": "supersix", "name": "Super Six", "href": None, "module": "dicelab.supersix",
      "about": "Put sticks into the lid's pits; the first with no sticks left wins (seed 001)."},
@@ -278,6 +298,8 @@ def create_app(db_url: str | None = None, warm: bool = True) -> FastAPI:
     async def new_game(body: NewGame, request: Request) -> dict[str, Any]:
         """Create a game against a bot; the answer carries the id and the secret token."""
         q = body.questionnaire.model_dump() if body.questionnaire else None
+        if body.game == "simpig":
+            return await new_simpig(body, q, request)
         rules = pig_play.make_rules(body.variant, body.goal, body.sides)
         await prepare_bot(bots.parse_opponent(body.opponent, rules), rules)
 
@@ -292,12 +314,31 @@ def create_app(db_url: str | None = None, warm: bool = True) -> FastAPI:
 
         return await run_db(request, work, quick=True)
 
+    async def new_simpig(body: NewGame, q: dict | None, request: Request) -> dict[str, Any]:
+        if not simpig_play.available():
+            raise DicelabError("simultaneous Pig is coming: its engine is not installed")
+        specs = body.opponents or [body.opponent]
+        if len(specs) == 1:
+            specs = specs * (body.players - 1)
+        checked = await anyio.to_thread.run_sync(
+            lambda: [simpig_play.check_spec(s, body.goal, body.players) for s in specs])
+        await anyio.to_thread.run_sync(simpig_play.prepare, checked, body.goal, body.players)
+
+        def work(db: Session) -> dict[str, Any]:
+            with write_lock:
+                created = simpig_play.create_game(db, goal=body.goal, players=body.players, opponents=checked,
+                                                  coach=body.coach, questionnaire=q)
+            return {"id": created.game.id, "token": created.token, "events": [],
+                    "state": simpig_play.public_state(db, created.game)}
+
+        return await run_db(request, work, quick=True)
+
     @app.get("/api/games/{game_id}", tags=["games"])
     async def read_game(game_id: str, request: Request, x_game_token: Token = None) -> dict[str, Any]:
         def work(db: Session) -> dict[str, Any]:
             g = pig_play.load_game(db, game_id, x_game_token)
             check_prepared(g)
-            return pig_play.public_state(db, g)
+            return state_of(db, g)
 
         return await run_game_db(request, work)
 
@@ -310,9 +351,15 @@ def create_app(db_url: str | None = None, warm: bool = True) -> FastAPI:
             with write_lock:
                 g = pig_play.load_game(db, game_id, x_game_token)
                 check_prepared(g)
-                events, bot_s = pig_play.make_move(db, g, body.action, body.expected_move)
-            return {"events": events, "bot_ms": bot_s * 1000,
-                    "state": pig_play.public_state(db, g, with_moves=False)}
+                if g.game == "simpig":
+                    if body.action != "target":
+                        raise DicelabError("in simultaneous Pig a move is {\"action\": \"target\", \"k\": K}")
+                    events, bot_s = simpig_play.make_move(db, g, body.k, body.expected_move)
+                else:
+                    if body.action == "target" or body.k is not None:
+                        raise DicelabError("in Pig a move is {\"action\": \"roll\" or \"hold\"} without k")
+                    events, bot_s = pig_play.make_move(db, g, body.action, body.expected_move)
+            return {"events": events, "bot_ms": bot_s * 1000, "state": state_of(db, g, with_moves=False)}
 
         out = await run_game_db(request, work)
         response.headers["Server-Timing"] = f"bot;dur={out['bot_ms']:.3f}"  # the bot's share
@@ -390,6 +437,12 @@ def create_app(db_url: str | None = None, warm: bool = True) -> FastAPI:
     @app.get("/play/pig", response_class=HTMLResponse, include_in_schema=False)
     def play_pig(request: Request) -> HTMLResponse:
         return page(request, "pig.html", opponents=bots.pig_opponents())
+
+    @app.get("/play/simpig", response_class=HTMLResponse, include_in_schema=False)
+    def play_simpig(request: Request) -> HTMLResponse:
+        if not simpig_play.available():
+            return page(request, "index.html", games=games_listing())
+        return page(request, "simpig.html", bots=simpig_play.BOTS)
 
     @app.get("/analysis", response_class=HTMLResponse, include_in_schema=False)
     async def analysis_page(request: Request) -> HTMLResponse:

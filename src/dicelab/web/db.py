@@ -96,6 +96,9 @@ class Game(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
     finished_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+    players: Mapped[int] = mapped_column(Integer, default=2, server_default="2")
+    scores_json: Mapped[str | None] = mapped_column(String(200), nullable=True)  # simultaneous Pig
+    result_json: Mapped[str | None] = mapped_column(String(200), nullable=True)  # shares of the win
 
 
 class Move(Base):
@@ -112,7 +115,7 @@ class Move(Base):
     i: Mapped[int] = mapped_column(Integer)
     j: Mapped[int] = mapped_column(Integer)
     k: Mapped[int] = mapped_column(Integer)
-    faces: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    faces: Mapped[str | None] = mapped_column(String(400), nullable=True)
     result: Mapped[str] = mapped_column(String(8))
     optimal_action: Mapped[str | None] = mapped_column(String(8), nullable=True)
     p_roll: Mapped[float | None] = mapped_column(Float, nullable=True)
@@ -124,7 +127,7 @@ class Move(Base):
 
 class Turn(Base):
     __tablename__ = "turns"
-    __table_args__ = (UniqueConstraint("game_id", "turn_no", name="uq_turns_game_turn"),)
+    __table_args__ = (UniqueConstraint("game_id", "turn_no", "player", name="uq_turns_game_turn_player"),)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     game_id: Mapped[str] = mapped_column(ForeignKey("games.id"), index=True)

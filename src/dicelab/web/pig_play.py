@@ -145,6 +145,9 @@ def create_game(
         created_at=now,
         updated_at=now,
         finished_at=None,
+        players=2,
+        scores_json=None,
+        result_json=None,
     )
     g._moves, g._turns = [], []
     events = _play_bot(g, rules)

@@ -46,7 +46,7 @@ PLOTS = ("trajectories", "average", "behind-ahead", "quality")
 
 _GAME_COLS = ["id", "game", "variant", "goal", "sides", "opponent", "human_seat", "coach", "status",
               "score0", "score1", "winner", "version", "participant", "risk_preference", "q2", "q3",
-              "created_at", "finished_at", "seed"]
+              "created_at", "finished_at", "seed", "players", "scores_json", "result_json"]
 _MOVE_COLS = ["game_id", "seq", "turn_no", "player", "actor", "action", "i", "j", "k", "faces", "result",
               "optimal_action", "p_roll", "p_hold", "p_lost", "think_ms", "created_at"]
 _TURN_COLS = ["game_id", "turn_no", "player", "actor", "n_rolls", "banked", "score_before", "score_after",
@@ -72,7 +72,8 @@ def _rows(db: Session, table: str) -> tuple[list[str], list[dict[str, Any]]]:
 _TYPES = {"seed": pa.int64(), "winner": pa.int64(), "p_roll": pa.float64(), "p_hold": pa.float64(),
           "p_lost": pa.float64(), "think_ms": pa.int64(), "finished_at": pa.timestamp("us"),
           "created_at": pa.timestamp("us"), "faces": pa.string(), "optimal_action": pa.string(),
-          "participant": pa.string(), "risk_preference": pa.string(), "q2": pa.string(), "q3": pa.string()}
+          "participant": pa.string(), "risk_preference": pa.string(), "q2": pa.string(), "q3": pa.string(),
+          "scores_json": pa.string(), "result_json": pa.string()}
 
 
 def table(db: Session, name: str) -> pa.Table:
@@ -108,12 +109,14 @@ def _slope(x: np.ndarray, y: np.ndarray) -> float | None:
 
 def analysis(db: Session) -> dict[str, Any]:
     """The numbers behind the study plots, from every human turn and decision in the database."""
-    games = {g.id: g for g in db.scalars(select(Game))}
+    games = {g.id: g for g in db.scalars(select(Game).where(Game.game == "pig"))}  # seed 002 studies Pig
     pref_of = {gid: (g.risk_preference or "not asked") for gid, g in games.items()}
     # trajectories: (game, human seat) -> list of scores after each of the human's turns
     traj: dict[str, list[int]] = defaultdict(list)
     bins: dict[str, list[Turn]] = defaultdict(list)
     for t in db.scalars(select(Turn).where(Turn.actor == "human").order_by(Turn.game_id, Turn.turn_no)):
+        if t.game_id not in games:
+            continue
         traj[t.game_id].append(t.score_after)
         diff = t.score_before - t.opponent_score
         for label, lo, hi in DIFF_BINS:
@@ -147,7 +150,7 @@ def analysis(db: Session) -> dict[str, Any]:
     optimal: dict[str, list[bool]] = defaultdict(list)
     think: dict[str, list[int]] = defaultdict(list)
     for m in db.scalars(select(Move).where(Move.actor == "human")):
-        if m.p_lost is None:
+        if m.p_lost is None or m.game_id not in games:
             continue
         p = pref_of.get(m.game_id, "not asked")
         lost[p].append(m.p_lost)

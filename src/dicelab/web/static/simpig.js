@@ -1,0 +1,83 @@
+// dicelab web lab: simultaneous Pig. The server rolls every die; the page only sends targets.
+"use strict";
+(function () {
+  const $ = (id) => document.getElementById(id);
+  let game = null, token = null, busy = false;
+  const pct = (p) => (100 * p).toFixed(1) + "%";
+  async function api(method, url, body) {
+    const headers = { "Content-Type": "application/json" };
+    if (token) headers["X-Game-Token"] = token;
+    const r = await fetch(url, { method, headers, body: body ? JSON.stringify(body) : undefined });
+    let d = null; try { d = await r.json(); } catch (e) { d = null; }
+    if (!r.ok) {
+      let m = d && d.detail ? d.detail : r.statusText;
+      if (Array.isArray(m)) m = m.map((x) => (x.loc || []).slice(-1)[0] + ": " + x.msg).join("; ");
+      throw new Error(m);
+    }
+    return d;
+  }
+  function name(seat) { return seat === 0 ? "You" : "Bot " + seat + " (" + game.opponents[seat - 1] + ")"; }
+  function render() {
+    const t = $("scores");
+    t.innerHTML = "<tr><th>player</th><th>score</th></tr>";
+    game.scores.forEach((s, n) => {
+      const tr = document.createElement("tr");
+      tr.innerHTML = "<td></td><td id='score-" + n + "'></td>";
+      tr.children[0].textContent = name(n); tr.children[1].textContent = s;
+      t.appendChild(tr);
+    });
+    const over = game.status === "finished";
+    $("go").disabled = over || busy;
+    if (game.targets) { $("target").max = game.targets[1]; }
+    $("status").dataset.state = over ? "finished" : "playing";
+    $("status").textContent = over ? (game.result[0] > 0 ? (game.result[0] < 1 ? "You share the win!" : "You win!") : "A bot wins.") : "Pick your target.";
+    $("coach-panel").hidden = !game.coach;
+    if (game.coach && game.coach_view) {
+      const c = game.coach_view, k = parseInt($("target").value, 10);
+      let s = "Best target now: <b id='coach-best'>" + c.best + "</b> (P(win) " + pct(c.p_best) + ")";
+      if (k >= 1 && k <= c.q.length) s += "; your target " + k + ": <span id='coach-mine'>" + pct(c.q[k - 1]) + "</span>";
+      $("coach-now").innerHTML = s;
+    } else if (game.coach) { $("coach-now").textContent = over ? "Game over." : ""; }
+    if (over && game.summary) {
+      const s = game.summary;
+      $("summary").textContent = "Game summary: " + s.decisions + " targets, " + s.optimal_decisions +
+        " optimal; total win probability given away " + pct(s.total_lost) + "." +
+        (s.worst ? " Worst: target " + s.worst.target + " at scores (" + s.worst.state.join(", ") + ") instead of " + s.worst.best + ", costing " + pct(s.worst.p_lost) + "." : "");
+      $("summary").hidden = false;
+    } else { $("summary").hidden = !over; if (over) $("summary").textContent = "Final scores: " + game.scores.join(" / "); }
+  }
+  function log(events) {
+    const li = document.createElement("li");
+    li.textContent = events.map((e) => name(e.player) + ": target " + e.target + ", rolled " + e.faces.join(" ") +
+      (e.result === "bust" ? " (pig!)" : " = " + e.turn_total)).join("; ");
+    $("log").appendChild(li);
+    const me = events[0];
+    if (game && game.coach && me.p_lost !== null && me.p_lost !== undefined)
+      $("coach-last").textContent = "Your last target: " + (me.p_lost > 1e-9 ? "gave away " + pct(me.p_lost) + " (best was " + me.best + ")" : "optimal");
+  }
+  $("setup-form").addEventListener("submit", async (ev) => {
+    ev.preventDefault(); $("setup-error").textContent = "";
+    try {
+      token = null;
+      const r = await api("POST", "/api/games", { game: "simpig", goal: parseInt($("goal").value, 10),
+        players: parseInt($("players").value, 10), opponent: $("opponent").value, coach: $("coach").checked });
+      token = r.token; game = r.state; sessionStorage.setItem("dicelab-token-" + r.id, r.token);
+      history.replaceState(null, "", "#" + r.id);
+      $("log").innerHTML = ""; $("setup").hidden = true; $("board").hidden = false; render();
+    } catch (e) { $("setup-error").textContent = e.message; }
+  });
+  $("target").addEventListener("input", () => game && render());
+  $("go").addEventListener("click", async () => {
+    if (busy || !game) return;
+    busy = true; $("move-error").textContent = ""; render();
+    try {
+      const r = await api("POST", "/api/games/" + game.id + "/moves",
+        { action: "target", k: parseInt($("target").value, 10), expected_move: game.version });
+      game = await api("GET", "/api/games/" + game.id);
+      log(r.events);
+    } catch (e) { $("move-error").textContent = e.message; }
+    busy = false; render();
+  });
+  $("new-game").addEventListener("click", () => { history.replaceState(null, "", location.pathname); game = null; token = null; $("board").hidden = true; $("setup").hidden = false; });
+  document.body.dataset.ready = "1";
+})();
