@@ -3,7 +3,7 @@
 (function () {
   const $ = (id) => document.getElementById(id);
   let game = null, token = null, busy = false;
-  const pct = (p) => (100 * p).toFixed(1) + "%";
+  const pct = (p) => (100 * p).toFixed(2) + "%";
   async function api(method, url, body) {
     const headers = { "Content-Type": "application/json" };
     if (token) headers["X-Game-Token"] = token;
