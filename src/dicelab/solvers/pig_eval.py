@@ -294,7 +294,7 @@ def _eval_pass(ra, rb, la, lb, reach, adds, probs, bust, reset, A0, B0, al, be, 
 
 
 @njit(cache=True)
-def _eval_win(ra, rb, la, lb, reach, adds, probs, bust, reset, tol, max_passes, A0, B0):
+def _eval_win(ra, rb, la, lb, reach, adds, probs, bust, reset, tol, max_passes, A0, B0, warm):
     """P(A wins) at the k = 0 states, to convergence of the reset targets. Returns (passes, stalled).
 
     Without resets one pass is exact. With resets, a pass is an affine map F of the reset
@@ -310,15 +310,20 @@ def _eval_win(ra, rb, la, lb, reach, adds, probs, bust, reset, tol, max_passes, 
     al = np.empty(n)
     be = np.empty(n)
     bb = np.empty(n)
-    A0[:, :] = 0.0
-    B0[:, :] = 0.0
+    mem = 6
+    nr = 2 * g
+    x = np.zeros(nr)  # the input of the first pass: 0, or (warm) the reset targets given
+    if warm:
+        for q in range(g):
+            x[q] = A0[q, 0]
+            x[g + q] = B0[q, 0]
+    else:
+        A0[:, :] = 0.0
+        B0[:, :] = 0.0
     change, stalled = _eval_pass(ra, rb, la, lb, reach, adds, probs, bust, reset, A0, B0, al, be, bb)
     passes = 1
     if reset == 0.0:
         return passes, stalled
-    mem = 6
-    nr = 2 * g
-    x = np.zeros(nr)  # the input of the first pass
     f = np.empty(nr)
     xp = np.zeros(nr)
     fp = np.zeros(nr)
@@ -370,12 +375,12 @@ def _eval_pair(ra, rb, la, lb, adds, probs, bust, reset, tol, max_passes, out):
     reach = np.ones((g, g), dtype=np.bool_)
     _reach_blocks(ra, rb, la, lb, adds, reset > 0.0, reach)
     passes, stalled = _eval_win(ra, rb, la, lb, reach, adds, probs, bust, reset, tol, max_passes,
-                                A0, B0)
+                                A0, B0, False)
     a_first = A0[0, 0]
     a_second = B0[0, 0]  # P(A wins | B moves first)
     if stalled:
         p2, _ = _eval_win(rb, ra, lb, la, reach.T.copy(), adds, probs, bust, reset, tol,
-                          max_passes, A0, B0)
+                          max_passes, A0, B0, False)
         passes += p2
         b_first = A0[0, 0]
         b_second = B0[0, 0]  # P(B wins | A moves first)
@@ -556,9 +561,10 @@ def _br_pass(rb, lb, adds, probs, bust, reset, A0, B0, pol, al, be, bb, vr, vh):
 def _best_response(rb, adds, probs, bust, reset, tol, max_passes, A0, B0, pol):
     """Best-response passes until the reset targets settle (two dice) or once (no resets).
 
-    With resets: once a pass leaves A's choices unchanged, the values of those fixed choices are
-    found by the accelerated evaluation (:func:`_eval_win`), and one more best-response pass
-    checks that no choice changes and no reset target moves by more than ``tol``.
+    With resets: policy iteration over the whole table. After each best-response pass the values
+    of A's current choices are found exactly by the accelerated evaluation (:func:`_eval_win`,
+    warm-started), and the next pass improves the choices; it ends when a pass moves no reset
+    target by more than ``tol`` (then no choice changed either).
     """
     g = rb.shape[0]
     n = g + 64
@@ -577,31 +583,19 @@ def _best_response(rb, adds, probs, bust, reset, tol, max_passes, A0, B0, pol):
     lb = np.zeros((g, g), dtype=np.int64)
     _reach_limit(rb, adds, lb)
     everywhere = np.ones((g, g), dtype=np.bool_)
-    old = pol.copy()
     while True:
-        old[:, :, :] = pol
         change, m = _br_pass(rb, lb, adds, probs, bust, reset, A0, B0, pol, al, be, bb, vr, vh)
         passes += 1
         if m > most:
             most = m
         if reset == 0.0 or change <= tol or passes >= max_passes:
             break
-        same = True
-        for x in range(g):
-            for y in range(g):
-                for k in range(g - x):
-                    if pol[x, y, k] != old[x, y, k]:
-                        same = False
-                        break
-                if not same:
-                    break
-            if not same:
-                break
-        if same:
-            _reach_limit(pol, adds, la)
-            p2, _ = _eval_win(pol, rb, la, lb, everywhere, adds, probs, bust, reset, tol,
-                              max_passes, A0, B0)
-            passes += p2
+        # policy iteration over the whole table: the exact values of the current choices
+        # (accelerated, warm-started), then the next best-response pass improves on them
+        _reach_limit(pol, adds, la)
+        p2, _ = _eval_win(pol, rb, la, lb, everywhere, adds, probs, bust, reset, tol,
+                          max_passes, A0, B0, True)
+        passes += p2
     return passes, most
 
 
