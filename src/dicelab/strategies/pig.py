@@ -156,10 +156,10 @@ class KeepPace(PigStrategy):
 class Turtle(PigStrategy):
     """``turtle`` (seed 002, 3.3.6): "a slow strategy ... banking on a low score each turn".
 
-    Precisely: roll while the turn total is below ``hold`` (5 by default), i.e. ``hold:5``. With
-    this choice the exact values match the seed's theoretical figures: turtle moving first beats
-    roll-to-win with probability 0.812840, and roll-and-wait moving first beats turtle with
-    0.710606 (seed 002 gives 0.812840 and 0.710606).
+    Precisely: roll while the turn total is below ``hold`` (5 by default), i.e. ``hold:5``. This
+    reproduces the seed's theoretical figures against roll-to-win to all six printed digits:
+    turtle moving first wins with probability 0.812840 and roll-to-win moving first with
+    0.195448 (no other hold:N comes within 0.01 of them).
     """
 
     hold: int = TURTLE_HOLD
