@@ -43,8 +43,10 @@ infinite game needs such a block, otherwise the game ends with probability 1).
 
 Two dice: a double one resets the roller's banked score to 0, a jump to a *lower* layer. Those
 targets (``b(y, 0, 0)`` and ``a(x, 0, 0)``, ``2 goal`` numbers) are read from the previous pass,
-and passes repeat until they settle (to 1e-15; a fixed-point iteration started from 0, so it
-climbs to the least solution, stalemates included). With no resets a single pass is exact.
+so a pass is an affine map of them, and passes repeat, with Anderson acceleration, until a pass
+moves none of them by more than 1e-15 (about 12 passes at goal 100 instead of 39 plain ones).
+Stalled blocks are set to 0 inside every pass, so the fixed point is unique. With no resets a
+single pass is exact.
 
 Best response
 -------------
@@ -52,6 +54,9 @@ Against a fixed B, A faces a Markov decision problem: in each block A chooses, f
 ``max(roll, hold)``. Given ``b0`` one backward pass finds A's best choices; with those choices the
 block is solved exactly as above, which gives a new ``b0``; repeat until the choices settle
 (policy iteration inside the block, usually 1-3 passes; seed 2.3.5 describes the same loop).
+With two-dice resets this is wrapped in policy iteration over the whole table: after each
+best-response pass the current choices are evaluated exactly (accelerated as above, warm
+started), and the next pass improves on them, until nothing moves.
 Ties (values within 1e-14, so that rounding cannot make the choices cycle) go to holding, except
 at ``k = 0`` where they go to rolling (as in the optimal solver), so a response never stalls.
 :func:`iterated_best_response` repeats ``S <- best_response(S)`` and reports every step.
