@@ -40,7 +40,7 @@ from sqlalchemy.orm import Session
 from dicelab import __version__
 from dicelab.errors import DicelabError
 from dicelab.games.pig import PigRules
-from dicelab.web import bots, explorer, pig_play, simpig_play, study
+from dicelab.web import bots, explorer, pig_play, simpig_play, study, supersix_play
 from dicelab.web.db import default_db_url, make_engine, make_sessionmaker, migrate
 
 HERE = Path(__file__).parent
@@ -64,7 +64,7 @@ class Questionnaire(BaseModel):
 
 class NewGame(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    game: Literal["pig", "simpig"] = Field("pig", description="pig, or simpig (simultaneous Pig)")
+    game: Literal["pig", "simpig", "supersix"] = Field("pig", description="pig, simpig or supersix")
     variant: Literal["standard", "piglet", "two-dice"] = "standard"
     goal: int = Field(100, ge=2, le=pig_play.WEB_MAX_GOAL)
     sides: int | None = Field(None, ge=2, le=pig_play.WEB_MAX_SIDES)
@@ -72,6 +72,7 @@ class NewGame(BaseModel):
         "pig: optimal, hold:N, keep-pace, turtle, best-response:SPEC; "
         "simpig: br:hold:N, svima, equilibrium, hold:N, pw:K<T,...,K"))
     players: int = Field(2, ge=2, le=4, description="simpig: 2 to 4 players (you and the bots)")
+    sticks: int = Field(4, ge=1, le=30, description="supersix: sticks each")
     opponents: list[Annotated[str, Field(max_length=80)]] | None = Field(
         None, max_length=3, description="simpig: one bot spec per bot seat (default: `opponent` for all)")
     human_first: bool | None = Field(True, description="true: you start; false: the bot starts; null: a coin")
@@ -81,7 +82,8 @@ class NewGame(BaseModel):
 
 class MoveIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    action: Literal["roll", "hold", "target"] = Field(description="pig: roll or hold; simpig: target")
+    action: Literal["roll", "hold", "target", "throw", "stop"] = Field(
+        description="pig: roll or hold; simpig: target; supersix: throw or stop")
     k: int | None = Field(None, ge=1, le=1000, description="simpig: your hold-at target for this turn")
     expected_move: int = Field(ge=0, le=10**9, description="the game's version you are answering")
 
@@ -171,6 +173,10 @@ class _NotPrepared(Exception):
 
 
 def check_prepared(g: Any) -> None:
+    if g.game == "supersix":
+        if not supersix_play.is_ready(g.goal):
+            raise _NotPrepared(g.opponent, g)
+        return
     if g.game == "simpig":
         specs = g.opponent.split(",")
         if not simpig_play.is_ready(specs, g.goal, g.players):
@@ -182,7 +188,7 @@ def check_prepared(g: Any) -> None:
 
 
 def state_of(db: Session, g: Any, with_moves: bool = True) -> dict[str, Any]:
-    mod = simpig_play if g.game == "simpig" else pig_play
+    mod = {"simpig": simpig_play, "supersix": supersix_play}.get(g.game, pig_play)
     return mod.public_state(db, g, with_moves=with_moves)
 
 
@@ -194,6 +200,8 @@ async def run_game_db(request: Request, fn: Callable[[Session], T]) -> T:
     except _NotPrepared as need:
         if isinstance(need.rules, PigRules):
             await prepare_bot(need.spec, need.rules)
+        elif need.rules.game == "supersix":
+            await anyio.to_thread.run_sync(supersix_play.solution, need.rules.goal)
         else:
             g = need.rules
             await anyio.to_thread.run_sync(simpig_play.prepare, g.opponent.split(","), g.goal, g.players)
@@ -214,7 +222,7 @@ GAMES = [
      "about": "Two players race to the goal; roll as often as you dare, a 1 loses the turn."},
     {"key": "simpig", "name": "Simultaneous Pig", "href": "/play/simpig", "module": "dicelab.simpig",
      "about": "Everyone picks a hold-at target at once (seed 000); 2 to 4 players."},
-    {"key": "supersix", "name": "Super Six", "href": None, "module": "dicelab.supersix",
+    {"key": "supersix", "name": "Super Six", "href": "/play/supersix", "module": "dicelab.supersix",
      "about": "Put sticks into the lid's pits; the first with no sticks left wins (seed 001)."},
     {"key": "liars", "name": "Liar's Dice", "href": None, "module": "dicelab.liars",
      "about": "Bid on the hidden dice or call the last bid a lie (seed 004)."},
@@ -300,6 +308,8 @@ def create_app(db_url: str | None = None, warm: bool = True) -> FastAPI:
         q = body.questionnaire.model_dump() if body.questionnaire else None
         if body.game == "simpig":
             return await new_simpig(body, q, request)
+        if body.game == "supersix":
+            return await new_supersix(body, q, request)
         rules = pig_play.make_rules(body.variant, body.goal, body.sides)
         await prepare_bot(bots.parse_opponent(body.opponent, rules), rules)
 
@@ -333,6 +343,21 @@ def create_app(db_url: str | None = None, warm: bool = True) -> FastAPI:
 
         return await run_db(request, work, quick=True)
 
+    async def new_supersix(body: NewGame, q: dict | None, request: Request) -> dict[str, Any]:
+        if not supersix_play.available():
+            raise DicelabError("Super Six is coming: its engine is not installed")
+        spec = supersix_play.check_spec(body.opponent)
+        await anyio.to_thread.run_sync(supersix_play.solution, body.sticks)
+
+        def work(db: Session) -> dict[str, Any]:
+            with write_lock:
+                created = supersix_play.create_game(db, sticks=body.sticks, opponent=spec,
+                                                    human_first=body.human_first, coach=body.coach, questionnaire=q)
+            return {"id": created.game.id, "token": created.token, "events": created.events,
+                    "state": supersix_play.public_state(db, created.game)}
+
+        return await run_db(request, work, quick=True)
+
     @app.get("/api/games/{game_id}", tags=["games"])
     async def read_game(game_id: str, request: Request, x_game_token: Token = None) -> dict[str, Any]:
         def work(db: Session) -> dict[str, Any]:
@@ -351,12 +376,16 @@ def create_app(db_url: str | None = None, warm: bool = True) -> FastAPI:
             with write_lock:
                 g = pig_play.load_game(db, game_id, x_game_token)
                 check_prepared(g)
-                if g.game == "simpig":
+                if g.game == "supersix":
+                    if body.action not in ("throw", "stop") or body.k is not None:
+                        raise DicelabError("in Super Six a move is {\"action\": \"throw\" or \"stop\"}")
+                    events, bot_s = supersix_play.make_move(db, g, body.action, body.expected_move)
+                elif g.game == "simpig":
                     if body.action != "target":
                         raise DicelabError("in simultaneous Pig a move is {\"action\": \"target\", \"k\": K}")
                     events, bot_s = simpig_play.make_move(db, g, body.k, body.expected_move)
                 else:
-                    if body.action == "target" or body.k is not None:
+                    if body.action not in ("roll", "hold") or body.k is not None:
                         raise DicelabError("in Pig a move is {\"action\": \"roll\" or \"hold\"} without k")
                     events, bot_s = pig_play.make_move(db, g, body.action, body.expected_move)
             return {"events": events, "bot_ms": bot_s * 1000, "state": state_of(db, g, with_moves=False)}
@@ -443,6 +472,12 @@ def create_app(db_url: str | None = None, warm: bool = True) -> FastAPI:
         if not simpig_play.available():
             return page(request, "index.html", games=games_listing())
         return page(request, "simpig.html", bots=simpig_play.BOTS)
+
+    @app.get("/play/supersix", response_class=HTMLResponse, include_in_schema=False)
+    def play_supersix(request: Request) -> HTMLResponse:
+        if not supersix_play.available():
+            return page(request, "index.html", games=games_listing())
+        return page(request, "supersix.html", bots=supersix_play.BOTS)
 
     @app.get("/analysis", response_class=HTMLResponse, include_in_schema=False)
     async def analysis_page(request: Request) -> HTMLResponse:
