@@ -9,6 +9,8 @@ bit for bit, because it cuts the work where the single-process code already cuts
 * :func:`pig_pairs_exact` / :func:`pig_pairs_simulated` - the round robin of
   :func:`dicelab.sim.tournament.tournament`: chunks of strategy pairs, the simulated pairs seeded
   by their index exactly as the single-process tournament seeds them.
+* :func:`supersix_wins` - :func:`dicelab.supersix.simulate`: its batches of 500 games, each
+  with its own generator from ``SeedSequence(seed)``, grouped into tasks.
 * :func:`liars_sweep` - training runs of :func:`dicelab.learn.qlearning.train` over a grid of
   seeds and hyperparameters, each evaluated on the same evaluation seed.
 
@@ -51,13 +53,14 @@ def encode_tables(tables: np.ndarray) -> dict[str, Any]:
 def _decode(shape: tuple[int, ...], bits: str) -> np.ndarray:
     raw = np.frombuffer(zlib.decompress(base64.b64decode(bits)), dtype=np.uint8)
     n = int(np.prod(shape))
-    t = np.unpackbits(raw, count=n).astype(bool).reshape(shape)
-    t.setflags(write=False)
-    return t
+    # writable on purpose: numba compiles (and caches) one version per array type, and the
+    # single-process code passes writable arrays; a read-only one would mean a fresh compile
+    return np.unpackbits(raw, count=n).astype(bool).reshape(shape)
 
 
 def decode_tables(enc: dict[str, Any]) -> np.ndarray:
-    """The inverse of :func:`encode_tables` (cached per process, so a worker decodes once)."""
+    """The inverse of :func:`encode_tables` (cached per process, so a worker decodes once; do not
+    modify the array it returns)."""
     return _decode(tuple(enc["shape"]), enc["bits"])
 
 
@@ -265,6 +268,72 @@ def pig_pairs_simulated(
         description="simulated round robin",
     )
     return [PairCounts(row) for r in results for row in r["counts"].reshape(-1, 7)]
+
+
+# --------------------------------------------------------------------------------------------
+# Super Six simulation
+
+
+def supersix_sim_task(params: dict[str, Any]) -> dict[str, Any]:
+    """Batches ``[b0, b1)`` of :func:`dicelab.supersix.simulate`: the wins of each strategy.
+
+    Batch ``b`` plays games ``b * BATCH ..`` with the generator of ``SeedSequence(seed)``'s
+    ``b``-th child, seats rotated by the game number when ``rotate`` is set: the very games the
+    single-process loop plays.
+    """
+    from dicelab.games.supersix import SuperSixGame, SuperSixRules
+    from dicelab.strategies.supersix import parse
+    from dicelab.supersix import BATCH
+
+    rules = SuperSixRules(**params["rules"])
+    strategies = [parse(s, rules) for s in params["specs"]]
+    P, games, rotate = rules.players, params["games"], params["rotate"]
+    wins = np.zeros(P, dtype=np.int64)
+    for b in range(params["b0"], params["b1"]):
+        rng = np.random.default_rng(np.random.SeedSequence(params["seed"], spawn_key=(b,)))
+        for g in range(b * BATCH, min(games, (b + 1) * BATCH)):
+            shift = g % P if rotate else 0
+            seats = [strategies[(s - shift) % P] for s in range(P)]
+            winner_seat = SuperSixGame(rules, seats, rng).play()
+            wins[(winner_seat - shift) % P] += 1
+    return {"wins": wins}
+
+
+def supersix_wins(
+    specs: list[str],
+    rules: Any,
+    games: int,
+    seed: int,
+    rotate: bool = False,
+    backend: str = "local",
+    address: str | None = None,
+    workers: int | None = None,
+    store: str | None = None,
+    progress: bool = True,
+) -> np.ndarray:
+    """Wins per strategy of :func:`dicelab.supersix.simulate`, batches spread over a backend."""
+    from dicelab.supersix import BATCH
+
+    for s in specs:
+        require(isinstance(s, str), "a distributed Super Six simulation needs strategy specs (strings)")
+    nb = (games + BATCH - 1) // BATCH
+    per = max(1, 20_000 // BATCH)  # about 20,000 games per task
+    base = {"rules": rules.to_dict(), "specs": list(specs), "games": games, "seed": seed, "rotate": rotate}
+    tasks = [
+        Task(f"supersix-{seed}-{games}-{b0}", {**base, "b0": b0, "b1": min(nb, b0 + per)})
+        for b0 in range(0, nb, per)
+    ]
+    results = run_tasks(
+        supersix_sim_task,
+        tasks,
+        backend=backend,
+        address=address,
+        workers=workers,
+        store=store,
+        progress=progress,
+        description="simulating",
+    )
+    return np.sum([r["wins"] for r in results], axis=0).astype(np.int64)
 
 
 # --------------------------------------------------------------------------------------------
