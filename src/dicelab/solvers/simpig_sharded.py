@@ -30,6 +30,11 @@ Parquet results store next to the zarr arrays: an interrupted solve resumes wher
 
 The folder must be visible to every worker: a local path for the local backend or a
 ``LocalCluster``, a shared file system for a real cluster.
+
+Limits: every worker keeps an index of the ``goal^(players-1)`` opponent-score columns (12 bytes
+each: 12 MB for four players at goal 100, 1.2 GB for five) and a chunk cache of at most
+``DICELAB_SHARD_CACHE_MB`` (1024 by default); :func:`estimate` gives disk, memory and work
+before a run.
 """
 
 from __future__ import annotations
@@ -521,11 +526,12 @@ def estimate(players: int, goal: int, opponents: list[str] | None = None) -> dic
         columns = float(comb(goal + m - 1, m))
     per_col = _keys_per_column(strats, goal)
     rows = _chunk_rows(per_col, goal)
+    index = float(goal) ** m * (4 + 8)  # layer and row of every opponent-score column (Layout)
     return {
         "states": columns * goal,
         "disk_bytes": columns * goal * 10,  # float64 value + int16 policy, before compression
         "shard_rows": rows,
-        "worker_bytes": rows * goal * per_col * 8 + min(CACHE_BYTES, columns * goal * 8),
+        "worker_bytes": rows * goal * per_col * 8 + min(CACHE_BYTES, columns * goal * 8) + index,
         "multiply_adds": columns * goal * (goal / 2 + 1) * per_col,
     }
 
