@@ -70,9 +70,11 @@ def main() -> None:
             r = simulate("hold:20", "hold:21", std, games=games, seed=1, exact=False)
             best = r if best is None or r.seconds < best.seconds else best
         results[n] = best
-        print(f"{'simulate hold:20 v hold:21, ' + str(n) + ' thread(s)':<48} "
-              f"{best.games_per_second / 1e6:6.2f} M games/s ({best.games_per_second / n / 1e6:.2f} per thread)"
-              f", a_wins {best.a_wins}")
+        print(
+            f"{'simulate hold:20 v hold:21, ' + str(n) + ' thread(s)':<48} "
+            f"{best.games_per_second / 1e6:6.2f} M games/s ({best.games_per_second / n / 1e6:.2f} per thread)"
+            f", a_wins {best.a_wins}"
+        )
     numba.set_num_threads(threads)
     assert len({r.a_wins for r in results.values()}) == 1, "results must not depend on threads"
 
@@ -80,8 +82,10 @@ def main() -> None:
     t0 = time.perf_counter()
     t = tournament(["hold:1..100"], std, progress=False)
     secs = time.perf_counter() - t0
-    print(f"{'exact round robin hold:1..100 (' + str(t.pairs) + ' pairs)':<48} {secs:6.2f} s on "
-          f"{threads} threads; winner {t.ranking[0]['strategy']}, cycles {len(t.cycles)}")
+    print(
+        f"{'exact round robin hold:1..100 (' + str(t.pairs) + ' pairs)':<48} {secs:6.2f} s on "
+        f"{threads} threads; winner {t.ranking[0]['strategy']}, cycles {len(t.cycles)}"
+    )
 
 
 if __name__ == "__main__":

@@ -44,8 +44,19 @@ def test_every_command_in_every_variant(variant, goal, capsys, tmp_path):
     b = run_json(["pig", "best-response", "hold:3", *rule], capsys)
     # the best response to hold:3 does at least as well against it as keep-pace does
     assert b["a_first"] >= e["a_first"] - 1e-13 and b["a_overall"] >= e["a_overall"] - 1e-13
-    s = run_json(["pig", "simulate", "keep-pace", "hold:3", "--games", "20000", "--seed", "4", *rule], capsys)
-    for key in ("games", "a_wins", "b_wins", "stalemates", "a_overall", "ci_low", "ci_high", "exact_a_overall"):
+    s = run_json(
+        ["pig", "simulate", "keep-pace", "hold:3", "--games", "20000", "--seed", "4", *rule], capsys
+    )
+    for key in (
+        "games",
+        "a_wins",
+        "b_wins",
+        "stalemates",
+        "a_overall",
+        "ci_low",
+        "ci_high",
+        "exact_a_overall",
+    ):
         assert key in s
     assert s["games"] == 20000 and s["a_wins"] + s["b_wins"] + s["stalemates"] == 20000
     assert s["exact_a_overall"] == pytest.approx(e["a_overall"], abs=1e-12)
@@ -62,8 +73,21 @@ def test_stalemate_reported(capsys):
 
 def test_best_response_out_file_and_iterate(capsys, tmp_path):
     out = tmp_path / "br.csv"
-    d = run_json(["pig", "best-response", "hold:6", "--goal", "20", "--out", str(out), "--iterate",
-                  "--max-iter", "30"], capsys)
+    d = run_json(
+        [
+            "pig",
+            "best-response",
+            "hold:6",
+            "--goal",
+            "20",
+            "--out",
+            str(out),
+            "--iterate",
+            "--max-iter",
+            "30",
+        ],
+        capsys,
+    )
     assert out.exists() and d["out"] == str(out)
     assert d["iterations"] and d["converged"] and d["reached_optimal_at"] is not None
     # the saved table plays exactly as the best response
@@ -77,22 +101,68 @@ def test_best_response_out_file_and_iterate(capsys, tmp_path):
 
 def test_simulate_records_and_tournament_plot(capsys, tmp_path):
     rec = tmp_path / "t.parquet"
-    d = run_json(["pig", "simulate", "hold:5", "hold:6", "--goal", "20", "--games", "500",
-                  "--records", str(rec)], capsys)
+    d = run_json(
+        [
+            "pig",
+            "simulate",
+            "hold:5",
+            "hold:6",
+            "--goal",
+            "20",
+            "--games",
+            "500",
+            "--records",
+            str(rec),
+        ],
+        capsys,
+    )
     assert rec.exists() and d["records"] == str(rec)
     png = tmp_path / "m.png"
-    t = run_json(["pig", "tournament", "turtle", "roll-to-win", "roll-and-wait", "--plot", str(png)], capsys)
+    t = run_json(
+        ["pig", "tournament", "turtle", "roll-to-win", "roll-and-wait", "--plot", str(png)], capsys
+    )
     assert png.exists() and t["cycles"] == [["turtle", "roll-to-win", "roll-and-wait"]]
-    sim = run_json(["pig", "tournament", "hold:3", "hold:5", "--goal", "20", "--simulate", "2000"], capsys)
+    sim = run_json(
+        ["pig", "tournament", "hold:3", "hold:5", "--goal", "20", "--simulate", "2000"], capsys
+    )
     assert sim["mode"] == "simulated"
-    v = run_json(["pig", "vs-hold", "hold:4", "--goal", "20", "--max", "10", "--out", str(tmp_path / "v.png")], capsys)
+    v = run_json(
+        [
+            "pig",
+            "vs-hold",
+            "hold:4",
+            "--goal",
+            "20",
+            "--max",
+            "10",
+            "--out",
+            str(tmp_path / "v.png"),
+        ],
+        capsys,
+    )
     assert len(v["a_overall"]) == 10 and v["a_overall"][3] == pytest.approx(0.5, abs=1e-13)
 
 
 def test_fair_test_command(capsys):
-    d = run_json(["pig", "fair-test", "hold:5,hold:6", "turtle,roll-to-win", "--goal", "30",
-                  "--games", "4000", "--seed", "2"], capsys)
-    assert [(r["a"], r["b"]) for r in d["rows"]] == [("hold:5", "hold:6"), ("turtle", "roll-to-win")]
+    d = run_json(
+        [
+            "pig",
+            "fair-test",
+            "hold:5,hold:6",
+            "turtle,roll-to-win",
+            "--goal",
+            "30",
+            "--games",
+            "4000",
+            "--seed",
+            "2",
+        ],
+        capsys,
+    )
+    assert [(r["a"], r["b"]) for r in d["rows"]] == [
+        ("hold:5", "hold:6"),
+        ("turtle", "roll-to-win"),
+    ]
     assert all(0.0 <= r["ci_low"] <= r["ci_high"] <= 1.0 for r in d["rows"])
     code, _, err = run(["pig", "fair-test", "hold:5"], capsys)
     assert code == 2 and err.count("\n") == 1
@@ -132,11 +202,21 @@ def test_bad_input_one_line_exit_2(args, capsys):
 
 def test_subprocess_end_to_end(tmp_path):
     env = dict(os.environ)
-    p = subprocess.run([str(DICELAB), "pig", "eval", "turtle", "roll-to-win", "--json"],
-                       capture_output=True, text=True, env=env, timeout=120)
+    p = subprocess.run(
+        [str(DICELAB), "pig", "eval", "turtle", "roll-to-win", "--json"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
     assert p.returncode == 0
     d = json.loads(p.stdout)
     assert round(d["a_first"], 6) == 0.812840
-    p = subprocess.run([str(DICELAB), "pig", "eval", "hold:-3", "turtle"], capture_output=True,
-                       text=True, env=env, timeout=120)
+    p = subprocess.run(
+        [str(DICELAB), "pig", "eval", "hold:-3", "turtle"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
     assert p.returncode == 2 and p.stdout == "" and p.stderr.count("\n") == 1

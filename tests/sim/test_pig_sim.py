@@ -36,9 +36,14 @@ def test_simulation_agrees_with_figure_17_value():
     assert r.ci_low <= r.exact_a_overall <= r.ci_high and r.inside
 
 
-@pytest.mark.parametrize(("variant", "goal", "a", "b"), [("piglet", 10, "hold:3", "keep-pace"),
-                                                          ("two-dice", 50, "optimal", "hold:20"),
-                                                          ("standard", 30, "turtle", "roll-to-win")])
+@pytest.mark.parametrize(
+    ("variant", "goal", "a", "b"),
+    [
+        ("piglet", 10, "hold:3", "keep-pace"),
+        ("two-dice", 50, "optimal", "hold:20"),
+        ("standard", 30, "turtle", "roll-to-win"),
+    ],
+)
 def test_simulation_inside_exact_interval_every_variant(variant, goal, a, b):
     rules = PigRules(goal=goal, variant=variant)
     r = simulate(a, b, rules, games=100_000, seed=11, confidence=0.999)
@@ -60,7 +65,11 @@ def test_same_seed_same_result_whatever_the_threads():
         many = simulate("hold:12", "keep-pace", rules, games=games, seed=5, exact=False)
     finally:
         numba.set_num_threads(before)
-    assert (one.a_wins, one.b_wins, one.a_wins_a_first) == (many.a_wins, many.b_wins, many.a_wins_a_first)
+    assert (one.a_wins, one.b_wins, one.a_wins_a_first) == (
+        many.a_wins,
+        many.b_wins,
+        many.a_wins_a_first,
+    )
     other = simulate("hold:12", "keep-pace", rules, games=games, seed=6, exact=False)
     assert other.a_wins != one.a_wins
 
@@ -97,7 +106,16 @@ def test_records_parquet(tmp_path):
     plain = simulate("hold:8", "keep-pace", rules, games=2000, seed=2)
     assert (r.a_wins, r.b_wins) == (plain.a_wins, plain.b_wins)  # recording plays the same games
     t = pq.read_table(path).to_pydict()
-    assert set(t) == {"game", "turn", "player", "score", "opponent_score", "turn_total", "rolls", "action"}
+    assert set(t) == {
+        "game",
+        "turn",
+        "player",
+        "score",
+        "opponent_score",
+        "turn_total",
+        "rolls",
+        "action",
+    }
     actions = t["action"]
     assert actions.count("win") == r.a_wins + r.b_wins
     wins_a = sum(1 for a, p in zip(actions, t["player"], strict=True) if a == "win" and p == 0)

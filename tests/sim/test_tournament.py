@@ -85,7 +85,9 @@ def test_find_cycles_rock_paper_scissors():
 
 def test_variants_and_plots(tmp_path):
     for variant, goal in (("piglet", 8), ("two-dice", 30)):
-        t = tournament(["hold:2..4", "optimal"], PigRules(goal=goal, variant=variant), progress=False)
+        t = tournament(
+            ["hold:2..4", "optimal"], PigRules(goal=goal, variant=variant), progress=False
+        )
         assert t.ranking[0]["strategy"] == "optimal"
         out = plot_win_matrix(t, tmp_path / f"{variant}.png")
         assert out.stat().st_size > 1000

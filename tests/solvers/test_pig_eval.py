@@ -195,8 +195,9 @@ def _random_table(rng: np.random.Generator, g: int, p_roll: float) -> np.ndarray
     return rng.random((g, g, g)) < p_roll
 
 
-@pytest.mark.parametrize(("variant", "goal"), [("standard", 12), ("piglet", 7), ("two-dice", 14),
-                                               ("standard", 5)])
+@pytest.mark.parametrize(
+    ("variant", "goal"), [("standard", 12), ("piglet", 7), ("two-dice", 14), ("standard", 5)]
+)
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_random_tables_match_reference(variant, goal, seed):
     rules = PigRules(goal=goal, variant=variant)
@@ -205,8 +206,9 @@ def test_random_tables_match_reference(variant, goal, seed):
     ta = _random_table(rng, goal, 0.75)
     tb = _random_table(rng, goal, 0.75)
     e = evaluate(ta, tb, rules)
-    a_wins, b_wins, a_wins_bf, b_wins_bf = reference(as_strategy(ta).table(rules),
-                                                     as_strategy(tb).table(rules), rules)
+    a_wins, b_wins, a_wins_bf, b_wins_bf = reference(
+        as_strategy(ta).table(rules), as_strategy(tb).table(rules), rules
+    )
     assert e.a_first == pytest.approx(a_wins, abs=1e-12)
     assert e.b_second == pytest.approx(b_wins, abs=1e-12)
     assert e.b_first == pytest.approx(b_wins_bf, abs=1e-12)
@@ -316,9 +318,10 @@ def reference_best_response(tb: np.ndarray, rules: PigRules, sweeps: int = 3000)
     return float(a[0, 0, 0])
 
 
-@pytest.mark.parametrize(("variant", "goal", "spec"), [("standard", 10, "hold:4"),
-                                                        ("piglet", 6, "hold:2"),
-                                                        ("two-dice", 12, "keep-pace")])
+@pytest.mark.parametrize(
+    ("variant", "goal", "spec"),
+    [("standard", 10, "hold:4"), ("piglet", 6, "hold:2"), ("two-dice", 12, "keep-pace")],
+)
 def test_best_response_matches_value_iteration(variant, goal, spec):
     rules = PigRules(goal=goal, variant=variant)
     br = best_response(spec, rules)

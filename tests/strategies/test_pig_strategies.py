@@ -44,8 +44,15 @@ def test_every_strategy_banks_at_the_goal():
     i = np.arange(g)[:, None, None]
     k = np.arange(g)[None, None, :]
     beyond = np.broadcast_to(i + k >= g, (g, g, g))
-    for spec in ("hold:100", "roll-to-win", "keep-pace", "turtle", "roll-and-wait", "optimal",
-                 "best-response:hold:10"):
+    for spec in (
+        "hold:100",
+        "roll-to-win",
+        "keep-pace",
+        "turtle",
+        "roll-and-wait",
+        "optimal",
+        "best-response:hold:10",
+    ):
         t = parse_strategy(spec).table(R30)
         assert not t[beyond].any(), spec
     always = as_strategy(lambda my, opp, tt: True, "always").table(R30)
@@ -115,15 +122,21 @@ def test_table_files_round_trip(tmp_path, suffix):
 def test_plain_npz_and_bad_files(tmp_path):
     t = (np.arange(8)[None, None, :] < 3) & np.ones((8, 8, 8), dtype=bool)
     np.savez(tmp_path / "plain.npz", roll=t.astype(np.uint8))
-    assert np.array_equal(load_strategy_table(tmp_path / "plain.npz"),
-                          parse_strategy("hold:3").table(PigRules(goal=8)))
+    assert np.array_equal(
+        load_strategy_table(tmp_path / "plain.npz"),
+        parse_strategy("hold:3").table(PigRules(goal=8)),
+    )
     np.savez(tmp_path / "noroll.npz", other=t)
     (tmp_path / "bad.csv").write_text("i,j,k,roll\n0,0,0,1\n1,0,0,1\n")
     (tmp_path / "head.csv").write_text("a,b\n")
     (tmp_path / "x.txt").write_text("")
-    for name, match in [("noroll.npz", "no array named"), ("bad.csv", "every state"),
-                        ("head.csv", "header"), ("x.txt", ".csv or .npz"),
-                        ("missing.csv", "does not exist")]:
+    for name, match in [
+        ("noroll.npz", "no array named"),
+        ("bad.csv", "every state"),
+        ("head.csv", "header"),
+        ("x.txt", ".csv or .npz"),
+        ("missing.csv", "does not exist"),
+    ]:
         with pytest.raises(DicelabError, match=match) as exc:
             parse_strategy(f"file:{tmp_path / name}")
         assert "\n" not in str(exc.value)
@@ -131,8 +144,21 @@ def test_plain_npz_and_bad_files(tmp_path):
 
 @pytest.mark.parametrize(
     "spec",
-    ["", "hold", "hold:", "hold:-1", "hold:x", "hold:2.5", "hold:1..5", "best-response:",
-     "best-response:nonsense", "file:", "optimum", "keep_pace", "roll to win"],
+    [
+        "",
+        "hold",
+        "hold:",
+        "hold:-1",
+        "hold:x",
+        "hold:2.5",
+        "hold:1..5",
+        "best-response:",
+        "best-response:nonsense",
+        "file:",
+        "optimum",
+        "keep_pace",
+        "roll to win",
+    ],
 )
 def test_bad_specs_one_line_errors(spec):
     with pytest.raises(DicelabError) as exc:

@@ -21,8 +21,10 @@ from dicelab.progress import progress_bar
 LabGoal = typer.Option(100, "--goal", help="Points needed to win.")
 LabSides = typer.Option(None, "--sides", help="Faces per die (default: 6; a coin for piglet).")
 LabVariant = typer.Option("standard", "--variant", help=f"One of: {', '.join(VARIANTS)}.")
-SPEC_HELP = ("Strategy: optimal, hold:N, keep-pace, turtle, roll-to-win, roll-and-wait, "
-             "best-response:SPEC or file:PATH (.csv or .npz).")
+SPEC_HELP = (
+    "Strategy: optimal, hold:N, keep-pace, turtle, roll-to-win, roll-and-wait, "
+    "best-response:SPEC or file:PATH (.csv or .npz)."
+)
 
 
 def _rules(goal: int, sides: int | None, variant: str) -> PigRules:
@@ -45,18 +47,31 @@ def eval_cmd(
     rules = _rules(goal, sides, variant)
     sa, sb = parse_strategy(a), parse_strategy(b)
     e = evaluate(sa, sb, rules)
-    data = {"a": e.a, "b": e.b, "rules": rules.to_dict(), "a_first": e.a_first,
-            "b_first": e.b_first, "a_overall": e.a_overall, "b_overall": e.b_overall,
-            "stalemate_a_first": e.stalemate_a_first, "stalemate_b_first": e.stalemate_b_first,
-            "passes": e.passes, "seconds": e.seconds}
+    data = {
+        "a": e.a,
+        "b": e.b,
+        "rules": rules.to_dict(),
+        "a_first": e.a_first,
+        "b_first": e.b_first,
+        "a_overall": e.a_overall,
+        "b_overall": e.b_overall,
+        "stalemate_a_first": e.stalemate_a_first,
+        "stalemate_b_first": e.stalemate_b_first,
+        "passes": e.passes,
+        "seconds": e.seconds,
+    }
     emit(data, json_out, title=f"{e.a} against {e.b}")
 
 
 @app.command("best-response")
 def best_response_cmd(
     b: str = typer.Argument(..., help=SPEC_HELP),
-    out: Path | None = typer.Option(None, "--out", help="Save the best response as a table (.csv or .npz)."),
-    iterate: bool = typer.Option(False, "--iterate", help="Also iterate best responses starting from B."),
+    out: Path | None = typer.Option(
+        None, "--out", help="Save the best response as a table (.csv or .npz)."
+    ),
+    iterate: bool = typer.Option(
+        False, "--iterate", help="Also iterate best responses starting from B."
+    ),
     max_iter: int = typer.Option(20, "--max-iter", help="Most iterations with --iterate."),
     goal: int = LabGoal,
     sides: int | None = LabSides,
@@ -70,14 +85,22 @@ def best_response_cmd(
     rules = _rules(goal, sides, variant)
     require(1 <= max_iter <= 1000, f"--max-iter must be from 1 to 1000, got {max_iter}")
     if out is not None:
-        require(out.suffix.lower() in (".csv", ".npz"), f"--out must end in .csv or .npz, got {out}")
+        require(
+            out.suffix.lower() in (".csv", ".npz"), f"--out must end in .csv or .npz, got {out}"
+        )
     sb = parse_strategy(b)
     br = best_response(sb, rules)
     e = br.evaluation
-    data: dict = {"b": sb.name, "rules": rules.to_dict(), "a_first": e.a_first,
-                  "b_first": e.b_first, "a_overall": e.a_overall,
-                  "stalemate_a_first": e.stalemate_a_first,
-                  "stalemate_b_first": e.stalemate_b_first, "seconds": br.seconds}
+    data: dict = {
+        "b": sb.name,
+        "rules": rules.to_dict(),
+        "a_first": e.a_first,
+        "b_first": e.b_first,
+        "a_overall": e.a_overall,
+        "stalemate_a_first": e.stalemate_a_first,
+        "stalemate_b_first": e.stalemate_b_first,
+        "seconds": br.seconds,
+    }
     if out is not None:
         data["out"] = str(save_strategy(out, br.table, f"best-response:{sb.name}", rules))
     steps = None
@@ -85,12 +108,17 @@ def best_response_cmd(
         with progress_bar("iterated best response", total=max_iter, enabled=not json_out) as bar:
             it = iterated_best_response(sb, rules, max_iter, on_step=lambda s: bar.advance())
         steps = [s.to_dict() for s in it.steps]
-        data.update(iterations=steps, converged=it.converged,
-                    reached_optimal_at=it.reached_optimal_at)
+        data.update(
+            iterations=steps, converged=it.converged, reached_optimal_at=it.reached_optimal_at
+        )
 
     def render(console: Console) -> None:
-        console.print(kv_table({k: v for k, v in data.items() if k != "iterations"},
-                               title=f"best response to {sb.name}"))
+        console.print(
+            kv_table(
+                {k: v for k, v in data.items() if k != "iterations"},
+                title=f"best response to {sb.name}",
+            )
+        )
         if steps:
             console.print(rows_table(steps, title="iterated best response"))
 
@@ -102,9 +130,15 @@ def simulate_cmd(
     a: str = typer.Argument(..., help=SPEC_HELP),
     b: str = typer.Argument(..., help=SPEC_HELP),
     games: int = typer.Option(100_000, "--games", help="Games to play (first move alternating)."),
-    seed: int = typer.Option(0, "--seed", help="Random seed (same seed, same result on any core count)."),
-    records: Path | None = typer.Option(None, "--records", help="Write one row per turn to this .parquet file."),
-    confidence: float = typer.Option(0.95, "--confidence", help="Confidence level of the interval."),
+    seed: int = typer.Option(
+        0, "--seed", help="Random seed (same seed, same result on any core count)."
+    ),
+    records: Path | None = typer.Option(
+        None, "--records", help="Write one row per turn to this .parquet file."
+    ),
+    confidence: float = typer.Option(
+        0.95, "--confidence", help="Confidence level of the interval."
+    ),
     goal: int = LabGoal,
     sides: int | None = LabSides,
     variant: str = LabVariant,
@@ -115,11 +149,17 @@ def simulate_cmd(
     from dicelab.strategies.pig import parse_strategy
 
     rules = _rules(goal, sides, variant)
-    require(0.0 < confidence < 1.0, f"--confidence must lie strictly between 0 and 1, got {confidence}")
+    require(
+        0.0 < confidence < 1.0, f"--confidence must lie strictly between 0 and 1, got {confidence}"
+    )
     if records is not None:
-        require(records.suffix.lower() == ".parquet", f"--records must end in .parquet, got {records}")
+        require(
+            records.suffix.lower() == ".parquet", f"--records must end in .parquet, got {records}"
+        )
     sa, sb = parse_strategy(a), parse_strategy(b)
-    with progress_bar("simulating", total=1, enabled=games >= 5_000_000 or records is not None) as bar:
+    with progress_bar(
+        "simulating", total=1, enabled=games >= 5_000_000 or records is not None
+    ) as bar:
         r = simulate(sa, sb, rules, games=games, seed=seed, records=records, confidence=confidence)
         bar.advance()
     data = r.to_dict()
@@ -130,7 +170,9 @@ def simulate_cmd(
 @app.command("tournament")
 def tournament_cmd(
     specs: list[str] = typer.Argument(..., help="Strategies; ranges like hold:1..100 expand."),
-    simulate: int | None = typer.Option(None, "--simulate", help="Simulate N games per pair instead of exact values."),
+    simulate: int | None = typer.Option(
+        None, "--simulate", help="Simulate N games per pair instead of exact values."
+    ),
     seed: int = typer.Option(0, "--seed", help="Seed of the simulated tournament."),
     plot: Path | None = typer.Option(None, "--plot", help="Write the win-matrix heatmap (.png)."),
     goal: int = LabGoal,
@@ -151,10 +193,14 @@ def tournament_cmd(
         data["plot"] = str(plot_win_matrix(t, plot))
 
     def render(console: Console) -> None:
-        console.print(rows_table(t.ranking[:25], title=f"ranking ({t.mode}, {len(t.strategies)} strategies)"))
+        console.print(
+            rows_table(t.ranking[:25], title=f"ranking ({t.mode}, {len(t.strategies)} strategies)")
+        )
         if len(t.strategies) <= 10:
-            rows = [{"": a, **{b: f"{t.matrix[i, j]:.4f}" for j, b in enumerate(t.strategies)}}
-                    for i, a in enumerate(t.strategies)]
+            rows = [
+                {"": a, **{b: f"{t.matrix[i, j]:.4f}" for j, b in enumerate(t.strategies)}}
+                for i, a in enumerate(t.strategies)
+            ]
             console.print(rows_table(rows, title="P(row beats column)"))
         if t.cycles:
             console.print(f"non-transitive 3-cycles ({len(t.cycles)}):")
@@ -171,7 +217,9 @@ def tournament_cmd(
 def vs_hold_cmd(
     x: str = typer.Argument(..., help=SPEC_HELP),
     n_max: int = typer.Option(100, "--max", help="Opponents hold:1 .. hold:MAX."),
-    out: Path | None = typer.Option(None, "--out", help="Write the plot (.png), like seed 002's Figure 18."),
+    out: Path | None = typer.Option(
+        None, "--out", help="Write the plot (.png), like seed 002's Figure 18."
+    ),
     goal: int = LabGoal,
     sides: int | None = LabSides,
     variant: str = LabVariant,
@@ -189,8 +237,13 @@ def vs_hold_cmd(
     data["worst"] = {"n": worst + 1, "a_overall": data["a_overall"][worst]}
 
     def render(console: Console) -> None:
-        rows = [{"N": n, "a_overall": f"{p:.4f}"} for n, p in zip(data["n"], data["a_overall"], strict=True)]
-        console.print(rows_table(rows[:: max(1, n_max // 25)], title=f"{data['strategy']} against hold:N"))
+        rows = [
+            {"N": n, "a_overall": f"{p:.4f}"}
+            for n, p in zip(data["n"], data["a_overall"], strict=True)
+        ]
+        console.print(
+            rows_table(rows[:: max(1, n_max // 25)], title=f"{data['strategy']} against hold:N")
+        )
         console.print(f"weakest against hold:{worst + 1}: {data['a_overall'][worst]:.4f}")
 
     emit(data, json_out, render)
@@ -198,10 +251,14 @@ def vs_hold_cmd(
 
 @app.command("fair-test")
 def fair_test_cmd(
-    pairs: list[str] = typer.Argument(None, help="Pairs A,B (e.g. hold:20,hold:21); default: seed 002's Figure 17."),
+    pairs: list[str] = typer.Argument(
+        None, help="Pairs A,B (e.g. hold:20,hold:21); default: seed 002's Figure 17."
+    ),
     games: int = typer.Option(3000, "--games", help="Games per pair (the seed used 3000)."),
     seed: int = typer.Option(0, "--seed", help="Random seed."),
-    confidence: float = typer.Option(0.95, "--confidence", help="Confidence level of the intervals."),
+    confidence: float = typer.Option(
+        0.95, "--confidence", help="Confidence level of the intervals."
+    ),
     goal: int = LabGoal,
     sides: int | None = LabSides,
     variant: str = LabVariant,
@@ -213,25 +270,47 @@ def fair_test_cmd(
     rules = _rules(goal, sides, variant)
     require(games >= 2, f"--games must be at least 2, got {games}")
     require(seed >= 0, f"--seed must be >= 0, got {seed}")
-    require(0.0 < confidence < 1.0, f"--confidence must lie strictly between 0 and 1, got {confidence}")
+    require(
+        0.0 < confidence < 1.0, f"--confidence must lie strictly between 0 and 1, got {confidence}"
+    )
     parsed = None
     if pairs:
         parsed = []
         for p in pairs:
             parts = p.split(",")
-            require(len(parts) == 2 and all(parts), f"a pair is written A,B (e.g. hold:20,hold:21), got {p!r}")
+            require(
+                len(parts) == 2 and all(parts),
+                f"a pair is written A,B (e.g. hold:20,hold:21), got {p!r}",
+            )
             parsed.append((parts[0], parts[1]))
     rows = fair_test(parsed, rules, games, seed, confidence)
-    data = {"rules": rules.to_dict(), "games": games, "seed": seed, "confidence": confidence,
-            "rows": rows, "inside": sum(r["inside"] for r in rows)}
+    data = {
+        "rules": rules.to_dict(),
+        "games": games,
+        "seed": seed,
+        "confidence": confidence,
+        "rows": rows,
+        "inside": sum(r["inside"] for r in rows),
+    }
 
     def render(console: Console) -> None:
-        show = [{"A v B": f"{r['a']} v {r['b']}", "A 1st": f"{r['a_first']:.4f}",
-                 "B 1st": f"{r['b_first']:.4f}", "A all": f"{r['a_overall']:.4f}",
-                 "sim A 1st": f"{r['sim_a_first']:.4f}", "sim B 1st": f"{r['sim_b_first']:.4f}",
-                 "sim A all": f"{r['sim_a_overall']:.4f}", "dev": f"{r['deviation']:.4f}",
-                 "in CI": "yes" if r["inside"] else "NO"} for r in rows]
-        console.print(rows_table(show, title=f"fair test: {games} games per pair, {confidence:.0%} Wilson"))
+        show = [
+            {
+                "A v B": f"{r['a']} v {r['b']}",
+                "A 1st": f"{r['a_first']:.4f}",
+                "B 1st": f"{r['b_first']:.4f}",
+                "A all": f"{r['a_overall']:.4f}",
+                "sim A 1st": f"{r['sim_a_first']:.4f}",
+                "sim B 1st": f"{r['sim_b_first']:.4f}",
+                "sim A all": f"{r['sim_a_overall']:.4f}",
+                "dev": f"{r['deviation']:.4f}",
+                "in CI": "yes" if r["inside"] else "NO",
+            }
+            for r in rows
+        ]
+        console.print(
+            rows_table(show, title=f"fair test: {games} games per pair, {confidence:.0%} Wilson")
+        )
         console.print(f"exact value inside the interval for {data['inside']} of {len(rows)} pairs")
 
     emit(data, json_out, render)

@@ -53,17 +53,26 @@ def against_holds(x: Any, rules: PigRules | None = None, n_max: int = 100) -> di
 
     rules = rules or PigRules()
     sx = as_strategy(x)
-    tables = [sx.table(rules)] + [HoldAt(f"hold:{n}", n=n).table(rules) for n in range(1, n_max + 1)]
+    tables = [sx.table(rules)] + [
+        HoldAt(f"hold:{n}", n=n).table(rules) for n in range(1, n_max + 1)
+    ]
     stack = np.ascontiguousarray(np.stack(tables))
     limits = np.stack([reach_limits(t, rules) for t in stack])
     pairs = np.array([(0, n) for n in range(1, n_max + 1)], dtype=np.int64)
     res = evaluate_many(stack, pairs, rules, limits)
     overall = 0.5 * (res[:, 0] + 1.0 - res[:, 1] - res[:, 3])
-    return {"strategy": sx.name, "n": list(range(1, n_max + 1)), "a_first": res[:, 0].tolist(),
-            "b_first": res[:, 1].tolist(), "a_overall": overall.tolist()}
+    return {
+        "strategy": sx.name,
+        "n": list(range(1, n_max + 1)),
+        "a_first": res[:, 0].tolist(),
+        "b_first": res[:, 1].tolist(),
+        "a_overall": overall.tolist(),
+    }
 
 
-def plot_against_holds(data: dict[str, Any], path: str | Path, rules: PigRules | None = None) -> Path:
+def plot_against_holds(
+    data: dict[str, Any], path: str | Path, rules: PigRules | None = None
+) -> Path:
     """Plot :func:`against_holds` output: X's overall chance against hold:N, with the 1/2 line."""
     import matplotlib.pyplot as plt
 

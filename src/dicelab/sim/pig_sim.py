@@ -70,8 +70,7 @@ def _next(s):
 
 
 @njit(cache=True)
-def _play_batch(T, atom_gain, atom_kind, state, first_game, n_games, counts,
-                record, rec, rec_cap):
+def _play_batch(T, atom_gain, atom_kind, state, first_game, n_games, counts, record, rec, rec_cap):
     """Play games ``first_game .. first_game + n_games - 1`` with generator ``state``.
 
     T[p]: the decision table of player p (0 = A, 1 = B). counts (6,): A wins / B wins /
@@ -237,17 +236,26 @@ class SimulationResult:
         return asdict(self)
 
 
-def simulate(a: Any, b: Any, rules: PigRules | None = None, games: int = 100_000, seed: int = 0,
-             records: str | Path | None = None, confidence: float = 0.95,
-             exact: bool = True) -> SimulationResult:
+def simulate(
+    a: Any,
+    b: Any,
+    rules: PigRules | None = None,
+    games: int = 100_000,
+    seed: int = 0,
+    records: str | Path | None = None,
+    confidence: float = 0.95,
+    exact: bool = True,
+) -> SimulationResult:
     """Play ``games`` games of ``a`` against ``b`` (first move alternating), reproducibly.
 
     ``exact=True`` also computes the exact expectation and says whether it lies inside the
     interval. ``records`` writes one row per turn to that Parquet file.
     """
     rules = rules or PigRules()
-    require(isinstance(games, int) and 1 <= games <= MAX_GAMES,
-            f"games must be a whole number from 1 to {MAX_GAMES}, got {games}")
+    require(
+        isinstance(games, int) and 1 <= games <= MAX_GAMES,
+        f"games must be a whole number from 1 to {MAX_GAMES}, got {games}",
+    )
     require(isinstance(seed, int) and seed >= 0, f"seed must be a whole number >= 0, got {seed}")
     sa, sb = as_strategy(a), as_strategy(b)
     T = np.ascontiguousarray(np.stack([sa.table(rules), sb.table(rules)]))
@@ -259,8 +267,10 @@ def simulate(a: Any, b: Any, rules: PigRules | None = None, games: int = 100_000
         _play_all(T, gain, kind, states, games, BATCH, per_batch)
         counts = per_batch.sum(axis=0)
     else:
-        require(games <= MAX_RECORD_GAMES,
-                f"per-turn records are kept for at most {MAX_RECORD_GAMES} games, got {games}")
+        require(
+            games <= MAX_RECORD_GAMES,
+            f"per-turn records are kept for at most {MAX_RECORD_GAMES} games, got {games}",
+        )
         counts = _simulate_records(T, gain, kind, states, games, Path(records))
     seconds = time.perf_counter() - t0
     a_first_games = (games + 1) // 2
@@ -277,21 +287,38 @@ def simulate(a: Any, b: Any, rules: PigRules | None = None, games: int = 100_000
         exact_value = (a_first_games * e.a_first + (games - a_first_games) * e.a_second) / games
         inside = bool(lo <= exact_value <= hi)
     return SimulationResult(
-        sa.name, sb.name, games, seed, a_wins, b_wins, stalemates, a_first_games,
-        int(counts[0]), int(counts[4]), a_wins / games, lo, hi, confidence, exact_value, inside,
-        seconds, games / seconds if seconds > 0 else float("inf"),
+        sa.name,
+        sb.name,
+        games,
+        seed,
+        a_wins,
+        b_wins,
+        stalemates,
+        a_first_games,
+        int(counts[0]),
+        int(counts[4]),
+        a_wins / games,
+        lo,
+        hi,
+        confidence,
+        exact_value,
+        inside,
+        seconds,
+        games / seconds if seconds > 0 else float("inf"),
         str(records) if records is not None else None,
     )
 
 
-def _simulate_records(T: np.ndarray, gain: np.ndarray, kind: np.ndarray, states: np.ndarray,
-                      games: int, path: Path) -> np.ndarray:
+def _simulate_records(
+    T: np.ndarray, gain: np.ndarray, kind: np.ndarray, states: np.ndarray, games: int, path: Path
+) -> np.ndarray:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     names = ("game", "turn", "player", "score", "opponent_score", "turn_total", "rolls")
-    schema = pa.schema([(n, pa.int64()) for n in names]
-                       + [("action", pa.dictionary(pa.int8(), pa.string()))])
+    schema = pa.schema(
+        [(n, pa.int64()) for n in names] + [("action", pa.dictionary(pa.int8(), pa.string()))]
+    )
     path.parent.mkdir(parents=True, exist_ok=True)
     total = np.zeros(6, dtype=np.int64)
     actions = pa.array(ACTIONS)
@@ -315,12 +342,27 @@ def _simulate_records(T: np.ndarray, gain: np.ndarray, kind: np.ndarray, states:
 
 
 #: The ten hold-at pairs of seed 002's Figure 17.
-FIGURE_17_PAIRS = ((20, 21), (15, 20), (1, 80), (1, 5), (80, 85), (45, 55), (1, 100), (36, 52),
-                   (5, 21), (13, 31))
+FIGURE_17_PAIRS = (
+    (20, 21),
+    (15, 20),
+    (1, 80),
+    (1, 5),
+    (80, 85),
+    (45, 55),
+    (1, 100),
+    (36, 52),
+    (5, 21),
+    (13, 31),
+)
 
 
-def fair_test(pairs: Any = None, rules: PigRules | None = None, games: int = 3000, seed: int = 0,
-              confidence: float = 0.95) -> list[dict[str, Any]]:
+def fair_test(
+    pairs: Any = None,
+    rules: PigRules | None = None,
+    games: int = 3000,
+    seed: int = 0,
+    confidence: float = 0.95,
+) -> list[dict[str, Any]]:
     """Seed 002's fair test (Figure 17): simulated against exact values, pair by pair.
 
     ``pairs``: (A, B) strategy pairs (default: Figure 17's hold-at pairs). Each pair plays
@@ -338,17 +380,33 @@ def fair_test(pairs: Any = None, rules: PigRules | None = None, games: int = 300
     rows = []
     for (a, b), ss in zip(pairs, seeds, strict=True):
         e = evaluate(a, b, rules)
-        r = simulate(a, b, rules, games=games, confidence=confidence, exact=False,
-                     seed=int(ss.generate_state(1, np.uint64)[0] >> np.uint64(1)))
+        r = simulate(
+            a,
+            b,
+            rules,
+            games=games,
+            confidence=confidence,
+            exact=False,
+            seed=int(ss.generate_state(1, np.uint64)[0] >> np.uint64(1)),
+        )
         nb = r.games - r.a_first_games
         sim_a_first = r.a_wins_a_first / r.a_first_games
         sim_b_first = r.b_wins_b_first / nb if nb else float("nan")
         exact_overall = (r.a_first_games * e.a_first + nb * e.a_second) / r.games
-        rows.append({
-            "a": r.a, "b": r.b, "a_first": e.a_first, "b_first": e.b_first,
-            "a_overall": exact_overall, "sim_a_first": sim_a_first, "sim_b_first": sim_b_first,
-            "sim_a_overall": r.a_overall, "deviation": abs(r.a_overall - exact_overall),
-            "ci_low": r.ci_low, "ci_high": r.ci_high,
-            "inside": bool(r.ci_low <= exact_overall <= r.ci_high),
-        })
+        rows.append(
+            {
+                "a": r.a,
+                "b": r.b,
+                "a_first": e.a_first,
+                "b_first": e.b_first,
+                "a_overall": exact_overall,
+                "sim_a_first": sim_a_first,
+                "sim_b_first": sim_b_first,
+                "sim_a_overall": r.a_overall,
+                "deviation": abs(r.a_overall - exact_overall),
+                "ci_low": r.ci_low,
+                "ci_high": r.ci_high,
+                "inside": bool(r.ci_low <= exact_overall <= r.ci_high),
+            }
+        )
     return rows

@@ -101,12 +101,20 @@ def _ranking(names: list[str], matrix: np.ndarray, margin: float) -> list[dict[s
     mean = np.where(off, matrix, 0.0).sum(axis=1) / max(n - 1, 1)
     wins = ((matrix > 0.5 + margin) & off).sum(axis=1)
     order = sorted(range(n), key=lambda a: (-mean[a], -wins[a], a))
-    return [{"rank": r + 1, "strategy": names[a], "mean": float(mean[a]), "beats": int(wins[a])}
-            for r, a in enumerate(order)]
+    return [
+        {"rank": r + 1, "strategy": names[a], "mean": float(mean[a]), "beats": int(wins[a])}
+        for r, a in enumerate(order)
+    ]
 
 
-def tournament(specs: list[Any], rules: PigRules | None = None, simulate: int | None = None,
-               seed: int = 0, progress: bool = True, chunk: int = 64) -> Tournament:
+def tournament(
+    specs: list[Any],
+    rules: PigRules | None = None,
+    simulate: int | None = None,
+    seed: int = 0,
+    progress: bool = True,
+    chunk: int = 64,
+) -> Tournament:
     """Play a round robin among ``specs`` (strings may be ranges like ``hold:1..100``).
 
     Exact unless ``simulate`` gives a number of games per pair.
@@ -116,11 +124,17 @@ def tournament(specs: list[Any], rules: PigRules | None = None, simulate: int | 
     for s in specs:
         flat.extend(expand_specs([s]) if isinstance(s, str) else [s])
     require(len(flat) >= 2, f"a tournament needs at least 2 strategies, got {len(flat)}")
-    require(len(flat) <= MAX_STRATEGIES, f"a tournament takes at most {MAX_STRATEGIES} strategies, got {len(flat)}")
+    require(
+        len(flat) <= MAX_STRATEGIES,
+        f"a tournament takes at most {MAX_STRATEGIES} strategies, got {len(flat)}",
+    )
     strategies = [as_strategy(s) for s in flat]
     names = [s.name for s in strategies]
-    require(len(set(names)) == len(names), "every strategy in a tournament must appear once; "
-            f"repeated: {sorted({x for x in names if names.count(x) > 1})}")
+    require(
+        len(set(names)) == len(names),
+        "every strategy in a tournament must appear once; "
+        f"repeated: {sorted({x for x in names if names.count(x) > 1})}",
+    )
     n = len(strategies)
     pairs = np.array([(a, b) for a in range(n) for b in range(a + 1, n)], dtype=np.int64)
     t0 = time.perf_counter()
@@ -137,7 +151,9 @@ def tournament(specs: list[Any], rules: PigRules | None = None, simulate: int | 
         res = np.zeros((len(all_pairs), 5))
         with progress_bar("exact round robin", total=len(all_pairs), enabled=progress) as bar:
             for c0 in range(0, len(all_pairs), chunk):
-                res[c0:c0 + chunk] = evaluate_many(tables, all_pairs[c0:c0 + chunk], rules, limits)
+                res[c0 : c0 + chunk] = evaluate_many(
+                    tables, all_pairs[c0 : c0 + chunk], rules, limits
+                )
                 bar.advance(min(chunk, len(all_pairs) - c0))
         mode, games = "exact", None
         for (a, b), (af, bf, sa, sb, _) in zip(all_pairs, res, strict=True):
@@ -148,14 +164,22 @@ def tournament(specs: list[Any], rules: PigRules | None = None, simulate: int | 
     else:
         from dicelab.sim.pig_sim import simulate as sim
 
-        require(isinstance(simulate, int) and simulate >= 2,
-                f"games per pair must be a whole number >= 2, got {simulate}")
+        require(
+            isinstance(simulate, int) and simulate >= 2,
+            f"games per pair must be a whole number >= 2, got {simulate}",
+        )
         all_pairs = np.concatenate([np.stack([np.arange(n), np.arange(n)], axis=1), pairs])
         seeds = np.random.SeedSequence(seed).spawn(len(all_pairs))
         with progress_bar("simulated round robin", total=len(all_pairs), enabled=progress) as bar:
             for (a, b), ss in zip(all_pairs, seeds, strict=True):
-                r = sim(strategies[a], strategies[b], rules, games=simulate,
-                        seed=int(ss.generate_state(1, np.uint64)[0] >> np.uint64(1)), exact=False)
+                r = sim(
+                    strategies[a],
+                    strategies[b],
+                    rules,
+                    games=simulate,
+                    seed=int(ss.generate_state(1, np.uint64)[0] >> np.uint64(1)),
+                    exact=False,
+                )
                 na, nb = r.a_first_games, r.games - r.a_first_games
                 if a == b:  # self-play: "first" is the first mover's share
                     first[a, a] = (r.a_wins_a_first + r.b_wins_b_first) / r.games
@@ -174,5 +198,16 @@ def tournament(specs: list[Any], rules: PigRules | None = None, simulate: int | 
     matrix = 0.5 * (first + second)
     cycles = [[names[a], names[b], names[c]] for a, b, c in find_cycles(matrix, margin)]
     seconds = time.perf_counter() - t0
-    return Tournament(rules, names, matrix, first, stall, _ranking(names, matrix, margin), cycles,
-                      mode, games, seconds, len(pairs))
+    return Tournament(
+        rules,
+        names,
+        matrix,
+        first,
+        stall,
+        _ranking(names, matrix, margin),
+        cycles,
+        mode,
+        games,
+        seconds,
+        len(pairs),
+    )

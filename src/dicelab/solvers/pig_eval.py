@@ -325,7 +325,9 @@ def _eval_win(ra, rb, la, lb, reach, adds, probs, bust, reset, tol, max_passes, 
     else:
         A0[:, :] = 0.0
         B0[:, :] = 0.0
-    change, stalled = _eval_pass(ra, rb, la, lb, reach, adds, probs, bust, reset, A0, B0, al, be, bb)
+    change, stalled = _eval_pass(
+        ra, rb, la, lb, reach, adds, probs, bust, reset, A0, B0, al, be, bb
+    )
     passes = 1
     if reset == 0.0:
         return passes, stalled
@@ -365,7 +367,9 @@ def _eval_win(ra, rb, la, lb, reach, adds, probs, bust, reset, tol, max_passes, 
         for q in range(g):
             A0[q, 0] = x[q]
             B0[q, 0] = x[g + q]
-        change, stalled = _eval_pass(ra, rb, la, lb, reach, adds, probs, bust, reset, A0, B0, al, be, bb)
+        change, stalled = _eval_pass(
+            ra, rb, la, lb, reach, adds, probs, bust, reset, A0, B0, al, be, bb
+        )
         passes += 1
     return passes, stalled
 
@@ -379,13 +383,15 @@ def _eval_pair(ra, rb, la, lb, adds, probs, bust, reset, tol, max_passes, out):
     B0 = np.empty((g, g))
     reach = np.ones((g, g), dtype=np.bool_)
     _reach_blocks(ra, rb, la, lb, adds, reset > 0.0, reach)
-    passes, stalled = _eval_win(ra, rb, la, lb, reach, adds, probs, bust, reset, tol, max_passes,
-                                A0, B0, False)
+    passes, stalled = _eval_win(
+        ra, rb, la, lb, reach, adds, probs, bust, reset, tol, max_passes, A0, B0, False
+    )
     a_first = A0[0, 0]
     a_second = B0[0, 0]  # P(A wins | B moves first)
     if stalled:
-        p2, _ = _eval_win(rb, ra, lb, la, reach.T.copy(), adds, probs, bust, reset, tol,
-                          max_passes, A0, B0, False)
+        p2, _ = _eval_win(
+            rb, ra, lb, la, reach.T.copy(), adds, probs, bust, reset, tol, max_passes, A0, B0, False
+        )
         passes += p2
         b_first = A0[0, 0]
         b_second = B0[0, 0]  # P(B wins | A moves first)
@@ -406,8 +412,19 @@ def _eval_pair(ra, rb, la, lb, adds, probs, bust, reset, tol, max_passes, out):
 def _eval_many(tables, limits, ia, ib, adds, probs, bust, reset, tol, max_passes, out):
     """Evaluate the pairs (tables[ia[p]], tables[ib[p]]) in parallel; row p of out as _eval_pair."""
     for p in prange(ia.shape[0]):
-        _eval_pair(tables[ia[p]], tables[ib[p]], limits[ia[p]], limits[ib[p]], adds, probs, bust,
-                   reset, tol, max_passes, out[p])
+        _eval_pair(
+            tables[ia[p]],
+            tables[ib[p]],
+            limits[ia[p]],
+            limits[ib[p]],
+            adds,
+            probs,
+            bust,
+            reset,
+            tol,
+            max_passes,
+            out[p],
+        )
 
 
 @njit(cache=True)
@@ -598,8 +615,9 @@ def _best_response(rb, adds, probs, bust, reset, tol, max_passes, A0, B0, pol):
         # policy iteration over the whole table: the exact values of the current choices
         # (accelerated, warm-started), then the next best-response pass improves on them
         _reach_limit(pol, adds, la)
-        p2, _ = _eval_win(pol, rb, la, lb, everywhere, adds, probs, bust, reset, tol,
-                          max_passes, A0, B0, True)
+        p2, _ = _eval_win(
+            pol, rb, la, lb, everywhere, adds, probs, bust, reset, tol, max_passes, A0, B0, True
+        )
         passes += p2
     return passes, most
 
@@ -611,8 +629,12 @@ def _best_response(rb, adds, probs, bust, reset, tol, max_passes, A0, B0, pol):
 
 def _args(rules: PigRules) -> tuple[np.ndarray, np.ndarray, float, float]:
     o = rules.outcomes
-    return (np.ascontiguousarray(o.add_points, dtype=np.int64),
-            np.ascontiguousarray(o.add_probs, dtype=np.float64), float(o.bust), float(o.reset))
+    return (
+        np.ascontiguousarray(o.add_points, dtype=np.int64),
+        np.ascontiguousarray(o.add_probs, dtype=np.float64),
+        float(o.bust),
+        float(o.reset),
+    )
 
 
 @dataclass(frozen=True)
@@ -659,8 +681,11 @@ class Evaluation:
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
-        d.update(a_overall=self.a_overall, b_overall=self.b_overall,
-                 stalemate_overall=self.stalemate_overall)
+        d.update(
+            a_overall=self.a_overall,
+            b_overall=self.b_overall,
+            stalemate_overall=self.stalemate_overall,
+        )
         return d
 
 
@@ -680,10 +705,29 @@ def evaluate(a: Any, b: Any, rules: PigRules | None = None) -> Evaluation:
     adds, probs, bust, reset = _args(rules)
     out = np.zeros(5)
     t0 = time.perf_counter()
-    _eval_pair(ta, tb, reach_limits(ta, rules), reach_limits(tb, rules), adds, probs, bust, reset,
-               RESET_TOL, MAX_PASSES, out)
-    return Evaluation(sa.name, sb.name, float(out[0]), float(out[1]), float(out[2]),
-                      float(out[3]), int(out[4]), time.perf_counter() - t0)
+    _eval_pair(
+        ta,
+        tb,
+        reach_limits(ta, rules),
+        reach_limits(tb, rules),
+        adds,
+        probs,
+        bust,
+        reset,
+        RESET_TOL,
+        MAX_PASSES,
+        out,
+    )
+    return Evaluation(
+        sa.name,
+        sb.name,
+        float(out[0]),
+        float(out[1]),
+        float(out[2]),
+        float(out[3]),
+        int(out[4]),
+        time.perf_counter() - t0,
+    )
 
 
 def reach_limits(table: np.ndarray, rules: PigRules) -> np.ndarray:
@@ -694,8 +738,9 @@ def reach_limits(table: np.ndarray, rules: PigRules) -> np.ndarray:
     return out
 
 
-def evaluate_many(tables: np.ndarray, pairs: np.ndarray, rules: PigRules,
-                  limits: np.ndarray | None = None) -> np.ndarray:
+def evaluate_many(
+    tables: np.ndarray, pairs: np.ndarray, rules: PigRules, limits: np.ndarray | None = None
+) -> np.ndarray:
     """Evaluate many pairs in parallel (all cores): ``tables`` (n, goal, goal, goal) bool,
     ``pairs`` (m, 2) indices. Returns (m, 5): a_first, b_first, stalemate_a_first,
     stalemate_b_first, passes. Results do not depend on the number of threads."""
@@ -705,9 +750,19 @@ def evaluate_many(tables: np.ndarray, pairs: np.ndarray, rules: PigRules,
     pairs = np.ascontiguousarray(pairs, dtype=np.int64)
     out = np.zeros((len(pairs), 5))
     if len(pairs):
-        _eval_many(tables, limits, np.ascontiguousarray(pairs[:, 0]),
-                   np.ascontiguousarray(pairs[:, 1]),
-                   adds, probs, bust, reset, RESET_TOL, MAX_PASSES, out)
+        _eval_many(
+            tables,
+            limits,
+            np.ascontiguousarray(pairs[:, 0]),
+            np.ascontiguousarray(pairs[:, 1]),
+            adds,
+            probs,
+            bust,
+            reset,
+            RESET_TOL,
+            MAX_PASSES,
+            out,
+        )
     return out
 
 
@@ -728,10 +783,16 @@ class BestResponse:
 
     def to_dict(self) -> dict[str, Any]:
         e = self.evaluation
-        return {"against": self.against, "a_first": e.a_first, "b_first": e.b_first,
-                "a_overall": e.a_overall, "stalemate_a_first": e.stalemate_a_first,
-                "stalemate_b_first": e.stalemate_b_first, "passes": self.passes,
-                "seconds": self.seconds}
+        return {
+            "against": self.against,
+            "a_first": e.a_first,
+            "b_first": e.b_first,
+            "a_overall": e.a_overall,
+            "stalemate_a_first": e.stalemate_a_first,
+            "stalemate_b_first": e.stalemate_b_first,
+            "passes": self.passes,
+            "seconds": self.seconds,
+        }
 
 
 def best_response(b: Any, rules: PigRules | None = None) -> BestResponse:
@@ -783,13 +844,17 @@ class IteratedBestResponse:
     table: np.ndarray | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"start": self.start, "converged": self.converged,
-                "reached_optimal_at": self.reached_optimal_at,
-                "iterations": [s.to_dict() for s in self.steps]}
+        return {
+            "start": self.start,
+            "converged": self.converged,
+            "reached_optimal_at": self.reached_optimal_at,
+            "iterations": [s.to_dict() for s in self.steps],
+        }
 
 
-def iterated_best_response(start: Any, rules: PigRules | None = None, max_iter: int = 20,
-                           on_step: Any = None) -> IteratedBestResponse:
+def iterated_best_response(
+    start: Any, rules: PigRules | None = None, max_iter: int = 20, on_step: Any = None
+) -> IteratedBestResponse:
     """Repeat ``S <- best_response(S)`` from ``start`` (seed 002, 2.3.5) and report every step.
 
     Stops at a fixed point (``S`` is a best response to itself: an equilibrium) or after
@@ -799,8 +864,10 @@ def iterated_best_response(start: Any, rules: PigRules | None = None, max_iter: 
     """
     from dicelab.solvers.pig import solve_cached
 
-    require(isinstance(max_iter, int) and 1 <= max_iter <= 1000,
-            f"max_iter must be a whole number from 1 to 1000, got {max_iter}")
+    require(
+        isinstance(max_iter, int) and 1 <= max_iter <= 1000,
+        f"max_iter must be a whole number from 1 to 1000, got {max_iter}",
+    )
     rules = rules or PigRules()
     s = as_strategy(start)
     opt = solve_cached(rules).roll
@@ -811,8 +878,15 @@ def iterated_best_response(start: Any, rules: PigRules | None = None, max_iter: 
         new = br.table
         selfplay = evaluate(new, new, rules)
         e = br.evaluation
-        step = IterationStep(n, e.a_first, e.b_first, e.a_overall, int((new != prev).sum()),
-                             int((new != opt).sum()), selfplay.a_first)
+        step = IterationStep(
+            n,
+            e.a_first,
+            e.b_first,
+            e.a_overall,
+            int((new != prev).sum()),
+            int((new != opt).sum()),
+            selfplay.a_first,
+        )
         report.steps.append(step)
         if on_step is not None:
             on_step(step)
@@ -826,7 +900,9 @@ def iterated_best_response(start: Any, rules: PigRules | None = None, max_iter: 
     return report
 
 
-def linear_system(a: Any, b: Any, rules: PigRules | None = None) -> tuple[Any, np.ndarray, int, int]:
+def linear_system(
+    a: Any, b: Any, rules: PigRules | None = None
+) -> tuple[Any, np.ndarray, int, int]:
     """The whole evaluation system ``M v = r`` as one sparse matrix (for checks and benchmarks).
 
     Unknowns: ``P(A wins)`` at every A-to-move state ``(x, y, k)`` (first ``N`` entries, ``N`` =
@@ -841,8 +917,10 @@ def linear_system(a: Any, b: Any, rules: PigRules | None = None) -> tuple[Any, n
     g = rules.goal
     ta, tb = as_strategy(a).table(rules), as_strategy(b).table(rules)
     o = rules.outcomes
-    ii, jj, kk = np.nonzero(np.arange(g)[:, None, None] + np.arange(g)[None, None, :]
-                            < g + np.zeros((1, g, 1), dtype=np.int64))
+    ii, jj, kk = np.nonzero(
+        np.arange(g)[:, None, None] + np.arange(g)[None, None, :]
+        < g + np.zeros((1, g, 1), dtype=np.int64)
+    )
     n = len(ii)
     idx = np.full((g, g, g), -1, dtype=np.int64)
     idx[ii, jj, kk] = np.arange(n)
@@ -876,6 +954,7 @@ def linear_system(a: Any, b: Any, rules: PigRules | None = None) -> tuple[Any, n
         rows.append(me[hold])
         cols.append(other + idx[y, x + k, 0])
         vals.append(np.full(len(x), -1.0))
-    m = sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
-                      shape=(2 * n, 2 * n))
+    m = sp.csr_matrix(
+        (np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(2 * n, 2 * n)
+    )
     return m, r, int(idx[0, 0, 0]), n + int(idx[0, 0, 0])

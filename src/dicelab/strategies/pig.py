@@ -60,8 +60,16 @@ from dicelab.games.pig import PigRules
 KIND = "pig-strategy"
 MAX_RANGE = 1000
 
-NAMED = ("optimal", "hold:N", "keep-pace", "turtle", "roll-to-win", "roll-and-wait",
-         "best-response:SPEC", "file:PATH")
+NAMED = (
+    "optimal",
+    "hold:N",
+    "keep-pace",
+    "turtle",
+    "roll-to-win",
+    "roll-and-wait",
+    "best-response:SPEC",
+    "file:PATH",
+)
 
 #: ``turtle`` holds at this turn total (seed 002: "banking on a low score each turn").
 TURTLE_HOLD = 5
@@ -281,8 +289,9 @@ class TableStrategy(PigStrategy):
 # ---------------------------------------------------------------------------------------------
 
 
-def save_strategy(path: str | Path, table: np.ndarray, name: str = "table",
-                  rules: PigRules | None = None) -> Path:
+def save_strategy(
+    path: str | Path, table: np.ndarray, name: str = "table", rules: PigRules | None = None
+) -> Path:
     """Write a decision table: ``.csv`` (``i,j,k,roll`` rows) or ``.npz`` (+ JSON meta, checksum)."""
     from dicelab.store import save_table
 
@@ -322,8 +331,10 @@ def load_strategy_table(path: str | Path) -> np.ndarray:
             raise DicelabError(f"cannot read strategy file {p}: {exc}") from None
     require("roll" in arrays, f"strategy file {p} has no array named 'roll'")
     roll = arrays["roll"]
-    require(roll.dtype == np.bool_ or np.issubdtype(roll.dtype, np.integer),
-            f"strategy file {p}: 'roll' must be boolean or 0/1, got dtype {roll.dtype}")
+    require(
+        roll.dtype == np.bool_ or np.issubdtype(roll.dtype, np.integer),
+        f"strategy file {p}: 'roll' must be boolean or 0/1, got dtype {roll.dtype}",
+    )
     require(bool(np.isin(roll, (0, 1)).all()), f"strategy file {p}: 'roll' must hold only 0 and 1")
     return finish_table(roll)
 
@@ -332,28 +343,41 @@ def _load_csv(p: Path) -> np.ndarray:
     with p.open(newline="") as fh:
         reader = csv.reader(fh)
         header = [h.strip().lower() for h in next(reader, [])]
-        require(header == ["i", "j", "k", "roll"],
-                f"strategy CSV {p} must start with the header i,j,k,roll, got {','.join(header)}")
+        require(
+            header == ["i", "j", "k", "roll"],
+            f"strategy CSV {p} must start with the header i,j,k,roll, got {','.join(header)}",
+        )
         try:
             data = np.array([[int(x) for x in row] for row in reader if row], dtype=np.int64)
         except ValueError:
             raise DicelabError(f"strategy CSV {p} must hold whole numbers only") from None
-    require(data.ndim == 2 and data.shape[1] == 4 and data.shape[0] > 0,
-            f"strategy CSV {p} must have rows of 4 numbers i,j,k,roll")
+    require(
+        data.ndim == 2 and data.shape[1] == 4 and data.shape[0] > 0,
+        f"strategy CSV {p} must have rows of 4 numbers i,j,k,roll",
+    )
     i, j, k, r = data.T
     g = int(i.max()) + 1
-    require(bool((i >= 0).all() and (j >= 0).all() and (k >= 0).all() and (j < g).all()
-                 and (i + k < g).all()),
-            f"strategy CSV {p}: every row needs 0 <= i, j < goal and 0 <= k < goal - i")
+    require(
+        bool(
+            (i >= 0).all()
+            and (j >= 0).all()
+            and (k >= 0).all()
+            and (j < g).all()
+            and (i + k < g).all()
+        ),
+        f"strategy CSV {p}: every row needs 0 <= i, j < goal and 0 <= k < goal - i",
+    )
     require(bool(np.isin(r, (0, 1)).all()), f"strategy CSV {p}: the roll column must be 0 or 1")
     table = np.zeros((g, g, g), dtype=np.bool_)
     seen = np.zeros((g, g, g), dtype=np.bool_)
     table[i, j, k] = r == 1
     seen[i, j, k] = True
     missing = int(_valid_mask(g).sum() - seen.sum())
-    require(missing == 0 and len(r) == int(seen.sum()),
-            f"strategy CSV {p} must list every state of goal {g} exactly once "
-            f"({missing} missing, {len(r) - int(seen.sum())} repeated)")
+    require(
+        missing == 0 and len(r) == int(seen.sum()),
+        f"strategy CSV {p} must list every state of goal {g} exactly once "
+        f"({missing} missing, {len(r) - int(seen.sum())} repeated)",
+    )
     return table
 
 
@@ -361,13 +385,17 @@ def _load_csv(p: Path) -> np.ndarray:
 # parsing
 # ---------------------------------------------------------------------------------------------
 
-_HELP = ("use optimal, hold:N, keep-pace, turtle, roll-to-win, roll-and-wait, "
-         "best-response:SPEC or file:PATH")
+_HELP = (
+    "use optimal, hold:N, keep-pace, turtle, roll-to-win, roll-and-wait, "
+    "best-response:SPEC or file:PATH"
+)
 
 
 def _parse_int(text: str, spec: str) -> int:
-    require(re.fullmatch(r"\d+", text or "") is not None,
-            f"bad strategy {spec!r}: {text!r} is not a whole number >= 0")
+    require(
+        re.fullmatch(r"\d+", text or "") is not None,
+        f"bad strategy {spec!r}: {text!r} is not a whole number >= 0",
+    )
     return int(text)
 
 
@@ -388,12 +416,18 @@ def parse_strategy(spec: str) -> PigStrategy:
         return RollAndWait("roll-and-wait")
     if low.startswith("hold:"):
         arg = s[5:]
-        require(".." not in arg, f"bad strategy {spec!r}: a range like hold:1..100 names many "
-                "strategies; it is allowed in tournaments only")
+        require(
+            ".." not in arg,
+            f"bad strategy {spec!r}: a range like hold:1..100 names many "
+            "strategies; it is allowed in tournaments only",
+        )
         return HoldAt(f"hold:{_parse_int(arg, spec)}", n=_parse_int(arg, spec))
     if low.startswith("best-response:"):
-        inner = s[len("best-response:"):]
-        require(inner != "", f"bad strategy {spec!r}: best-response needs a strategy, e.g. best-response:hold:20")
+        inner = s[len("best-response:") :]
+        require(
+            inner != "",
+            f"bad strategy {spec!r}: best-response needs a strategy, e.g. best-response:hold:20",
+        )
         target = parse_strategy(inner)
         return BestResponse(f"best-response:{target.name}", against=target)
     if low.startswith("file:"):
@@ -412,13 +446,18 @@ def expand_specs(specs: Iterable[str]) -> list[str]:
     for spec in specs:
         m = _RANGE.match(spec.strip())
         if m is None:
-            require(".." not in spec, f"bad strategy range {spec!r}; write hold:A..B or hold:A..B:STEP")
+            require(
+                ".." not in spec, f"bad strategy range {spec!r}; write hold:A..B or hold:A..B:STEP"
+            )
             out.append(spec.strip())
             continue
         a, b = int(m.group(1)), int(m.group(2))
         step = int(m.group(3)) if m.group(3) else 1
         require(a <= b and step >= 1, f"bad strategy range {spec!r}: need A <= B and STEP >= 1")
-        require((b - a) // step + 1 <= MAX_RANGE, f"strategy range {spec!r} names more than {MAX_RANGE} strategies")
+        require(
+            (b - a) // step + 1 <= MAX_RANGE,
+            f"strategy range {spec!r} names more than {MAX_RANGE} strategies",
+        )
         out.extend(f"hold:{n}" for n in range(a, b + 1, step))
     return out
 
