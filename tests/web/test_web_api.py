@@ -48,11 +48,24 @@ def test_health_openapi_and_pages(client):
     for p in ("/api/games", "/api/games/{game_id}", "/api/games/{game_id}/moves", "/healthz"):
         assert p in spec["paths"]
     html = client.get("/").text
-    assert "Play Pig" in html and "coming" in html  # the other games are listed as coming, not faked
-    for page in ("/play/pig", "/analysis", "/explorer", "/static/pig.js", "/static/lab.css"):
+    for name in ("Play Pig", "Play Simultaneous Pig", "Play Super Six", "Play Liar's Dice"):
+        assert name in html.replace("&#39;", "'")
+    for page in ("/play/pig", "/play/simpig", "/play/supersix", "/play/liars", "/analysis", "/explorer",
+                 "/static/pig.js", "/static/lab.css"):
         r = client.get(page)
         assert r.status_code == 200
         assert "cdn" not in r.text.lower()  # everything is served from the package
+
+
+def test_a_game_without_its_engine_is_listed_as_coming(client, monkeypatch):
+    from dicelab.web import bots
+
+    real = bots.module_available
+    monkeypatch.setattr(bots, "module_available", lambda name: False if name == "dicelab.liars" else real(name))
+    html = client.get("/").text
+    card = html[html.index('data-game="liars"'):]
+    card = card[:card.index("</div>")]
+    assert "coming" in card and "Play" not in card
 
 
 def test_coach_matches_hand_solved_goal_2(client):

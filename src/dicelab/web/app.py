@@ -40,7 +40,7 @@ from sqlalchemy.orm import Session
 from dicelab import __version__
 from dicelab.errors import DicelabError
 from dicelab.games.pig import PigRules
-from dicelab.web import bots, explorer, pig_play, simpig_play, study, supersix_play
+from dicelab.web import bots, explorer, liars_play, pig_play, simpig_play, study, supersix_play
 from dicelab.web.db import default_db_url, make_engine, make_sessionmaker, migrate
 
 HERE = Path(__file__).parent
@@ -64,7 +64,7 @@ class Questionnaire(BaseModel):
 
 class NewGame(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    game: Literal["pig", "simpig", "supersix"] = Field("pig", description="pig, simpig or supersix")
+    game: Literal["pig", "simpig", "supersix", "liars"] = Field("pig", description="pig, simpig, supersix or liars")
     variant: Literal["standard", "piglet", "two-dice"] = "standard"
     goal: int = Field(100, ge=2, le=pig_play.WEB_MAX_GOAL)
     sides: int | None = Field(None, ge=2, le=pig_play.WEB_MAX_SIDES)
@@ -73,6 +73,8 @@ class NewGame(BaseModel):
         "simpig: br:hold:N, svima, equilibrium, hold:N, pw:K<T,...,K"))
     players: int = Field(2, ge=2, le=4, description="simpig: 2 to 4 players (you and the bots)")
     sticks: int = Field(4, ge=1, le=30, description="supersix: sticks each")
+    dice: int = Field(3, ge=1, le=6, description="liars: dice each")
+    wild: Literal["none", "ones"] = Field("none", description="liars: ones count as any face, or not")
     opponents: list[Annotated[str, Field(max_length=80)]] | None = Field(
         None, max_length=3, description="simpig: one bot spec per bot seat (default: `opponent` for all)")
     human_first: bool | None = Field(True, description="true: you start; false: the bot starts; null: a coin")
@@ -82,9 +84,11 @@ class NewGame(BaseModel):
 
 class MoveIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    action: Literal["roll", "hold", "target", "throw", "stop"] = Field(
-        description="pig: roll or hold; simpig: target; supersix: throw or stop")
+    action: Literal["roll", "hold", "target", "throw", "stop", "bid", "call"] = Field(
+        description="pig: roll or hold; simpig: target; supersix: throw or stop; liars: bid or call")
     k: int | None = Field(None, ge=1, le=1000, description="simpig: your hold-at target for this turn")
+    quantity: int | None = Field(None, ge=1, le=100, description="liars: the bid's quantity")
+    face: int | None = Field(None, ge=1, le=20, description="liars: the bid's face")
     expected_move: int = Field(ge=0, le=10**9, description="the game's version you are answering")
 
 
@@ -173,6 +177,10 @@ class _NotPrepared(Exception):
 
 
 def check_prepared(g: Any) -> None:
+    if g.game == "liars":
+        if not liars_play.is_ready(g):
+            raise _NotPrepared(g.opponent, g)
+        return
     if g.game == "supersix":
         if not supersix_play.is_ready(g.goal):
             raise _NotPrepared(g.opponent, g)
@@ -188,7 +196,7 @@ def check_prepared(g: Any) -> None:
 
 
 def state_of(db: Session, g: Any, with_moves: bool = True) -> dict[str, Any]:
-    mod = {"simpig": simpig_play, "supersix": supersix_play}.get(g.game, pig_play)
+    mod = {"simpig": simpig_play, "supersix": supersix_play, "liars": liars_play}.get(g.game, pig_play)
     return mod.public_state(db, g, with_moves=with_moves)
 
 
@@ -200,6 +208,8 @@ async def run_game_db(request: Request, fn: Callable[[Session], T]) -> T:
     except _NotPrepared as need:
         if isinstance(need.rules, PigRules):
             await prepare_bot(need.spec, need.rules)
+        elif need.rules.game == "liars":
+            await anyio.to_thread.run_sync(liars_play.prepare, need.rules)
         elif need.rules.game == "supersix":
             await anyio.to_thread.run_sync(supersix_play.solution, need.rules.goal)
         else:
@@ -224,7 +234,7 @@ GAMES = [
      "about": "Everyone picks a hold-at target at once (seed 000); 2 to 4 players."},
     {"key": "supersix", "name": "Super Six", "href": "/play/supersix", "module": "dicelab.supersix",
      "about": "Put sticks into the lid's pits; the first with no sticks left wins (seed 001)."},
-    {"key": "liars", "name": "Liar's Dice", "href": None, "module": "dicelab.liars",
+    {"key": "liars", "name": "Liar's Dice", "href": "/play/liars", "module": "dicelab.liars",
      "about": "Bid on the hidden dice or call the last bid a lie (seed 004)."},
 ]
 
@@ -310,6 +320,8 @@ def create_app(db_url: str | None = None, warm: bool = True) -> FastAPI:
             return await new_simpig(body, q, request)
         if body.game == "supersix":
             return await new_supersix(body, q, request)
+        if body.game == "liars":
+            return await new_liars(body, q, request)
         rules = pig_play.make_rules(body.variant, body.goal, body.sides)
         await prepare_bot(bots.parse_opponent(body.opponent, rules), rules)
 
@@ -358,6 +370,20 @@ def create_app(db_url: str | None = None, warm: bool = True) -> FastAPI:
 
         return await run_db(request, work, quick=True)
 
+    async def new_liars(body: NewGame, q: dict | None, request: Request) -> dict[str, Any]:
+        if not liars_play.available():
+            raise DicelabError("Liar's Dice is coming: its engine is not installed")
+        specs = liars_play.check_specs(body.opponents or [body.opponent], body.players)
+
+        def work(db: Session) -> dict[str, Any]:
+            with write_lock:
+                created, _ = liars_play.create_game(db, players=body.players, dice=body.dice, wild=body.wild,
+                                                    opponents=specs, questionnaire=q)
+            return {"id": created.game.id, "token": created.token, "events": [],
+                    "state": liars_play.public_state(db, created.game)}
+
+        return await run_db(request, work, quick=True)
+
     @app.get("/api/games/{game_id}", tags=["games"])
     async def read_game(game_id: str, request: Request, x_game_token: Token = None) -> dict[str, Any]:
         def work(db: Session) -> dict[str, Any]:
@@ -376,7 +402,15 @@ def create_app(db_url: str | None = None, warm: bool = True) -> FastAPI:
             with write_lock:
                 g = pig_play.load_game(db, game_id, x_game_token)
                 check_prepared(g)
-                if g.game == "supersix":
+                rounds: list = []
+                if (body.quantity is not None or body.face is not None) and g.game != "liars":
+                    raise DicelabError("quantity and face are for Liar's Dice bids only")
+                if g.game == "liars":
+                    if body.action not in ("bid", "call") or body.k is not None:
+                        raise DicelabError("in Liar's Dice a move is bid (with quantity and face) or call")
+                    events, bot_s, rounds = liars_play.make_move(db, g, body.action, body.quantity, body.face,
+                                                                 body.expected_move)
+                elif g.game == "supersix":
                     if body.action not in ("throw", "stop") or body.k is not None:
                         raise DicelabError("in Super Six a move is {\"action\": \"throw\" or \"stop\"}")
                     events, bot_s = supersix_play.make_move(db, g, body.action, body.expected_move)
@@ -388,7 +422,10 @@ def create_app(db_url: str | None = None, warm: bool = True) -> FastAPI:
                     if body.action not in ("roll", "hold") or body.k is not None:
                         raise DicelabError("in Pig a move is {\"action\": \"roll\" or \"hold\"} without k")
                     events, bot_s = pig_play.make_move(db, g, body.action, body.expected_move)
-            return {"events": events, "bot_ms": bot_s * 1000, "state": state_of(db, g, with_moves=False)}
+            out = {"events": events, "bot_ms": bot_s * 1000, "state": state_of(db, g, with_moves=False)}
+            if g.game == "liars":
+                out["rounds"] = rounds  # the rounds called during this request, hands shown
+            return out
 
         out = await run_game_db(request, work)
         response.headers["Server-Timing"] = f"bot;dur={out['bot_ms']:.3f}"  # the bot's share
@@ -478,6 +515,12 @@ def create_app(db_url: str | None = None, warm: bool = True) -> FastAPI:
         if not supersix_play.available():
             return page(request, "index.html", games=games_listing())
         return page(request, "supersix.html", bots=supersix_play.BOTS)
+
+    @app.get("/play/liars", response_class=HTMLResponse, include_in_schema=False)
+    def play_liars(request: Request) -> HTMLResponse:
+        if not liars_play.available():
+            return page(request, "index.html", games=games_listing())
+        return page(request, "liars.html", bots=liars_play.BOTS)
 
     @app.get("/analysis", response_class=HTMLResponse, include_in_schema=False)
     async def analysis_page(request: Request) -> HTMLResponse:

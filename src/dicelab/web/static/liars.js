@@ -1,0 +1,64 @@
+// dicelab web lab: Liar's Dice. Hands are dealt on the server; the page sees only yours.
+"use strict";
+(function () {
+  const $ = (id) => document.getElementById(id);
+  let game = null, token = null, busy = false;
+  const pct = (p) => (100 * p).toFixed(1) + "%";
+  async function api(method, url, body) {
+    const headers = { "Content-Type": "application/json" };
+    if (token) headers["X-Game-Token"] = token;
+    const r = await fetch(url, { method, headers, body: body ? JSON.stringify(body) : undefined });
+    let d = null; try { d = await r.json(); } catch (e) { d = null; }
+    if (!r.ok) {
+      let m = d && d.detail ? d.detail : r.statusText;
+      if (Array.isArray(m)) m = m.map((x) => (x.loc || []).slice(-1)[0] + ": " + x.msg).join("; ");
+      throw new Error(m);
+    }
+    return d;
+  }
+  const who = (p) => (p === 0 ? "You" : "Bot " + p);
+  function line(text) { const li = document.createElement("li"); li.textContent = text; $("log").appendChild(li); }
+  function render() {
+    const over = game.status === "finished";
+    $("hand").textContent = game.hand.join(" ") || "(none)";
+    $("counts").textContent = game.dice_counts.map((n, p) => who(p) + " " + n).join(", ");
+    $("bid").textContent = game.current_bid ? game.current_bid[0] + " \u00d7 " + game.current_bid[1] + "s (" + who(game.bidder) + ")" : "none yet";
+    $("raise").disabled = over || busy; $("call").disabled = over || busy || !game.current_bid;
+    $("status").dataset.state = over ? "finished" : "playing";
+    $("status").textContent = over ? (game.winner === 0 ? "You win!" : who(game.winner) + " wins.") : "Your move.";
+    $("coach-now").textContent = game.coach_view ? "Given your dice, the current bid holds with probability " + pct(game.coach_view.p_current_holds) + "." : "";
+  }
+  $("setup-form").addEventListener("submit", async (ev) => {
+    ev.preventDefault(); $("setup-error").textContent = "";
+    try {
+      token = null;
+      const r = await api("POST", "/api/games", { game: "liars", players: parseInt($("players").value, 10),
+        dice: parseInt($("dice").value, 10), wild: $("wild").value, opponent: $("opponent").value });
+      token = r.token; game = r.state; history.replaceState(null, "", "#" + r.id);
+      $("log").innerHTML = ""; $("setup").hidden = true; $("board").hidden = false; render();
+    } catch (e) { $("setup-error").textContent = e.message; }
+  });
+  async function move(body) {
+    if (busy || !game) return;
+    busy = true; $("move-error").textContent = ""; render();
+    try {
+      const r = await api("POST", "/api/games/" + game.id + "/moves", { ...body, expected_move: game.version });
+      let n = 0;
+      r.events.forEach((e) => {
+        line(who(e.player) + (e.bid ? " bid " + e.bid[0] + " \u00d7 " + e.bid[1] + "s" : " called!") +
+          (e.actor === "human" && e.p_my_bid_holds !== null ? " (holds with " + pct(e.p_my_bid_holds) + ")" : ""));
+        if (!e.bid && r.rounds[n]) {
+          const rd = r.rounds[n++];
+          line("Hands: " + rd.hands.map((h, p) => who(p) + " [" + h.join(" ") + "]").join(", ") + " \u2014 " + rd.matched +
+            " matching; " + who(rd.loser) + " lose" + (rd.loser === 0 ? "" : "s") + " a die.");
+        }
+      });
+      game = await api("GET", "/api/games/" + game.id);
+    } catch (e) { $("move-error").textContent = e.message; }
+    busy = false; render();
+  }
+  $("raise").addEventListener("click", () => move({ action: "bid", quantity: parseInt($("quantity").value, 10), face: parseInt($("face").value, 10) }));
+  $("call").addEventListener("click", () => move({ action: "call" }));
+  $("new-game").addEventListener("click", () => { history.replaceState(null, "", location.pathname); game = null; token = null; $("board").hidden = true; $("setup").hidden = false; });
+  document.body.dataset.ready = "1";
+})();

@@ -1,0 +1,85 @@
+"""Liar's Dice in the web lab: hidden hands, legal bids only, the record replays from the seed."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+
+def new(client, **kw):
+    r = client.post("/api/games", json={"game": "liars", "players": 3, "dice": 2, "opponent": "probabilistic", **kw})
+    assert r.status_code == 201, r.text
+    j = r.json()
+    return j["id"], {"X-Game-Token": j["token"]}, j["state"]
+
+
+def test_whole_game_hides_hands_and_replays(client, db_url):
+    gid, h, st = new(client, opponents=["probabilistic", "agent"])
+    assert len(st["hand"]) == 2 and "hands" not in st
+    rounds_seen = 0
+    for _ in range(300):
+        if st["status"] != "playing":
+            break
+        b = st["current_bid"]
+        # a simple honest player: call once the bid exceeds what the table can hold on average
+        if b is not None and b[0] > sum(st["dice_counts"]) / 3:
+            body = {"action": "call"}
+        else:
+            q, f = (b[0] + 1, b[1]) if b else (1, st["hand"][0])
+            body = {"action": "bid", "quantity": q, "face": f}
+        r = client.post(f"/api/games/{gid}/moves", json={**body, "expected_move": st["version"]}, headers=h)
+        assert r.status_code == 200, r.text
+        for rd in r.json()["rounds"]:  # a called round shows every hand and the count is right
+            rounds_seen += 1
+            face = rd["bid"][1]
+            assert rd["matched"] == sum(d == face for hand in rd["hands"] for d in hand)
+            assert (rd["loser"] == rd["caller"]) == (rd["matched"] >= rd["bid"][0])
+        st = client.get(f"/api/games/{gid}", headers=h).json()
+    assert st["status"] == "finished" and rounds_seen >= 1
+    assert sum(1 for n in st["dice_counts"] if n > 0) == 1
+    # the stored actions replay from the seed into the same game (the engine's own replay check)
+    from dicelab.games.liars import Bid, LiarsGame, LiarsRules
+
+    con = sqlite3.connect(db_url.split("///", 1)[1])
+    game = LiarsGame(LiarsRules(players=3, dice=2), st["seed"])
+    for player, action, q, f in con.execute("select player, action, i, j from moves where game_id=? order by seq", (gid,)):
+        game.apply(Bid(q, f) if action == "bid" else None, player)
+    assert game.is_over and game.winner == st["winner"]
+
+
+def test_illegal_bids_change_nothing(client):
+    gid, h, st = new(client)
+    for body in ({"action": "call"}, {"action": "bid", "quantity": 1, "face": 9}, {"action": "bid", "quantity": 99, "face": 2},
+                 {"action": "bid"}, {"action": "roll"}):
+        r = client.post(f"/api/games/{gid}/moves", json={**body, "expected_move": 0}, headers=h)
+        assert r.status_code == 422, (body, r.text)
+    assert client.get(f"/api/games/{gid}", headers=h).json()["version"] == 0
+    r = client.post(f"/api/games/{gid}/moves", json={"action": "bid", "quantity": 1, "face": 2, "expected_move": 0}, headers=h)
+    assert r.status_code == 200
+    assert client.post("/api/games", json={"game": "liars", "opponent": "cheater"}).status_code == 422
+    assert client.get("/play/liars").status_code == 200
+
+
+def test_coach_probability_is_the_binomial_tail(client):
+    # no wilds: the current bid "q x F" holds given my hand when at least q - (my Fs) of the
+    # unseen dice show F, each with probability 1/6: scipy's binomial tail is the reference.
+    from scipy.stats import binom
+
+    checked = 0
+    for _ in range(30):
+        gid, h, st = new(client, players=3, dice=3, opponent="random")
+        client.post(f"/api/games/{gid}/moves", json={"action": "bid", "quantity": 1, "face": 2, "expected_move": 0},
+                    headers=h)
+        st = client.get(f"/api/games/{gid}", headers=h).json()
+        if st["status"] != "playing" or st["current_bid"] is None or st["bidder"] == 0 or not st["hand"]:
+            continue
+        q, f = st["current_bid"]
+        needed = q - sum(d == f for d in st["hand"])
+        unseen = sum(st["dice_counts"]) - len(st["hand"])
+        expected = 1.0 if needed <= 0 else float(binom.sf(needed - 1, unseen, 1 / 6))
+        assert st["coach_view"]["p_current_holds"] == pytest.approx(expected, abs=1e-12)
+        checked += 1
+        if checked >= 3:
+            break
+    assert checked >= 1
