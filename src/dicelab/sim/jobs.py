@@ -139,7 +139,23 @@ def pig_exact_task(params: dict[str, Any]) -> dict[str, Any]:
 
     tables = np.ascontiguousarray(decode_tables(params["tables"]))
     pairs = np.asarray(params["pairs"], dtype=np.int64).reshape(-1, 2)
-    return {"res": evaluate_many(tables, pairs, _pig_rules(params["rules"]))}
+    rules = _pig_rules(params["rules"])
+    limits = _reach_limits(params["tables"]["bits"], rules, tables)
+    return {"res": evaluate_many(tables, pairs, rules, limits)}
+
+
+_limits_cache: dict[tuple[str, Any], np.ndarray] = {}
+
+
+def _reach_limits(bits: str, rules: Any, tables: np.ndarray) -> np.ndarray:
+    """The evaluator's per-table reach limits, once per worker process and table set."""
+    key = (hashlib.sha256(bits.encode()).hexdigest(), rules)
+    if key not in _limits_cache:
+        from dicelab.solvers.pig_eval import reach_limits
+
+        _limits_cache.clear()
+        _limits_cache[key] = np.stack([reach_limits(t, rules) for t in tables])
+    return _limits_cache[key]
 
 
 def pig_pairs_exact(
