@@ -7,6 +7,13 @@ from pathlib import Path
 
 import typer
 
+from dicelab.cli.backend_options import (
+    AddressOption,
+    BackendOption,
+    StoreOption,
+    WorkersOption,
+    backend_kwargs,
+)
 from dicelab.cli.common import JsonOption, emit, parse_int_list
 from dicelab.errors import DicelabError, require
 
@@ -37,6 +44,15 @@ def train_cmd(
     design: str = typer.Option("seed", "--design", help="State design: seed or extended."),
     out: Path = typer.Option(..., "--out", help="Where to write the Q table (.npz + .json)."),
     plot: Path | None = typer.Option(None, "--plot", help="Write the learning curve to this PNG."),
+    sweep: str | None = typer.Option(
+        None, "--sweep", help="Train a grid, e.g. 'seed=0..9;alpha=0.05,0.1' (keys: seed alpha gamma "
+        "epsilon bluff design games); --out gets the best agent."
+    ),
+    eval_games: int = typer.Option(2000, "--eval-games", help="With --sweep: evaluation games per setting."),
+    backend: str | None = BackendOption,
+    address: str | None = AddressOption,
+    workers: int | None = WorkersOption,
+    store: Path | None = StoreOption,
     json_out: bool = JsonOption,
 ) -> None:
     """Train the seed-004 Q-learning agent (seat 1) against bots and save its Q table."""
@@ -45,6 +61,16 @@ def train_cmd(
 
     rules = LiarsRules(players, dice, faces, wild)
     opp = _names(opponents, "--opponents") if opponents else ["random"] * (players - 1)
+    scale = backend_kwargs(backend, address, workers, store)
+    if sweep is not None:  # a sweep over seeds and hyperparameters, on any backend
+        from dicelab.sim.jobs import run_liars_sweep
+
+        require(plot is None, "--plot draws one training run; it does not combine with --sweep")
+        data = run_liars_sweep(rules, sweep, games, seed, opp, design, eval_games, str(out),
+                               progress=not json_out, **(scale or {"backend": "local"}))
+        emit(data, json_out, title="Q-learning sweep")
+        return
+    require(scale is None, "--backend, --address, --workers and --store apply to --sweep runs")
     res = train(rules, games=games, seed=seed, opponents=opp, design=design, progress=not json_out)
     path = res.agent.save(str(out))
     data = {

@@ -235,7 +235,15 @@ def pig_sim_pairs_task(params: dict[str, Any]) -> dict[str, Any]:
 class PairCounts:
     """The counters of one simulated pair, named as :class:`~dicelab.sim.pig_sim.SimulationResult` names them."""
 
-    FIELDS = ("games", "a_first_games", "a_wins", "b_wins", "stalemates", "a_wins_a_first", "b_wins_b_first")
+    FIELDS = (
+        "games",
+        "a_first_games",
+        "a_wins",
+        "b_wins",
+        "stalemates",
+        "a_wins_a_first",
+        "b_wins_b_first",
+    )
     games: int
     a_first_games: int
     a_wins: int
@@ -331,10 +339,18 @@ def supersix_wins(
     from dicelab.supersix import BATCH
 
     for s in specs:
-        require(isinstance(s, str), "a distributed Super Six simulation needs strategy specs (strings)")
+        require(
+            isinstance(s, str), "a distributed Super Six simulation needs strategy specs (strings)"
+        )
     nb = (games + BATCH - 1) // BATCH
     per = max(1, 20_000 // BATCH)  # about 20,000 games per task
-    base = {"rules": rules.to_dict(), "specs": list(specs), "games": games, "seed": seed, "rotate": rotate}
+    base = {
+        "rules": rules.to_dict(),
+        "specs": list(specs),
+        "games": games,
+        "seed": seed,
+        "rotate": rotate,
+    }
     tasks = [
         Task(f"supersix-{seed}-{games}-{b0}", {**base, "b0": b0, "b1": min(nb, b0 + per)})
         for b0 in range(0, nb, per)
@@ -414,7 +430,8 @@ def liars_train_task(params: dict[str, Any]) -> dict[str, Any]:
 
     rules = LiarsRules(**params["rules"])
     s = params["setting"]
-    kw = {k: s[k] for k in ("alpha", "gamma", "epsilon", "bluff", "design") if k in s}
+    kw = {k: s[k] for k in ("alpha", "gamma", "epsilon", "bluff") if k in s}
+    kw["design"] = s.get("design", params.get("design", "seed"))
     res = train(
         rules,
         games=int(s.get("games", params["games"])),
@@ -449,6 +466,7 @@ def liars_sweep(
     opponents: list[str],
     eval_games: int = 2000,
     eval_seed: int = 10**6,
+    design: str = "seed",
     backend: str = "local",
     address: str | None = None,
     workers: int | None = None,
@@ -463,6 +481,7 @@ def liars_sweep(
         "opponents": list(opponents),
         "eval_games": eval_games,
         "eval_seed": eval_seed,
+        "design": design,
     }
     tasks = [Task(f"liars-{i}", {**base, "setting": s}) for i, s in enumerate(grid)]
     results = run_tasks(
@@ -476,3 +495,66 @@ def liars_sweep(
         description="training sweep",
     )
     return [{**s, **r} for s, r in zip(grid, results, strict=True)]
+
+
+def run_liars_sweep(
+    rules: Any,
+    sweep: str,
+    games: int,
+    seed: int,
+    opponents: list[str],
+    design: str,
+    eval_games: int,
+    out: str,
+    progress: bool = True,
+    **scale: Any,
+) -> dict[str, Any]:
+    """``dicelab liars train --sweep``: train the grid, rank by evaluated win rate, save the best.
+
+    Every setting trains ``games`` games (unless the sweep sets ``games``) from its own ``seed``
+    and is then evaluated greedily over ``eval_games`` games on one shared evaluation seed, so the
+    settings are compared on the same dice. The best (highest win rate, then highest lower
+    bound) is saved to ``out`` as a Q table.
+    """
+    import time
+
+    from dicelab.learn.qlearning import QAgent
+
+    require(
+        isinstance(eval_games, int) and eval_games >= 1,
+        f"--eval-games must be at least 1, got {eval_games}",
+    )
+    grid = parse_sweep(sweep)
+    t0 = time.perf_counter()
+    rows = liars_sweep(
+        rules, grid, games, seed, opponents, eval_games, design=design, progress=progress, **scale
+    )
+    best_i = max(range(len(rows)), key=lambda i: (rows[i]["win_rate"], rows[i]["ci_low"], -i))
+    best = rows[best_i]
+    setting = grid[best_i]
+    agent = QAgent(
+        rules,
+        np.asarray(best["q"], dtype=np.float64),
+        setting.get("design", design),
+        float(setting.get("bluff", 0.5)),
+        int(setting.get("games", games)),
+        {
+            "opponents": list(opponents),
+            "sweep": sweep,
+            "setting": setting,
+            "seed": setting.get("seed", seed),
+        },
+    )
+    path = agent.save(out)
+    table = [{k: v for k, v in r.items() if k != "q"} for r in rows]
+    return {
+        "settings": len(rows),
+        "games": games,
+        "eval_games": eval_games,
+        "opponents": list(opponents),
+        "rules": rules.to_dict(),
+        "sweep": table,
+        "best": table[best_i],
+        "out": path,
+        "seconds": time.perf_counter() - t0,
+    }
