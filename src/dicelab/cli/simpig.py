@@ -15,6 +15,13 @@ import numpy as np
 import typer
 from rich.console import Console
 
+from dicelab.cli.backend_options import (
+    AddressOption,
+    BackendOption,
+    StoreOption,
+    WorkersOption,
+    backend_kwargs,
+)
 from dicelab.cli.common import JsonOption, emit, rows_table
 from dicelab.errors import DicelabError, require
 from dicelab.progress import progress_bar
@@ -83,15 +90,31 @@ def best_response_cmd(
     out: Path | None = typer.Option(
         None, "--out", help="Save the best response table (OUT.npz + OUT.json)."
     ),
+    backend: str | None = BackendOption,
+    address: str | None = AddressOption,
+    workers: int | None = WorkersOption,
+    store: Path | None = StoreOption,
     json_out: bool = JsonOption,
 ) -> None:
-    """Exact best response to independent opponents (Algorithms 0.1 and 0.3)."""
+    """Exact best response to independent opponents (Algorithms 0.1 and 0.3).
+
+    With ``--backend`` (3 or more players) the table is solved layer by layer on the workers and
+    kept on disk in ``--store`` (zarr), so it need not fit in memory.
+    """
     from dicelab.games.simpig import SimPigRules
     from dicelab.solvers.simpig import best_response, check_size
     from dicelab.store import save_table
     from dicelab.strategies.simpig import save_strategy
 
     rules = SimPigRules(goal=goal, players=len(opponents) + 1)
+    scale = backend_kwargs(backend, address, workers, store)
+    if scale is not None:
+        from dicelab.solvers.simpig_sharded import sharded_report
+
+        require(rules.players >= 3, "--backend shards 3 or more players; two players solve in memory")
+        require(out is None, "a sharded best response stays in its --store folder; --out is for in-memory solves")
+        emit(sharded_report(list(opponents), goal, progress=not json_out, **scale), json_out)
+        return
     if rules.players > 2:
         check_size(
             rules.players, goal, symmetric=True

@@ -717,15 +717,16 @@ def check_size(
     if need > max_memory:
         raise DicelabError(
             f"{players} players at goal {goal} need about {need / 2**30:.1f} GiB of memory "
-            f"(limit {max_memory / 2**30:.1f} GiB); use fewer players, a lower goal, or "
-            f"the many-player method for state-independent strategies"
+            f"(limit {max_memory / 2**30:.1f} GiB); use fewer players, a lower goal, "
+            f"the many-player method for state-independent strategies, or --backend to shard "
+            f"the table on disk"
         )
     work = _work_needed(players, goal, components, symmetric)
     if work > max_work:
         raise DicelabError(
             f"{players} players at goal {goal} need about {work:.1e} multiply-adds "
             f"(limit {max_work:.0e}, about {work / 5e8 / 3600:.1f} hours on one core); "
-            f"lower the goal or the number of players"
+            f"lower the goal or the number of players, or spread it over workers with --backend"
         )
 
 

@@ -650,3 +650,40 @@ def best_response_sharded(
         disk,
         {"chunk_rows": chunk_rows, "successors_per_column": per_col},
     )
+
+
+def sharded_report(
+    opponents: list[str],
+    goal: int,
+    backend: str = "local",
+    address: str | None = None,
+    workers: int | None = None,
+    store: str | None = None,
+    progress: bool = True,
+) -> dict[str, Any]:
+    """``dicelab simpig best-response ... --backend``: solve, and report what the CLI prints.
+
+    Without ``store`` a new temporary folder is used, which only works when the workers share
+    this machine's disk (the local backend, or Dask without ``--address``).
+    """
+    if store is None:
+        require(address is None, "give --store, a folder every worker of the cluster can reach")
+        import tempfile
+
+        store = tempfile.mkdtemp(prefix="dicelab-simpig-")
+    res = best_response_sharded(
+        opponents, goal, store, backend=backend, address=address, workers=workers, progress=progress
+    )
+    return {
+        "players": res.players,
+        "opponents": res.opponents,
+        "goal": goal,
+        "win_probability": res.win_probability,
+        "seconds": res.seconds,
+        "store": str(res.path),
+        "symmetric": res.symmetric,
+        "layers": res.layers,
+        "shards": res.shards,
+        "max_worker_rss_mb": res.max_worker_rss_mb,
+        "disk_bytes": res.disk_bytes,
+    }
