@@ -81,7 +81,7 @@ def cluster():
         n_workers=2,
         threads_per_worker=1,
         processes=True,
-        dashboard_address=None,
+        dashboard_address=":0",
         silence_logs=logging.ERROR,
     ) as c:
         yield c

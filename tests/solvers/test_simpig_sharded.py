@@ -48,7 +48,7 @@ def test_sharded_on_a_dask_cluster_and_a_process_pool(tmp_path):
         n_workers=2,
         threads_per_worker=1,
         processes=True,
-        dashboard_address=None,
+        dashboard_address=":0",
         silence_logs=logging.ERROR,
     ) as cluster:
         on_dask = sh.best_response_sharded(

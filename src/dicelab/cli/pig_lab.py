@@ -12,6 +12,13 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
+from dicelab.cli.backend_options import (
+    AddressOption,
+    BackendOption,
+    StoreOption,
+    WorkersOption,
+    backend_kwargs,
+)
 from dicelab.cli.common import JsonOption, emit, kv_table, rows_table
 from dicelab.cli.pig import app
 from dicelab.errors import require
@@ -142,6 +149,10 @@ def simulate_cmd(
     goal: int = LabGoal,
     sides: int | None = LabSides,
     variant: str = LabVariant,
+    backend: str | None = BackendOption,
+    address: str | None = AddressOption,
+    workers: int | None = WorkersOption,
+    store: Path | None = StoreOption,
     json_out: bool = JsonOption,
 ) -> None:
     """Monte Carlo of A against B, with a Wilson interval and the exact value beside it."""
@@ -157,10 +168,13 @@ def simulate_cmd(
             records.suffix.lower() == ".parquet", f"--records must end in .parquet, got {records}"
         )
     sa, sb = parse_strategy(a), parse_strategy(b)
+    scale = backend_kwargs(backend, address, workers, store) or {}
     with progress_bar(
-        "simulating", total=1, enabled=games >= 5_000_000 or records is not None
+        "simulating", total=1, enabled=not scale and (games >= 5_000_000 or records is not None)
     ) as bar:
-        r = simulate(sa, sb, rules, games=games, seed=seed, records=records, confidence=confidence)
+        r = simulate(
+            sa, sb, rules, games=games, seed=seed, records=records, confidence=confidence, **scale
+        )
         bar.advance()
     data = r.to_dict()
     data["rules"] = rules.to_dict()
@@ -178,6 +192,10 @@ def tournament_cmd(
     goal: int = LabGoal,
     sides: int | None = LabSides,
     variant: str = LabVariant,
+    backend: str | None = BackendOption,
+    address: str | None = AddressOption,
+    workers: int | None = WorkersOption,
+    store: Path | None = StoreOption,
     json_out: bool = JsonOption,
 ) -> None:
     """Round robin: win matrix, ranking and every non-transitive 3-cycle."""
@@ -185,7 +203,8 @@ def tournament_cmd(
 
     rules = _rules(goal, sides, variant)
     require(seed >= 0, f"--seed must be >= 0, got {seed}")
-    t = tournament(specs, rules, simulate=simulate, seed=seed, progress=True)
+    scale = backend_kwargs(backend, address, workers, store) or {}
+    t = tournament(specs, rules, simulate=simulate, seed=seed, progress=True, **scale)
     data = t.to_dict()
     if plot is not None:
         from dicelab.plots.pig_lab import plot_win_matrix

@@ -471,7 +471,7 @@ class Session:
                 n_workers=self.workers or (os.cpu_count() or 1),
                 threads_per_worker=1,
                 processes=True,
-                dashboard_address=None,
+                dashboard_address=":0",
                 silence_logs=logging.ERROR,
                 env={"NUMBA_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"},  # one core per worker
             )

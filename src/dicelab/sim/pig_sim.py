@@ -245,11 +245,17 @@ def simulate(
     records: str | Path | None = None,
     confidence: float = 0.95,
     exact: bool = True,
+    backend: str | None = None,
+    address: str | None = None,
+    workers: int | None = None,
+    store: str | None = None,
 ) -> SimulationResult:
     """Play ``games`` games of ``a`` against ``b`` (first move alternating), reproducibly.
 
     ``exact=True`` also computes the exact expectation and says whether it lies inside the
-    interval. ``records`` writes one row per turn to that Parquet file.
+    interval. ``records`` writes one row per turn to that Parquet file. ``backend`` (``"local"``,
+    ``"dask"``, ``"ray"``; see :mod:`dicelab.sim.backends`) spreads the batches over worker
+    processes or a cluster, with the same counts.
     """
     rules = rules or PigRules()
     require(
@@ -262,7 +268,12 @@ def simulate(
     gain, kind = _atoms(rules)
     states = batch_states(seed, games)
     t0 = time.perf_counter()
-    if records is None:
+    if backend is not None:
+        from dicelab.sim.jobs import pig_counts
+
+        require(records is None, "--records is written by the single-process run; drop --backend")
+        counts = pig_counts(T, rules, games, seed, backend, address, workers, store)
+    elif records is None:
         per_batch = np.zeros((len(states), 6), dtype=np.int64)
         _play_all(T, gain, kind, states, games, BATCH, per_batch)
         counts = per_batch.sum(axis=0)

@@ -114,10 +114,16 @@ def tournament(
     seed: int = 0,
     progress: bool = True,
     chunk: int = 64,
+    backend: str | None = None,
+    address: str | None = None,
+    workers: int | None = None,
+    store: str | None = None,
 ) -> Tournament:
     """Play a round robin among ``specs`` (strings may be ranges like ``hold:1..100``).
 
-    Exact unless ``simulate`` gives a number of games per pair.
+    Exact unless ``simulate`` gives a number of games per pair. ``backend`` (``"local"``,
+    ``"dask"``, ``"ray"``; see :mod:`dicelab.sim.backends`) spreads the pairs over worker
+    processes or a cluster, with the same matrix.
     """
     rules = rules or PigRules()
     flat: list[Any] = []
@@ -149,12 +155,17 @@ def tournament(
         # the diagonal: each strategy against itself
         all_pairs = np.concatenate([np.stack([np.arange(n), np.arange(n)], axis=1), pairs])
         res = np.zeros((len(all_pairs), 5))
-        with progress_bar("exact round robin", total=len(all_pairs), enabled=progress) as bar:
-            for c0 in range(0, len(all_pairs), chunk):
-                res[c0 : c0 + chunk] = evaluate_many(
-                    tables, all_pairs[c0 : c0 + chunk], rules, limits
-                )
-                bar.advance(min(chunk, len(all_pairs) - c0))
+        if backend is not None:
+            from dicelab.sim.jobs import pig_pairs_exact
+
+            res = pig_pairs_exact(tables, all_pairs, rules, backend, address, workers, store, progress)
+        else:
+            with progress_bar("exact round robin", total=len(all_pairs), enabled=progress) as bar:
+                for c0 in range(0, len(all_pairs), chunk):
+                    res[c0 : c0 + chunk] = evaluate_many(
+                        tables, all_pairs[c0 : c0 + chunk], rules, limits
+                    )
+                    bar.advance(min(chunk, len(all_pairs) - c0))
         mode, games = "exact", None
         for (a, b), (af, bf, sa, sb, _) in zip(all_pairs, res, strict=True):
             first[a, b], first[b, a] = af, bf
@@ -170,9 +181,18 @@ def tournament(
         )
         all_pairs = np.concatenate([np.stack([np.arange(n), np.arange(n)], axis=1), pairs])
         seeds = np.random.SeedSequence(seed).spawn(len(all_pairs))
-        with progress_bar("simulated round robin", total=len(all_pairs), enabled=progress) as bar:
-            for (a, b), ss in zip(all_pairs, seeds, strict=True):
-                r = sim(
+        done = None  # with a backend: every pair's counts, from the same seeds
+        if backend is not None:
+            from dicelab.sim.jobs import pig_pairs_simulated
+
+            tables = np.ascontiguousarray(np.stack([s.table(rules) for s in strategies]))
+            done = pig_pairs_simulated(
+                tables, all_pairs, rules, simulate, seed, backend, address, workers, store, progress
+            )
+        quiet = not progress or done is not None
+        with progress_bar("simulated round robin", total=len(all_pairs), enabled=not quiet) as bar:
+            for p, ((a, b), ss) in enumerate(zip(all_pairs, seeds, strict=True)):
+                r = done[p] if done is not None else sim(
                     strategies[a],
                     strategies[b],
                     rules,

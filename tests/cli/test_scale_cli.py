@@ -1,0 +1,181 @@
+"""The distributed commands: --backend/--address give the single-process numbers, on a real Dask
+cluster (a LocalCluster with two worker processes) and on local worker processes."""
+
+from __future__ import annotations
+
+import json
+import logging
+
+import numpy as np
+import pytest
+
+from dicelab.cli.main import main
+
+distributed = pytest.importorskip("dask.distributed")
+
+
+def run(args, capsys):
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as exc:
+        main(args)
+    out = capsys.readouterr()
+    return exc.value.code, out.out, out.err
+
+
+def run_json(args, capsys):
+    code, out, err = run([*args, "--json"], capsys)
+    assert code == 0, err
+    return json.loads(out)
+
+
+@pytest.fixture(scope="module")
+def address():
+    with distributed.LocalCluster(
+        n_workers=2,
+        threads_per_worker=1,
+        processes=True,
+        dashboard_address=":0",
+        silence_logs=logging.ERROR,
+    ) as cluster:
+        yield cluster.scheduler_address
+
+
+def test_pig_simulate(address, capsys):
+    base = [
+        "pig",
+        "simulate",
+        "hold:10",
+        "keep-pace",
+        "--goal",
+        "40",
+        "--games",
+        "150000",
+        "--seed",
+        "4",
+    ]
+    ref = run_json(base, capsys)
+    on_dask = run_json([*base, "--backend", "dask", "--address", address], capsys)
+    pooled = run_json([*base, "--backend", "local", "--workers", "2"], capsys)
+    for got in (on_dask, pooled):
+        for key in (
+            "games",
+            "a_wins",
+            "b_wins",
+            "stalemates",
+            "a_wins_a_first",
+            "ci_low",
+            "ci_high",
+        ):
+            assert got[key] == ref[key], key
+    assert ref["inside"] is not None
+
+
+def test_pig_tournament_exact_and_simulated(address, capsys, tmp_path):
+    base = ["pig", "tournament", "hold:4..9", "turtle", "--goal", "30"]
+    ref = run_json(base, capsys)
+    got = run_json(
+        [*base, "--backend", "dask", "--address", address, "--store", str(tmp_path / "t")], capsys
+    )
+    assert np.array_equal(np.array(got["matrix"]), np.array(ref["matrix"]))
+    assert got["ranking"] == ref["ranking"] and got["cycles"] == ref["cycles"]
+    sim = [*base, "--simulate", "400", "--seed", "2"]
+    ref_sim = run_json(sim, capsys)
+    got_sim = run_json([*sim, "--backend", "dask", "--address", address], capsys)
+    assert np.array_equal(np.array(got_sim["matrix"]), np.array(ref_sim["matrix"]))
+    # the store resumes: the same command finds every task done
+    again = run_json(
+        [*base, "--backend", "dask", "--address", address, "--store", str(tmp_path / "t")], capsys
+    )
+    assert np.array_equal(np.array(again["matrix"]), np.array(ref["matrix"]))
+
+
+def test_liars_training_sweep(address, capsys, tmp_path):
+    out = tmp_path / "best"
+    args = [
+        "liars",
+        "train",
+        "--players",
+        "3",
+        "--dice",
+        "2",
+        "--games",
+        "300",
+        "--sweep",
+        "seed=0..1;alpha=0.1,0.3",
+        "--eval-games",
+        "400",
+        "--out",
+        str(out),
+    ]
+    got = run_json([*args, "--backend", "dask", "--address", address], capsys)
+    assert [(r["seed"], r["alpha"]) for r in got["sweep"]] == [
+        (0, 0.1),
+        (0, 0.3),
+        (1, 0.1),
+        (1, 0.3),
+    ]
+    local = run_json([*args, "--backend", "local", "--workers", "1"], capsys)
+    assert [r["win_rate"] for r in local["sweep"]] == [r["win_rate"] for r in got["sweep"]]
+    best = max(got["sweep"], key=lambda r: r["win_rate"])
+    assert got["best"]["win_rate"] == best["win_rate"]
+    ev = run_json(
+        ["liars", "eval", "--agent", got["out"], "--opponents", "random,random", "--games", "200"],
+        capsys,
+    )
+    assert 0.0 <= ev["win_rate"] <= 1.0
+
+
+def test_simpig_best_response_sharded(address, capsys, tmp_path):
+    base = ["simpig", "best-response", "hold:3", "hold:3", "hold:3", "--goal", "9"]
+    ref = run_json(base, capsys)
+    got = run_json(
+        [*base, "--backend", "dask", "--address", address, "--store", str(tmp_path / "br")], capsys
+    )
+    assert got["win_probability"] == ref["win_probability"]
+    assert got["players"] == 4 and got["shards"] >= 1
+
+
+def test_dask_without_an_address_starts_a_local_cluster(capsys):
+    base = [
+        "pig",
+        "simulate",
+        "hold:10",
+        "hold:12",
+        "--goal",
+        "30",
+        "--games",
+        "70000",
+        "--seed",
+        "1",
+    ]
+    ref = run_json(base, capsys)
+    got = run_json([*base, "--backend", "dask", "--workers", "2"], capsys)
+    assert got["a_wins"] == ref["a_wins"]
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--address", "tcp://127.0.0.1:8786"], "--address needs --backend dask or ray"),
+        (["--backend", "spark"], "unknown backend"),
+        (["--backend", "local", "--workers", "0"], "at least 1"),
+    ],
+)
+def test_bad_backend_options(extra, message, capsys):
+    code, out, err = run(
+        ["pig", "simulate", "hold:10", "hold:12", "--goal", "30", "--games", "100", *extra], capsys
+    )
+    assert code == 2 and out == ""
+    assert err.startswith("error: ") and message in err and err.count("\n") == 1
+
+
+def test_ray_backend_without_ray_is_one_line(capsys):
+    try:
+        import ray  # noqa: F401
+    except ImportError:
+        code, _, err = run(
+            ["pig", "tournament", "hold:1..3", "--goal", "20", "--backend", "ray"], capsys
+        )
+        assert code == 2 and "pip install 'dicelab[ray]'" in err and err.count("\n") == 1
+    else:  # pragma: no cover - ray installed
+        pytest.skip("ray is installed")
