@@ -30,6 +30,7 @@ from typing import Annotated, Any, Literal, TypeVar
 import anyio
 
 from fastapi import FastAPI, Header, Query, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
@@ -300,6 +301,14 @@ def create_app(db_url: str | None = None, warm: bool = True) -> FastAPI:
         elif isinstance(exc, explorer.Coming):
             code = 501
         return JSONResponse({"detail": str(exc)}, status_code=code)
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(_req: Request, exc: RequestValidationError) -> JSONResponse:
+        # the default answer echoes the input back, which cannot be encoded when it holds NaN or
+        # Infinity (Python's JSON parser accepts them); say where and what, not the value
+        detail = [{"loc": [str(x) for x in e.get("loc", ())], "msg": str(e.get("msg", "")), "type": str(e.get("type", ""))}
+                  for e in exc.errors()]
+        return JSONResponse({"detail": detail}, status_code=422)
 
     @app.exception_handler(Exception)
     async def _unexpected(_req: Request, exc: Exception) -> JSONResponse:

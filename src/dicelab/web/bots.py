@@ -107,6 +107,7 @@ def parse_opponent(spec: str, rules: PigRules) -> str:
         require(1 <= n <= rules.goal, f"hold:N needs 1 <= N <= goal ({rules.goal}), got {n}")
         return f"hold:{n}"
     if s.startswith("best-response:"):
+        require(s.count("best-response:") <= 2, f"best-response may be nested twice at most, got {spec!r}")
         require(best_response_available(),
                 "best-response bots are coming (they need dicelab.solvers.pig_eval); "
                 "choose optimal, hold:N or keep-pace")
