@@ -139,10 +139,24 @@ def _shard_kernel(
     tmp = np.empty(m, np.int64)
     u = np.empty(g + 1)
     n_out = 0
+    poj = np.full((m, 6 * ncomp + 1), -1, np.int64)  # the previous state's outcome lists
+    pon = np.zeros(m, np.int64)
     for r in range(R):
         srow = self_rows[r]
         for i in range(g - 1, -1, -1):
             q0all = _outcomes(g, pk, p0, ok, ow, r, i, J, oj, op, on)
+            if collect:  # the same opponent outcomes as the previous state need the same keys
+                same = i < g - 1
+                for o in range(m):
+                    if on[o] != pon[o]:
+                        same = False
+                    for x in range(on[o]):
+                        if oj[o, x] != poj[o, x]:
+                            same = False
+                        poj[o, x] = oj[o, x]
+                    pon[o] = on[o]
+                if same:
+                    continue
             for o in range(m):
                 odo[o] = 0
             nc = 0
