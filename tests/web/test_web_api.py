@@ -294,6 +294,8 @@ def test_explorer_evaluate_reproduces_seed_002_figure_17(client):
     assert res["b_first"] == pytest.approx(0.5258, abs=5e-5)
     assert res["a_overall"] == pytest.approx(0.5084, abs=5e-5)
     assert client.get("/api/explorer/evaluate", params={"a": "file:/etc/passwd", "b": "optimal"}).status_code == 422
+    png = client.get("/explorer/plot/evaluate.png", params={"a": "hold:20", "b": "keep-pace", "goal": 40})
+    assert png.status_code == 200 and png.content[:4] == b"\x89PNG"
 
 
 def test_explorer_tournament_and_simpig_curve(client):

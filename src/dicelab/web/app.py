@@ -478,6 +478,13 @@ def create_app(db_url: str | None = None, warm: bool = True) -> FastAPI:
                           sides: int | None = Query(None, ge=2, le=12)) -> dict[str, Any]:
         return explorer.evaluate(pig_play.make_rules(variant, goal, sides), a, b)
 
+    @app.get("/explorer/plot/evaluate.png", tags=["explorer"])
+    def explorer_evaluate_plot(a: str = Query(..., max_length=80), b: str = Query(..., max_length=80),
+                               variant: str = "standard", goal: int = Query(100, ge=2, le=100),
+                               sides: int | None = Query(None, ge=2, le=12)) -> Response:
+        res = explorer.evaluate(pig_play.make_rules(variant, goal, sides), a, b)
+        return Response(explorer.evaluate_plot(res), media_type="image/png")
+
     @app.get("/api/explorer/tournament", tags=["explorer"])
     def explorer_tournament(specs: str = Query(..., max_length=400), variant: str = "standard",
                             goal: int = Query(100, ge=2, le=100),

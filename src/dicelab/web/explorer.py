@@ -114,6 +114,31 @@ def evaluate(rules: PigRules, a: str, b: str) -> dict[str, Any]:
     return {"rules": rules.to_dict(), "a": sa, "b": sb, "result": _jsonable(res)}
 
 
+def evaluate_plot(res: dict[str, Any]) -> bytes:
+    """Bars of A's and B's win probabilities when A starts, when B starts and overall."""
+    import dicelab.plots  # noqa: F401
+    from matplotlib.figure import Figure
+
+    r = res["result"]
+    groups = ["A moves first", "B moves first", "first move alternating"]
+    a = [r["a_first"], 1.0 - r["b_first"] - r["stalemate_b_first"], r["a_overall"]]
+    b = [1.0 - r["a_first"] - r["stalemate_a_first"], r["b_first"], r["b_overall"]]
+    fig = Figure(figsize=(7, 3.8), dpi=90)
+    ax = fig.subplots()
+    x = np.arange(3)
+    ax.bar(x - 0.2, a, 0.4, label=f"A = {res['a']}")
+    ax.bar(x + 0.2, b, 0.4, label=f"B = {res['b']}")
+    for xi, (va, vb) in enumerate(zip(a, b, strict=True)):
+        ax.text(xi - 0.2, va + 0.01, f"{va:.4f}", ha="center", fontsize=8)
+        ax.text(xi + 0.2, vb + 0.01, f"{vb:.4f}", ha="center", fontsize=8)
+    ax.set_xticks(x, groups)
+    ax.set_ylim(0, 1.05)
+    ax.set_ylabel("P(win), exact")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    return _png(fig)
+
+
 def tournament(rules: PigRules, specs: str) -> dict[str, Any]:
     """An exact round robin over up to 12 comma-separated strategy specs."""
     mod = _need("dicelab.sim.tournament", "the tournament")

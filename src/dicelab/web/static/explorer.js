@@ -29,8 +29,11 @@
     ev.preventDefault();
     const p = rulesParams();
     for (const [k, v] of new FormData($("eval-form")).entries()) p.set(k, v);
-    try { $("eval-out").textContent = JSON.stringify(await getJSON("/api/explorer/evaluate?" + p), null, 2); }
-    catch (e) { $("eval-out").textContent = "error: " + e.message; }
+    try {
+      $("eval-out").textContent = JSON.stringify(await getJSON("/api/explorer/evaluate?" + p), null, 2);
+      $("eval-plot").src = "/explorer/plot/evaluate.png?" + p; $("eval-plot").hidden = false;
+      $("eval-json").href = "/api/explorer/evaluate?" + p; $("eval-json").hidden = false;
+    } catch (e) { $("eval-out").textContent = "error: " + e.message; }
   });
   if ($("tour-form")) $("tour-form").addEventListener("submit", async (ev) => {
     ev.preventDefault();
