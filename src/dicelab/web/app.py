@@ -7,8 +7,10 @@ The JSON API (described at ``/openapi.json``)::
 
     POST /api/games                 create a game -> {id, token, state, events}
     GET  /api/games/{id}            read it        (header X-Game-Token)
-    POST /api/games/{id}/moves      make a move    (header X-Game-Token;
-                                    body {"action": "roll"|"hold", "expected_move": VERSION})
+    POST /api/games/{id}/moves      make a move    (header X-Game-Token; body {"action": ...,
+                                    "expected_move": VERSION}: roll|hold for Pig, target + k for
+                                    simultaneous Pig, throw|stop for Super Six, bid + quantity +
+                                    face or call for Liar's Dice)
     GET  /healthz                   {"status": "ok"}
 
 Answers: 201/200 on success; 404 for an unknown game, 403 for a wrong token, 409 for a stale move
@@ -18,7 +20,6 @@ or a move in a finished game, 413 for a body over 16 KiB, 422 for malformed JSON
 from __future__ import annotations
 
 import contextlib
-import io
 import json
 import logging
 import threading
