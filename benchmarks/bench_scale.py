@@ -5,7 +5,7 @@ workers) is measured honestly. Printed: seconds (median of ``--repeat`` runs), p
 the ratio to the single-process baseline in the same run. Usage::
 
     .venv/bin/python benchmarks/bench_scale.py            # the quick set (about 3 minutes on 2 cores)
-    .venv/bin/python benchmarks/bench_scale.py --full     # adds 4 players at goal 40
+    .venv/bin/python benchmarks/bench_scale.py --full     # adds 4 players at goals 40 and 50
 """
 
 from __future__ import annotations
@@ -81,7 +81,7 @@ out = {"seconds": time.perf_counter() - t, "sum": float(res[:, 0].sum())}
 def simpig_cases(full: bool) -> dict[str, str]:
     sizes = [(3, 100, ["hold:20", "hold:30"]), (4, 20, ["hold:8"] * 3), (4, 30, ["hold:10"] * 3)]
     if full:
-        sizes.append((4, 40, ["hold:13"] * 3))
+        sizes += [(4, 40, ["hold:13"] * 3), (4, 50, ["hold:16"] * 3)]
     out = {}
     for n, g, opps in sizes:
         out[f"simpig-{n}p-goal{g}-in-memory"] = f"""
@@ -122,9 +122,10 @@ def run_case(code: str) -> dict:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--full", action="store_true")
+    ap.add_argument("--full", action="store_true", help="also 4 players at goals 40 and 50")
+    ap.add_argument("--only", default="", help="run only the cases whose name starts with this")
     args = ap.parse_args()
-    cases = {**CASES, **simpig_cases(args.full)}
+    cases = {k: v for k, v in {**CASES, **simpig_cases(args.full)}.items() if k.startswith(args.only)}
     rows = {}
     for name, code in cases.items():
         runs = [run_case(code) for _ in range(args.repeat)]
@@ -137,7 +138,7 @@ def main() -> None:
         ("pig-simulate-single", ("pig-simulate-local2", "pig-simulate-dask2")),
         ("pig-round-robin-single", ("pig-round-robin-dask2",)),
     ):
-        for o in others:
+        for o in others if base in rows else ():
             print(
                 f"{o:40s} {rows[o]['seconds'] / rows[base]['seconds']:6.2f} x the single-process time"
             )
