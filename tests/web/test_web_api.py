@@ -319,3 +319,14 @@ def test_best_response_bot_plays(client):
     assert st["opponent"] == "best-response:hold:10"
     st = play_out(client, gid, h, st)
     assert st["status"] == "finished"
+
+
+@pytest.mark.parametrize("url", ["nonsense", "postgresql+nodriver://x@localhost/db"])
+def test_serve_rejects_a_bad_database_url(url, capsys):
+    from dicelab.cli.main import main
+
+    with pytest.raises(SystemExit) as e:
+        main(["serve", "--db", url, "--no-warm"])
+    assert e.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error: cannot open database") and "\n" not in err

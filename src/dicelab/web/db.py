@@ -51,6 +51,7 @@ from sqlalchemy import (
     event,
 )
 from sqlalchemy.engine import Engine
+from sqlalchemy.exc import ArgumentError, OperationalError
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, sessionmaker
 
 from dicelab.errors import DicelabError
@@ -159,12 +160,22 @@ def make_engine(url: str) -> Engine:
     if is_sqlite:
         path = url.split("///", 1)[-1] if "///" in url else ""
         if path and path != ":memory:":
-            Path(path).expanduser().parent.mkdir(parents=True, exist_ok=True)
+            try:
+                Path(path).expanduser().parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise DicelabError(f"cannot create the folder for database {url!r}: {exc.strerror}") from exc
         kwargs["connect_args"] = {"check_same_thread": False, "timeout": 30}
         # at least one connection per database thread of the app (DB_THREADS = 16)
         kwargs["pool_size"] = 16
         kwargs["max_overflow"] = 16
-    engine = create_engine(url, **kwargs)
+    try:
+        engine = create_engine(url, **kwargs)
+    except (ArgumentError, ImportError, ValueError) as exc:
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise DicelabError(
+            f"cannot open database {url!r}: {first} (give an SQLAlchemy URL such as sqlite:///lab.sqlite "
+            "or postgresql+psycopg://user@host/dicelab, with its driver installed)"
+        ) from exc
     if is_sqlite:
         sync = os.environ.get("DICELAB_SQLITE_SYNC", "NORMAL").upper()
         if sync not in ("NORMAL", "FULL", "EXTRA"):
@@ -190,9 +201,13 @@ def migrate(engine: Engine) -> None:
     cfg = Config()
     cfg.set_main_option("script_location", str(MIGRATIONS_DIR))
     cfg.set_main_option("sqlalchemy.url", engine.url.render_as_string(hide_password=False))
-    with engine.begin() as conn:
-        cfg.attributes["connection"] = conn
-        command.upgrade(cfg, "head")
+    try:
+        with engine.begin() as conn:
+            cfg.attributes["connection"] = conn
+            command.upgrade(cfg, "head")
+    except OperationalError as exc:
+        shown = engine.url.render_as_string(hide_password=True)
+        raise DicelabError(f"cannot open database {shown}: {str(exc.orig).splitlines()[0]}") from exc
 
 
 def make_sessionmaker(engine: Engine) -> sessionmaker:
