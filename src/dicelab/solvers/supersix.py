@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import math
 import time
+from functools import lru_cache
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -410,6 +411,12 @@ def solve_two(rules: SuperSixRules | None = None) -> SuperSixSolution:
     return SuperSixSolution(
         rules, G[0], F[0], pol[0].astype(bool), residual, int(iters.max()), seconds
     )
+
+
+@lru_cache(maxsize=32)
+def solve_two_cached(rules: SuperSixRules) -> SuperSixSolution:
+    """:func:`solve_two`, remembered per rules for the life of the process (treat as read-only)."""
+    return solve_two(rules)
 
 
 # ---------------------------------------------------------------------------------------------
