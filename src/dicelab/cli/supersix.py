@@ -54,6 +54,7 @@ def solve_cmd(
             "seconds": time.perf_counter() - t0,
         }
     else:
+        require(players <= 6, f"max-n solving takes 2 to 6 players, got {players}")
         with progress_bar(f"max-n value iteration, {players} players", total=1,
                           enabled=players >= 4 and not json_out) as bar:
             msol = solve_maxn(rules)
