@@ -44,6 +44,19 @@ own win probability (max-n): a position's value is the vector of all players' wi
 found by Gauss-Seidel value iteration, again layer by layer on ``T``. Max-n iteration is not
 guaranteed to converge (policies may oscillate), so every layer reports its sweeps and final
 change; :class:`MaxNSolution` says whether all layers converged below the tolerance.
+
+Measured with 4 sticks each (every layer converged to a change below 1e-13 within 58 to 66
+sweeps): the start order's win probabilities are 0.448 / 0.316 / 0.236 for 3 players,
+0.362 / 0.268 / 0.207 / 0.164 for 4, 0.308 / 0.236 / 0.186 / 0.148 / 0.122 for 5 and
+0.269 / 0.213 / 0.172 / 0.138 / 0.113 / 0.094 for 6. The max-n policy throws again at 89% (3
+players) to 92% (6 players) of non-forced positions. Seed 001's author found by simulation that
+always throwing holds up well with more players. Checked by simulation (20,000 games, seats
+rotated, 95% Wilson intervals), one ``always`` player among max-n players wins 0.323
+[0.316, 0.329] of 3-player games (fair share 0.333), 0.244 [0.238, 0.250] of 4-player games
+(0.25), 0.188 [0.182, 0.193] of 5-player games (0.2) and 0.159 [0.154, 0.164] of 6-player games
+(0.167). So ``always`` gives up about 1 point (3 to 6% of its fair share) at every table size:
+a small loss, but a real one, and no smaller with 6 players than with 3. With two players the
+exact figure is 0.4932 (0.5948 when it starts, 0.3916 when it does not).
 """
 
 from __future__ import annotations
