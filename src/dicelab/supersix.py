@@ -22,6 +22,7 @@ Verbs:
 * :func:`solve` — exact optimal play for two players (layered policy iteration, see
   :mod:`dicelab.solvers.supersix`), or max-n value iteration for 3 to 6 players.
 * :func:`evaluate` — exact win probabilities of one strategy against another (two players).
+* :func:`best_response` — the exact best reply to a fixed strategy and its result (two players).
 * :func:`simulate` — Monte Carlo games for any number of players, with confidence intervals from
   :mod:`dicelab.sim.stats` (the same helpers as Pig).
 
@@ -43,6 +44,7 @@ from dicelab.solvers.supersix import (
     HeadToHead,
     MaxNSolution,
     SuperSixSolution,
+    best_response_two,
     evaluate_two,
     solve_maxn,
     solve_two,
@@ -57,6 +59,7 @@ __all__ = [
     "Strategy",
     "solve",
     "evaluate",
+    "best_response",
     "simulate",
     "parse",
 ]
@@ -77,6 +80,19 @@ def evaluate(a: Spec, b: Spec, rules: SuperSixRules | None = None) -> HeadToHead
     require(rules.players == 2, f"exact evaluation is for two players, got players={rules.players}")
     sa, sb = parse(a, rules), parse(b, rules)
     return evaluate_two(rules, policy_array(rules, sa), policy_array(rules, sb))
+
+
+def best_response(b: Spec, rules: SuperSixRules | None = None) -> tuple[Strategy, HeadToHead]:
+    """The strategy that beats B most often (two players), and its exact result against B."""
+    rules = rules or SuperSixRules()
+    require(rules.players == 2, f"best response is for two players, got players={rules.players}")
+    sb = parse(b, rules)
+    throw, result = best_response_two(rules, policy_array(rules, sb))
+
+    def decide(lid: int, own: int, others: tuple[int, ...]) -> bool:
+        return bool(throw[lid, own, others[0]])
+
+    return Strategy(f"best-response({sb.name})", decide), result
 
 
 def simulate(

@@ -62,6 +62,11 @@ def test_eval_and_simulate(capsys):
     assert sum(r["wins"] for r in s3["results"]) == 300
 
 
+def test_best_response(capsys):
+    d = run_json(capsys, "best-response", "optimal")
+    assert d["mean"] == pytest.approx(0.5, abs=1e-12) and round(d["a_first"], 3) == 0.602
+
+
 def test_plots(capsys, tmp_path):
     d = run_json(capsys, "plot", "--out", str(tmp_path / "s.png"))
     assert Path(d["out"]).stat().st_size > 1000

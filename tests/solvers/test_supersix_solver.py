@@ -243,3 +243,15 @@ def test_save_load_roundtrip(tmp_path):
     back = SuperSixSolution.load(tmp_path / "s6")
     assert np.array_equal(back.throw, sol.throw) and np.allclose(back.free, sol.free, equal_nan=True)
     assert back.start_player_win() == sol.start_player_win()
+
+
+@pytest.mark.parametrize("other", ["optimal", "always", "stop-at:2", "stop-at:5"])
+def test_best_response_laws(other):
+    rules = SuperSixRules(sticks=4)
+    strat, h = ss.best_response(other, rules)
+    assert ss.evaluate(strat, other, rules) == h  # the reported result is the reply's real result
+    assert h.mean >= ss.evaluate("optimal", other, rules).mean - 1e-12
+    for named in ("always", "stop-at:3", "stop-at:4"):  # no named strategy does better
+        assert h.mean >= ss.evaluate(named, other, rules).mean - 1e-12
+    if other == "optimal":  # the optimum is an equilibrium: no reply beats it
+        assert h.mean == pytest.approx(0.5, abs=1e-12)

@@ -8,6 +8,13 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
+from dicelab.cli.backend_options import (
+    AddressOption,
+    BackendOption,
+    StoreOption,
+    WorkersOption,
+    backend_kwargs,
+)
 from dicelab.cli.common import JsonOption, emit, rows_table
 from dicelab.errors import DicelabError, require
 from dicelab.games.supersix import SuperSixRules
@@ -151,6 +158,21 @@ def eval_cmd(
     emit(data, json_out, title=f"{a} against {b}")
 
 
+@app.command("best-response")
+def best_response_cmd(
+    b: str = typer.Argument(..., help="The fixed opponent: optimal, always, stop-at:N."),
+    sticks: int = SticksOption,
+    json_out: bool = JsonOption,
+) -> None:
+    """The exact best reply to a fixed strategy (two players) and how often it wins."""
+    from dicelab.supersix import best_response
+
+    rules = SuperSixRules(sticks=sticks)
+    strat, h = best_response(b, rules)
+    data = {"rules": rules.to_dict(), "b": b, "strategy": strat.name, **h.to_dict(), "exact": True}
+    emit(data, json_out, title=f"best response to {b}")
+
+
 @app.command("simulate")
 def simulate_cmd(
     specs: list[str] = typer.Argument(..., help="One strategy per seat (seat 1 starts)."),
@@ -159,6 +181,10 @@ def simulate_cmd(
     sticks: int = SticksOption,
     rotate: bool = typer.Option(False, "--rotate", help="Rotate the seats so each strategy starts equally often."),
     confidence: float = typer.Option(0.95, "--confidence", help="Confidence level of the intervals."),
+    backend: str | None = BackendOption,
+    address: str | None = AddressOption,
+    workers: int | None = WorkersOption,
+    store: Path | None = StoreOption,
     json_out: bool = JsonOption,
 ) -> None:
     """Monte Carlo games for 2 to 10 players, with Wilson confidence intervals."""
@@ -166,7 +192,15 @@ def simulate_cmd(
 
     require(len(specs) >= 2, f"give one strategy per player (at least 2), got {len(specs)}")
     rules = SuperSixRules(sticks=sticks, players=len(specs))
-    res = simulate(specs, rules, games=games, seed=seed, confidence=confidence, rotate=rotate)
+    scale = backend_kwargs(backend, address, workers, store)
+    if scale is not None:  # the same batches of games, spread over workers
+        from dicelab.sim.jobs import supersix_simulate
+
+        res = supersix_simulate(
+            list(specs), rules, games, seed, confidence, rotate, progress=not json_out, **scale
+        )
+    else:
+        res = simulate(specs, rules, games=games, seed=seed, confidence=confidence, rotate=rotate)
 
     def render(console: Console) -> None:
         console.print(rows_table(res["results"], title=f"{games} games, seed {seed}"))

@@ -34,7 +34,8 @@ q_stop``). The start player's win probability treats round 1 as seed 001 does: e
 once, then the start player begins round 2 with a forced throw (:meth:`SuperSixRules.opening`).
 
 Head-to-head evaluation of two fixed strategies uses the same layered elimination with the mover's
-identity added (two copies of each layer), one exact linear solve per layer.
+identity added (two copies of each layer), one exact linear solve per layer. A best response to a
+fixed strategy is policy iteration on the same two-copy layers, improving only the responder.
 
 More than two players: max-n value iteration
 --------------------------------------------
@@ -268,6 +269,42 @@ def _evaluate_two(N, pol):
 
 
 @njit(cache=True)
+def _best_response_two(N, pol, max_iter):
+    """Policy iteration for player A (pol[0]) against B's fixed policy pol[1], layer by layer.
+
+    With B fixed, A faces a one-player MDP; per layer, exact evaluation plus greedy improvement of
+    A's decisions only. Returns (G, F, iterations) and leaves A's best response in pol[0].
+    """
+    G = np.full((2, PITS + 1, N + 1, N + 1), np.nan)
+    F = np.full((2, PITS + 1, N + 1, N + 1), np.nan)
+    idx = np.zeros((2, PITS + 1, N + 1), dtype=np.int64)
+    coef = np.zeros((12, 7))
+    worst = 0
+    for T in range(2, N + 1):
+        for it in range(max_iter):
+            _evaluate_layer(T, 2, G, F, pol, idx, coef)
+            changed = 0
+            for o in range(1, T):
+                s = T - o
+                for i in range(min(PITS, s - 1) + 1):
+                    m = s - i
+                    q = _throw_value(0, 1, i, m, o, G, F)
+                    st = 1.0 - F[1, i, o, m]
+                    a = pol[0, i, m, o]
+                    if q > st + TIE:
+                        a = 1
+                    elif q < st - TIE:
+                        a = 0
+                    if a != pol[0, i, m, o]:
+                        pol[0, i, m, o] = a
+                        changed += 1
+            if changed == 0:
+                worst = max(worst, it + 1)
+                break
+    return G, F, worst
+
+
+@njit(cache=True)
 def _residual_two(N, G, F, pol):
     """Largest Bellman residual of self-play values (optimality equation, both flags)."""
     r = 0.0
@@ -466,7 +503,11 @@ def evaluate_two(rules: SuperSixRules, pol_a: np.ndarray, pol_b: np.ndarray) -> 
     N = rules.total
     pol = np.ascontiguousarray(np.stack([pol_a, pol_b]).astype(np.int8))
     require(pol.shape == (2, PITS + 1, N + 1, N + 1), "policy arrays do not match the rules")
-    G, F = _evaluate_two(N, pol)
+    _, F = _evaluate_two(N, pol)
+    return _head_to_head(rules, F)
+
+
+def _head_to_head(rules: SuperSixRules, F: np.ndarray) -> HeadToHead:
     a_first = b_first = 0.0
     for p, lid, counts, winner in rules.opening():
         if winner is not None:
@@ -476,6 +517,16 @@ def evaluate_two(rules: SuperSixRules, pol_a: np.ndarray, pol_b: np.ndarray) -> 
             a_first += float(p) * float(F[0, lid, counts[0], counts[1]])
             b_first += float(p) * (1.0 - float(F[1, lid, counts[0], counts[1]]))
     return HeadToHead(a_first, b_first, (a_first + b_first) / 2.0)
+
+
+def best_response_two(rules: SuperSixRules, pol_b: np.ndarray) -> tuple[np.ndarray, HeadToHead]:
+    """A's best reply to B's fixed policy: (A's policy [i, m, o] as bool, exact result)."""
+    _check_two(rules)
+    N = rules.total
+    require(pol_b.shape == (PITS + 1, N + 1, N + 1), "policy array does not match the rules")
+    pol = np.ascontiguousarray(np.stack([np.ones_like(pol_b), pol_b]).astype(np.int8))
+    _, F, _ = _best_response_two(N, pol, 100)
+    return pol[0].astype(bool), _head_to_head(rules, F)
 
 
 # ---------------------------------------------------------------------------------------------
