@@ -89,6 +89,13 @@ def test_pig_tournament_exact_and_simulated(address, capsys, tmp_path):
     assert np.array_equal(np.array(again["matrix"]), np.array(ref["matrix"]))
 
 
+def test_supersix_simulate(address, capsys):
+    base = ["supersix", "simulate", "always", "stop-at:3", "--sticks", "3", "--games", "1200", "--seed", "8"]
+    ref = run_json(base, capsys)
+    got = run_json([*base, "--backend", "dask", "--address", address], capsys)
+    assert [r["wins"] for r in got["results"]] == [r["wins"] for r in ref["results"]]
+
+
 def test_liars_training_sweep(address, capsys, tmp_path):
     out = tmp_path / "best"
     args = [

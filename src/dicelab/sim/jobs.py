@@ -368,6 +368,53 @@ def supersix_wins(
     return np.sum([r["wins"] for r in results], axis=0).astype(np.int64)
 
 
+def supersix_simulate(
+    specs: list[str],
+    rules: Any,
+    games: int,
+    seed: int,
+    confidence: float = 0.95,
+    rotate: bool = False,
+    method: str = "wilson",
+    **scale: Any,
+) -> dict[str, Any]:
+    """:func:`dicelab.supersix.simulate` on a backend: the same games, the same report."""
+    from dicelab.sim.stats import interval
+    from dicelab.strategies.supersix import parse
+
+    require(
+        len(specs) == rules.players,
+        f"give one strategy per player ({rules.players}), got {len(specs)}",
+    )
+    require(
+        isinstance(games, int) and 1 <= games <= 10_000_000,
+        f"games must be a whole number from 1 to 10000000, got {games}",
+    )
+    names = [parse(s, rules).name for s in specs]  # validates every spec here, before any task
+    wins = supersix_wins(specs, rules, games, seed, rotate, **scale)
+    results = []
+    for n, name in enumerate(names):
+        lo, hi = interval(int(wins[n]), games, confidence, method)
+        results.append(
+            {
+                "strategy": name,
+                "seat": None if rotate else n,
+                "wins": int(wins[n]),
+                "rate": float(wins[n] / games),
+                "ci_low": lo,
+                "ci_high": hi,
+            }
+        )
+    return {
+        "rules": rules.to_dict(),
+        "games": games,
+        "seed": seed,
+        "confidence": confidence,
+        "rotate": rotate,
+        "results": results,
+    }
+
+
 # --------------------------------------------------------------------------------------------
 # Liar's Dice training sweeps
 
