@@ -62,7 +62,10 @@ __all__ = [
     "best_response",
     "simulate",
     "parse",
+    "parse_strategy",
 ]
+
+parse_strategy = parse  # the name every game's facade uses
 
 Spec = str | Callable[..., bool] | Strategy
 BATCH = 500
