@@ -17,7 +17,7 @@
     return d;
   }
   const who = (p) => (p === 0 ? "You" : "Bot " + p);
-  function line(text) { const li = document.createElement("li"); li.textContent = text; $("log").appendChild(li); }
+  function line(text) { const li = document.createElement("li"); li.textContent = text; $("log").appendChild(li); $("log").scrollTop = $("log").scrollHeight; }
   function render() {
     const over = game.status === "finished";
     $("hand").textContent = game.hand.join(" ") || "(none)";

@@ -47,6 +47,7 @@
     li.className = ev.actor;
     li.textContent = describe(ev);
     $("log").appendChild(li);
+    $("log").scrollTop = $("log").scrollHeight;  // keep the newest move in view
     if (ev.faces) $("dice").textContent = faceText(ev.faces);
   }
 

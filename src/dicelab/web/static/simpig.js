@@ -50,7 +50,7 @@
     const li = document.createElement("li");
     li.textContent = events.map((e) => name(e.player) + ": target " + e.target + ", rolled " + e.faces.join(" ") +
       (e.result === "bust" ? " (pig!)" : " = " + e.turn_total)).join("; ");
-    $("log").appendChild(li);
+    $("log").appendChild(li); $("log").scrollTop = $("log").scrollHeight;
     const me = events[0];
     if (game && game.coach && me.p_lost !== null && me.p_lost !== undefined)
       $("coach-last").textContent = "Your last target: " + (me.p_lost > 1e-9 ? "gave away " + pct(me.p_lost) + " (best was " + me.best + ")" : "optimal");

@@ -21,7 +21,7 @@
     const li = document.createElement("li"); li.className = ev.actor;
     li.textContent = (ev.actor === "human" ? "You " : "Bot ") + (ev.action === "throw" ? "threw " + ev.die + ": " : "") + words[ev.result] +
       (game && game.coach && ev.actor === "human" && ev.p_lost !== null && ev.p_lost !== undefined ? (ev.p_lost > 1e-9 ? " \u2014 gave away " + pct(ev.p_lost) : " \u2014 optimal") : "");
-    $("log").appendChild(li);
+    $("log").appendChild(li); $("log").scrollTop = $("log").scrollHeight;
   }
   function render() {
     const h = game.human_seat, over = game.status === "finished";
