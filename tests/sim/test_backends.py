@@ -342,3 +342,24 @@ def test_liars_sweep_is_reproducible(cluster):
     assert np.array_equal(local[3]["q"], direct.agent.q)
     with pytest.raises(DicelabError, match="unknown sweep key"):
         jobs.parse_sweep("lr=0.1")
+
+
+def test_a_store_of_many_parts_is_compacted(tmp_path):
+    from dicelab.sim.backends import ResultStore, Session
+
+    tasks = [Task(f"{a}v{b}", {"a": a, "b": b}) for a in range(1, 13) for b in range(a + 1, 13)]
+    store = ResultStore(
+        tmp_path / "c", f"{pair_score.__module__}.{pair_score.__qualname__}", flush_seconds=0
+    )
+    with Session(workers=1) as session:
+        first = session.run(pair_score, tasks, store=store, progress=False)
+    assert len(list((tmp_path / "c").glob("part-*.parquet"))) == 1  # 66 one-row files merged
+    seen: list[str] = []
+    again = run_tasks(
+        pair_score,
+        tasks,
+        store=tmp_path / "c",
+        progress=False,
+        on_result=lambda k, r: seen.append(k),
+    )
+    assert seen == [] and same(first, again)

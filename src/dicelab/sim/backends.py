@@ -250,6 +250,27 @@ class ResultStore:
         os.replace(tmp, self.path / name)
         self._pending = []
 
+    def compact(self, max_parts: int = 64) -> None:
+        """Rewrite the store as one Parquet file once it holds more than ``max_parts`` files.
+
+        The merged file is written (atomically) before the old ones are removed, so a crash in
+        between leaves duplicate rows, which :meth:`load` reads as one result per task.
+        """
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        self.flush()
+        parts = sorted(self.path.glob("part-*.parquet"))
+        if len(parts) <= max_parts:
+            return
+        rows = [_to_row(key, digest, result) for key, (digest, result) in self.load().items()]
+        name = f"part-{time.time_ns():020d}-{uuid.uuid4().hex[:8]}.parquet"
+        tmp = self.path / (name + ".tmp")
+        pq.write_table(pa.Table.from_pylist(rows), tmp)
+        os.replace(tmp, self.path / name)
+        for part in parts:
+            part.unlink(missing_ok=True)
+
 
 def read_results(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
     """The rows of a results store (``task_id`` plus the result columns), for later analysis."""
@@ -401,7 +422,7 @@ class Session:
                         self._run_ray(fn, todo, accept)
             finally:
                 if rstore is not None:
-                    rstore.flush()
+                    rstore.compact()
         return [results[k] for k in keys]
 
     # -- local processes --------------------------------------------------------------------
