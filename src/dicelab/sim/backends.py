@@ -30,12 +30,16 @@ Guarantees, whatever the backend and the number of workers:
   only the rest. A store holding another job's results (other function, or different parameters
   under the same task id) is refused with a one-line error.
 
-A task function must be importable by the workers (a module-level function of an installed
-package) and return a mapping from column names to results: ``bool``, ``int``, ``float``, ``str``
-or a numpy array (any shape; returned as a numpy array of the same dtype and shape).
+A task function should be a module-level function of an installed package, so workers import it
+(one defined in a script or a test is sent by value through ``cloudpickle``, which the ``dask``
+extra installs). It returns a mapping from column names to results: ``bool``, ``int``,
+``float``, ``str`` or a numpy array (any shape; returned as a numpy array of the same dtype and
+shape). Local workers are started with ``forkserver`` (never ``fork``: a process that has run
+numba's parallel code cannot fork safely) and use one core each.
 
 >>> from dicelab.sim.backends import Task, run_tasks
->>> results = run_tasks(_square, [Task(str(i), {"x": i}) for i in range(4)], progress=False)
+>>> tasks = [Task(str(i), {"x": i}) for i in range(4)]
+>>> results = run_tasks(_square, tasks, workers=1, progress=False)
 >>> [r["y"] for r in results]
 [0, 1, 4, 9]
 """
@@ -472,7 +476,7 @@ class Session:
                     if attempts[key] > self.max_retries:
                         raise DicelabError(
                             f"task {key!r} lost its worker {attempts[key]} times; giving up "
-                            "(is it running out of memory?)"
+                            "(out of memory, or the worker cannot import the task function)"
                         )
 
     # -- Dask -------------------------------------------------------------------------------
