@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from dicelab.errors import DicelabError, require
-from dicelab.sim.backends import Task, run_tasks
+from dicelab.sim.backends import Result, Task, TaskFn, run_tasks
 
 BATCHES_PER_TASK = 16  # Pig simulation: 16 x 65,536 games (about a second of work) per task
 PAIRS_PER_TASK = 64
@@ -68,6 +68,46 @@ def _pig_rules(d: dict[str, Any]) -> Any:
     from dicelab.games.pig import PigRules
 
     return PigRules(**d)
+
+
+# --------------------------------------------------------------------------------------------
+# what every job does with its tasks
+
+
+def _tag(enc: dict[str, Any]) -> str:
+    """A short name for encoded tables, part of the task keys (a store tells table sets apart)."""
+    return hashlib.sha256(enc["bits"].encode()).hexdigest()[:10]
+
+
+def _batch_tasks(prefix: str, base: dict[str, Any], n_batches: int, per: int) -> list[Task]:
+    """Batches ``[b0, b1)``, ``per`` of them a task, keyed ``{prefix}-{b0}``."""
+    return [
+        Task(f"{prefix}-{b0}", {**base, "b0": b0, "b1": min(n_batches, b0 + per)})
+        for b0 in range(0, n_batches, per)
+    ]
+
+
+def _run(
+    fn: TaskFn,
+    tasks: list[Task],
+    description: str,
+    backend: str,
+    address: str | None,
+    workers: int | None,
+    store: str | None,
+    progress: bool,
+) -> list[Result]:
+    """:func:`~dicelab.sim.backends.run_tasks` with the scale options a job was given."""
+    return run_tasks(
+        fn,
+        tasks,
+        backend=backend,
+        address=address,
+        workers=workers,
+        store=store,
+        progress=progress,
+        description=description,
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -108,24 +148,9 @@ def pig_counts(
     nb = (games + BATCH - 1) // BATCH
     enc = encode_tables(tables)
     base = {"rules": rules.to_dict(), "tables": enc, "games": games, "seed": seed}
-    tag = hashlib.sha256(enc["bits"].encode()).hexdigest()[:10]
-    tasks = [
-        Task(
-            f"pig-sim-{tag}-{seed}-{games}-{b0}",
-            {**base, "b0": b0, "b1": min(nb, b0 + BATCHES_PER_TASK)},
-        )
-        for b0 in range(0, nb, BATCHES_PER_TASK)
-    ]
-    results = run_tasks(
-        pig_sim_task,
-        tasks,
-        backend=backend,
-        address=address,
-        workers=workers,
-        store=store,
-        progress=progress,
-        description="simulating",
-    )
+    tag = _tag(enc)
+    tasks = _batch_tasks(f"pig-sim-{tag}-{seed}-{games}", base, nb, BATCHES_PER_TASK)
+    results = _run(pig_sim_task, tasks, "simulating", backend, address, workers, store, progress)
     return np.sum([r["counts"] for r in results], axis=0).astype(np.int64)
 
 
@@ -171,7 +196,7 @@ def pig_pairs_exact(
     """``evaluate_many(tables, pairs, rules)``, chunk by chunk on a backend: shape ``(len(pairs), 5)``."""
     enc = encode_tables(tables)
     base = {"rules": rules.to_dict(), "tables": enc}
-    tag = hashlib.sha256(enc["bits"].encode()).hexdigest()[:10]
+    tag = _tag(enc)
     tasks = [
         Task(
             f"pig-exact-{tag}-{c0}",
@@ -179,15 +204,8 @@ def pig_pairs_exact(
         )
         for c0 in range(0, len(pairs), PAIRS_PER_TASK)
     ]
-    results = run_tasks(
-        pig_exact_task,
-        tasks,
-        backend=backend,
-        address=address,
-        workers=workers,
-        store=store,
-        progress=progress,
-        description="exact round robin",
+    results = _run(
+        pig_exact_task, tasks, "exact round robin", backend, address, workers, store, progress
     )
     return (
         np.concatenate([r["res"].reshape(-1, 5) for r in results]) if results else np.zeros((0, 5))
@@ -273,7 +291,7 @@ def pig_pairs_simulated(
     enc = encode_tables(tables)
     n = len(pairs)
     base = {"rules": rules.to_dict(), "tables": enc, "games": games, "seed": seed, "n_pairs": n}
-    tag = hashlib.sha256(enc["bits"].encode()).hexdigest()[:10]
+    tag = _tag(enc)
     per = max(1, PAIRS_PER_TASK // 8)
     tasks = []
     for c0 in range(0, n, per):
@@ -281,15 +299,15 @@ def pig_pairs_simulated(
             x for p in range(c0, min(n, c0 + per)) for x in (p, int(pairs[p][0]), int(pairs[p][1]))
         ]
         tasks.append(Task(f"pig-simpairs-{tag}-{seed}-{games}-{c0}", {**base, "pairs": flat}))
-    results = run_tasks(
+    results = _run(
         pig_sim_pairs_task,
         tasks,
-        backend=backend,
-        address=address,
-        workers=workers,
-        store=store,
-        progress=progress,
-        description="simulated round robin",
+        "simulated round robin",
+        backend,
+        address,
+        workers,
+        store,
+        progress,
     )
     return [PairCounts(row) for r in results for row in r["counts"].reshape(-1, 7)]
 
@@ -351,19 +369,9 @@ def supersix_wins(
         "seed": seed,
         "rotate": rotate,
     }
-    tasks = [
-        Task(f"supersix-{seed}-{games}-{b0}", {**base, "b0": b0, "b1": min(nb, b0 + per)})
-        for b0 in range(0, nb, per)
-    ]
-    results = run_tasks(
-        supersix_sim_task,
-        tasks,
-        backend=backend,
-        address=address,
-        workers=workers,
-        store=store,
-        progress=progress,
-        description="simulating",
+    tasks = _batch_tasks(f"supersix-{seed}-{games}", base, nb, per)
+    results = _run(
+        supersix_sim_task, tasks, "simulating", backend, address, workers, store, progress
     )
     return np.sum([r["wins"] for r in results], axis=0).astype(np.int64)
 
@@ -531,15 +539,8 @@ def liars_sweep(
         "design": design,
     }
     tasks = [Task(f"liars-{i}", {**base, "setting": s}) for i, s in enumerate(grid)]
-    results = run_tasks(
-        liars_train_task,
-        tasks,
-        backend=backend,
-        address=address,
-        workers=workers,
-        store=store,
-        progress=progress,
-        description="training sweep",
+    results = _run(
+        liars_train_task, tasks, "training sweep", backend, address, workers, store, progress
     )
     return [{**s, **r} for s, r in zip(grid, results, strict=True)]
 
