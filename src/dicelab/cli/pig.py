@@ -35,13 +35,15 @@ def make_rules(goal: int, sides: int | None, variant: str) -> PigRules:
     return PigRules(goal=goal, sides=sides, variant=variant)
 
 
-def solve_with_progress(rules: PigRules, turn_limit: int | None = None, quiet: bool = False):
-    """Solve through the cache, with a spinner-style bar on stderr for large problems."""
-    from dicelab.solvers.pig import solve_cached
+def solve_with_progress(
+    rules: PigRules, turn_limit: int | None = None, quiet: bool = False, no_cache: bool = False
+):
+    """Solve through the cache (afresh with ``no_cache``), with a bar on stderr for large problems."""
+    from dicelab.solvers.pig import solve, solve_cached
 
     big = rules.goal >= 200 or turn_limit is not None
     with progress_bar("solving Pig", total=1, enabled=big and not quiet) as bar:
-        sol = solve_cached(rules, turn_limit)
+        sol = solve(rules, turn_limit) if no_cache else solve_cached(rules, turn_limit)
         bar.advance()
     return sol
 
@@ -61,13 +63,9 @@ def solve_cmd(
     Solved tables are cached in the user cache folder (DICELAB_CACHE_DIR overrides it), so a
     repeated call loads the table instead of solving again; ``seconds`` is this call's time.
     """
-    from dicelab.solvers.pig import solve, solve_cached
-
     rules = make_rules(goal, sides, variant)
     t0 = time.perf_counter()
-    with progress_bar("solving Pig", total=1, enabled=rules.goal >= 200 or turn_limit is not None) as bar:
-        sol = solve(rules, turn_limit) if no_cache else solve_cached(rules, turn_limit)
-        bar.advance()
+    sol = solve_with_progress(rules, turn_limit, no_cache=no_cache)
     summary = sol.summary()
     summary["seconds"] = time.perf_counter() - t0
     summary["solve_seconds"] = sol.seconds

@@ -20,38 +20,30 @@ from dicelab.cli.backend_options import (
     backend_kwargs,
 )
 from dicelab.cli.common import JsonOption, emit, kv_table, rows_table
-from dicelab.cli.pig import app
+from dicelab.cli.pig import GoalOption, SidesOption, VariantOption, app, make_rules
 from dicelab.errors import require
-from dicelab.games.pig import VARIANTS, PigRules
 from dicelab.progress import progress_bar
 
-LabGoal = typer.Option(100, "--goal", help="Points needed to win.")
-LabSides = typer.Option(None, "--sides", help="Faces per die (default: 6; a coin for piglet).")
-LabVariant = typer.Option("standard", "--variant", help=f"One of: {', '.join(VARIANTS)}.")
 SPEC_HELP = (
     "Strategy: optimal, hold:N, keep-pace, turtle, roll-to-win, roll-and-wait, "
     "best-response:SPEC or file:PATH (.csv or .npz)."
 )
 
 
-def _rules(goal: int, sides: int | None, variant: str) -> PigRules:
-    return PigRules(goal=goal, sides=sides, variant=variant)
-
-
 @app.command("eval")
 def eval_cmd(
     a: str = typer.Argument(..., help=SPEC_HELP),
     b: str = typer.Argument(..., help=SPEC_HELP),
-    goal: int = LabGoal,
-    sides: int | None = LabSides,
-    variant: str = LabVariant,
+    goal: int = GoalOption,
+    sides: int | None = SidesOption,
+    variant: str = VariantOption,
     json_out: bool = JsonOption,
 ) -> None:
     """Exact win probabilities of A against B (and the chance the game never ends)."""
     from dicelab.solvers.pig_eval import evaluate
     from dicelab.strategies.pig import parse_strategy
 
-    rules = _rules(goal, sides, variant)
+    rules = make_rules(goal, sides, variant)
     sa, sb = parse_strategy(a), parse_strategy(b)
     e = evaluate(sa, sb, rules)
     data = {
@@ -80,16 +72,16 @@ def best_response_cmd(
         False, "--iterate", help="Also iterate best responses starting from B."
     ),
     max_iter: int = typer.Option(20, "--max-iter", help="Most iterations with --iterate."),
-    goal: int = LabGoal,
-    sides: int | None = LabSides,
-    variant: str = LabVariant,
+    goal: int = GoalOption,
+    sides: int | None = SidesOption,
+    variant: str = VariantOption,
     json_out: bool = JsonOption,
 ) -> None:
     """The exact best response A to strategy B, and how A fares against B."""
     from dicelab.solvers.pig_eval import best_response, iterated_best_response
     from dicelab.strategies.pig import parse_strategy, save_strategy
 
-    rules = _rules(goal, sides, variant)
+    rules = make_rules(goal, sides, variant)
     require(1 <= max_iter <= 1000, f"--max-iter must be from 1 to 1000, got {max_iter}")
     if out is not None:
         require(
@@ -146,9 +138,9 @@ def simulate_cmd(
     confidence: float = typer.Option(
         0.95, "--confidence", help="Confidence level of the interval."
     ),
-    goal: int = LabGoal,
-    sides: int | None = LabSides,
-    variant: str = LabVariant,
+    goal: int = GoalOption,
+    sides: int | None = SidesOption,
+    variant: str = VariantOption,
     backend: str | None = BackendOption,
     address: str | None = AddressOption,
     workers: int | None = WorkersOption,
@@ -159,7 +151,7 @@ def simulate_cmd(
     from dicelab.sim.pig_sim import simulate
     from dicelab.strategies.pig import parse_strategy
 
-    rules = _rules(goal, sides, variant)
+    rules = make_rules(goal, sides, variant)
     require(
         0.0 < confidence < 1.0, f"--confidence must lie strictly between 0 and 1, got {confidence}"
     )
@@ -189,9 +181,9 @@ def tournament_cmd(
     ),
     seed: int = typer.Option(0, "--seed", help="Seed of the simulated tournament."),
     plot: Path | None = typer.Option(None, "--plot", help="Write the win-matrix heatmap (.png)."),
-    goal: int = LabGoal,
-    sides: int | None = LabSides,
-    variant: str = LabVariant,
+    goal: int = GoalOption,
+    sides: int | None = SidesOption,
+    variant: str = VariantOption,
     backend: str | None = BackendOption,
     address: str | None = AddressOption,
     workers: int | None = WorkersOption,
@@ -201,7 +193,7 @@ def tournament_cmd(
     """Round robin: win matrix, ranking and every non-transitive 3-cycle."""
     from dicelab.sim.tournament import tournament
 
-    rules = _rules(goal, sides, variant)
+    rules = make_rules(goal, sides, variant)
     require(seed >= 0, f"--seed must be >= 0, got {seed}")
     scale = backend_kwargs(backend, address, workers, store) or {}
     t = tournament(specs, rules, simulate=simulate, seed=seed, progress=True, **scale)
@@ -239,15 +231,15 @@ def vs_hold_cmd(
     out: Path | None = typer.Option(
         None, "--out", help="Write the plot (.png), like seed 002's Figure 18."
     ),
-    goal: int = LabGoal,
-    sides: int | None = LabSides,
-    variant: str = LabVariant,
+    goal: int = GoalOption,
+    sides: int | None = SidesOption,
+    variant: str = VariantOption,
     json_out: bool = JsonOption,
 ) -> None:
     """Strategy X against every hold:N: exact overall win chances (and a plot)."""
     from dicelab.plots.pig_lab import against_holds, plot_against_holds
 
-    rules = _rules(goal, sides, variant)
+    rules = make_rules(goal, sides, variant)
     require(1 <= n_max <= 1000, f"--max must be from 1 to 1000, got {n_max}")
     data = against_holds(x, rules, n_max)
     if out is not None:
@@ -278,15 +270,15 @@ def fair_test_cmd(
     confidence: float = typer.Option(
         0.95, "--confidence", help="Confidence level of the intervals."
     ),
-    goal: int = LabGoal,
-    sides: int | None = LabSides,
-    variant: str = LabVariant,
+    goal: int = GoalOption,
+    sides: int | None = SidesOption,
+    variant: str = VariantOption,
     json_out: bool = JsonOption,
 ) -> None:
     """Simulated against exact values, pair by pair, like seed 002's Figure 17."""
     from dicelab.sim.pig_sim import fair_test
 
-    rules = _rules(goal, sides, variant)
+    rules = make_rules(goal, sides, variant)
     require(games >= 2, f"--games must be at least 2, got {games}")
     require(seed >= 0, f"--seed must be >= 0, got {seed}")
     require(
