@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 import gymnasium
 import numpy as np
@@ -33,6 +33,23 @@ from dicelab.errors import DicelabError, require
 
 Policy = Callable[["TurnCore", int, np.random.Generator], int]
 """A fixed strategy for a seat: ``policy(core, player, rng) -> action``."""
+
+GameT = TypeVar("GameT")
+
+
+def check_render_mode(render_mode: str | None) -> None:
+    """Refuse a render mode other than ``None`` and ``"ansi"``."""
+    require(
+        render_mode in (None, "ansi"),
+        f"render_mode must be None or 'ansi', got {render_mode!r}",
+    )
+
+
+def live_game(game: GameT | None) -> GameT:
+    """A core's game, or the error for an environment used before ``reset``."""
+    if game is None:
+        raise DicelabError("the environment must be reset before it is used")
+    return game
 
 
 class TurnCore(ABC):
@@ -117,10 +134,7 @@ class TurnBasedAEC(AECEnv):
         render_mode: str | None = None,
     ) -> None:
         super().__init__()
-        require(
-            render_mode in (None, "ansi"),
-            f"render_mode must be None or 'ansi', got {render_mode!r}",
-        )
+        check_render_mode(render_mode)
         require(
             first is None or 0 <= first < core.n_players,
             f"first must be a seat from 0 to {core.n_players - 1}",
@@ -239,10 +253,7 @@ class VersusStrategyEnv(gymnasium.Env):
         max_moves: int = 10_000,
         render_mode: str | None = None,
     ) -> None:
-        require(
-            render_mode in (None, "ansi"),
-            f"render_mode must be None or 'ansi', got {render_mode!r}",
-        )
+        check_render_mode(render_mode)
         require(
             len(opponents) == core.n_players - 1,
             f"need one opponent strategy per other seat ({core.n_players - 1}), got {len(opponents)}",

@@ -30,7 +30,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo.utils import wrappers
 
-from dicelab.envs.base import Policy, TurnBasedAEC, TurnCore, VersusStrategyEnv
+from dicelab.envs.base import Policy, TurnBasedAEC, TurnCore, VersusStrategyEnv, live_game
 from dicelab.errors import DicelabError, require
 from dicelab.games.liars import Bid, LiarsGame, LiarsRules, PlayerView
 from dicelab.strategies.liars import BOT_NAMES
@@ -62,9 +62,7 @@ class LiarsCore(TurnCore):
         self.game = LiarsGame(self.rules, seed=int(rng.integers(2**63 - 1)))
 
     def _g(self) -> LiarsGame:
-        if self.game is None:
-            raise DicelabError("the environment must be reset before it is used")
-        return self.game
+        return live_game(self.game)
 
     def to_move(self) -> int:
         return self._g().to_move

@@ -29,8 +29,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo.utils import wrappers
 
-from dicelab.envs.base import Policy, TurnBasedAEC, TurnCore, VersusStrategyEnv
-from dicelab.errors import DicelabError
+from dicelab.envs.base import Policy, TurnBasedAEC, TurnCore, VersusStrategyEnv, live_game
 from dicelab.games.pig import PigGame, PigRules
 
 HOLD, ROLL = 0, 1
@@ -56,9 +55,7 @@ class PigCore(TurnCore):
         self.game = PigGame(self.rules, rng, first=first)
 
     def _g(self) -> PigGame:
-        if self.game is None:
-            raise DicelabError("the environment must be reset before it is used")
-        return self.game
+        return live_game(self.game)
 
     def to_move(self) -> int:
         return self._g().to_move

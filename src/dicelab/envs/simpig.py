@@ -26,6 +26,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import ParallelEnv
 
+from dicelab.envs.base import check_render_mode
 from dicelab.errors import DicelabError, require
 from dicelab.games.simpig import SIDES, SimPigGame, SimPigRules
 
@@ -84,10 +85,7 @@ class parallel_env(ParallelEnv):
         max_turns: int = 10_000,
         render_mode: str | None = None,
     ) -> None:
-        require(
-            render_mode in (None, "ansi"),
-            f"render_mode must be None or 'ansi', got {render_mode!r}",
-        )
+        check_render_mode(render_mode)
         require(players <= 64, f"the environment seats at most 64 players, got {players}")
         require(max_turns >= 1, f"max_turns must be at least 1, got {max_turns}")
         self.rules = SimPigRules(goal=goal, players=players)
@@ -187,10 +185,7 @@ class SimPigEnv(gymnasium.Env):
         max_turns: int = 10_000,
         render_mode: str | None = None,
     ) -> None:
-        require(
-            render_mode in (None, "ansi"),
-            f"render_mode must be None or 'ansi', got {render_mode!r}",
-        )
+        check_render_mode(render_mode)
         self.rules = SimPigRules(goal=goal, players=players)
         specs = [opponents] * (players - 1) if isinstance(opponents, str) else list(opponents)
         require(

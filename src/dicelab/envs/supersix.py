@@ -26,8 +26,8 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo.utils import wrappers
 
-from dicelab.envs.base import Policy, TurnBasedAEC, TurnCore, VersusStrategyEnv
-from dicelab.errors import DicelabError, require
+from dicelab.envs.base import Policy, TurnBasedAEC, TurnCore, VersusStrategyEnv, live_game
+from dicelab.errors import require
 from dicelab.games.supersix import PITS, SuperSixGame, SuperSixRules
 
 STOP, THROW = 0, 1
@@ -80,12 +80,11 @@ class SuperSixCore(TurnCore):
         self.forced = True
 
     def apply(self, action: int) -> None:
-        if self._game is None:
-            raise DicelabError("the environment must be reset before it is used")
+        game = live_game(self._game)
         if action == STOP:
             self._next_turn()
             return
-        won, over = self._game._throw(self.seat, self.pits, self.counts)
+        won, over = game._throw(self.seat, self.pits, self.counts)
         if won:
             self.winner = self.seat
         elif self.opening:  # round 1: one throw each, then seat 0 starts round 2 (forced)
