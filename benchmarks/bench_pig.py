@@ -28,15 +28,26 @@ from dicelab.solvers.pig import solve  # noqa: E402
 from dicelab.solvers.pig_reference import value_iteration  # noqa: E402
 
 PEAK_SCRIPT = """
-import resource, tracemalloc
+import sys, tracemalloc
 from dicelab.games.pig import PigRules
 from dicelab.solvers.pig import solve
 solve(PigRules(goal=10))  # load compiled kernels
-tracemalloc.start()
-s = solve(PigRules(goal=100))
-cur, peak = tracemalloc.get_traced_memory()
-print(peak, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+if sys.argv[1] == "trace":  # tracemalloc costs memory itself: measured in its own process
+    tracemalloc.start()
+    solve(PigRules(goal=100))
+    print(tracemalloc.get_traced_memory()[1])
+else:
+    solve(PigRules(goal=100))
+    # VmHWM, not ru_maxrss: a forked child's ru_maxrss starts at its parent's peak
+    hwm = [line for line in open("/proc/self/status") if line.startswith("VmHWM")][0]
+    print(int(hwm.split()[1]))
 """
+
+
+def _child(mode: str) -> int:
+    out = subprocess.run([sys.executable, "-c", PEAK_SCRIPT, mode], capture_output=True, check=True,
+                         text=True).stdout
+    return int(out.strip())
 
 
 def main() -> None:
@@ -59,10 +70,9 @@ def main() -> None:
     assert abs(json.loads(out)["win_probability"] - 0.5305927) < 1e-7
     print(f"{'fresh `dicelab pig solve --json` process':<48} wall {statistics.median(walls):.2f} s")
 
-    peak, maxrss_kb = map(int, subprocess.run([sys.executable, "-c", PEAK_SCRIPT], capture_output=True,
-                                              check=True, text=True).stdout.split())
+    peak, maxrss_kb = _child("trace"), _child("rss")
     print(f"{'peak memory, goal 100':<48} solve {peak / 2**20:.1f} MiB (tracemalloc), "
-          f"process {maxrss_kb / 1024:.0f} MiB (max RSS)")
+          f"process {maxrss_kb / 1024:.0f} MiB (peak RSS, VmHWM)")
 
     big = PigRules(goal=300)
     report("solve goal 300 (warm)", median_time(lambda: solve(big), repeat=3))
