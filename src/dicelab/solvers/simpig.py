@@ -65,6 +65,74 @@ DEFAULT_MAX_WORK = 2e11  # multiply-adds of the n-player pass (several minutes o
 
 
 @njit(cache=True)
+def _outcome_list(g, p0, pk, ks, ws, j, out_j, out_p):
+    """One opponent's outcomes from score ``j`` when it plays target ``ks[c]`` with weight
+    ``ws[c]``: writes the new scores and probabilities of the non-bust outcomes to ``out_j`` /
+    ``out_p`` and returns their count and the bust probability."""
+    cnt = 0
+    q0 = 0.0
+    for c in range(ks.shape[0]):
+        w = ws[c]
+        if w == 0.0:
+            continue
+        k = ks[c]
+        q0 += w * p0[k]
+        for r in range(6):
+            p = w * pk[k, r]
+            if p > 0.0:
+                jj = j + k + r
+                if jj > g:
+                    jj = g
+                out_j[cnt] = jj
+                out_p[cnt] = p
+                cnt += 1
+    return cnt, q0
+
+
+@njit(cache=True)
+def _pure_opponent(g, p0, pk, v, i, j, kb, u):
+    """``u[ii]`` for ``ii >= i``: the value of A at ``ii`` averaged over the outcomes of an
+    opponent at ``j`` with target ``kb`` (its bust left out at ``ii == i``: the self-loop)."""
+    for ii in range(i, g + 1):
+        acc = 0.0
+        for r in range(6):
+            jj = j + kb + r
+            if jj > g:
+                jj = g
+            acc += pk[kb, r] * v[ii, jj]
+        if ii > i:
+            acc += p0[kb] * v[ii, j]
+        u[ii] = acc
+
+
+@njit(cache=True)
+def _rest_value(g, p0, pk, u, i, k):
+    """A's value of target ``k`` at own score ``i`` without the all-bust self-loop (``u``: A's
+    value at each own score, the opponents' outcomes averaged)."""
+    r_k = p0[k] * u[i]
+    for r in range(6):
+        ii = i + k + r
+        if ii > g:
+            ii = g
+        r_k += pk[k, r] * u[ii]
+    return r_k
+
+
+@njit(cache=True)
+def _best_target(g, p0, pk, u, i, q0):
+    """A's best target at own score ``i`` and its value (``q0``: the opponents' all-bust
+    probability; the self-loop in closed form)."""
+    bestv = -1.0
+    bestk = 1
+    for k in range(1, g - i + 1):
+        val = _rest_value(g, p0, pk, u, i, k) / (1.0 - p0[k] * q0)
+        if val > bestv + 1e-15:
+            bestv = val
+            bestk = k
+    return bestv, bestk
+
+
+@njit(cache=True)
 def _pass2(g, p0, pk, ak, aw, bk, bw, best, v, pol):
     """One backward pass of the two-player game (A: rows, B: columns).
 
@@ -82,23 +150,7 @@ def _pass2(g, p0, pk, ak, aw, bk, bw, best, v, pol):
         ihi = min(s, g - 1)
         for i in range(ilo, ihi + 1):
             j = s - i
-            nb = 0
-            q0 = 0.0
-            for c in range(nc_b):
-                w = bw[c, i, j]
-                if w == 0.0:
-                    continue
-                k = bk[c, i, j]
-                q0 += w * p0[k]
-                for r in range(6):
-                    p = w * pk[k, r]
-                    if p > 0.0:
-                        jj = j + k + r
-                        if jj > g:
-                            jj = g
-                        ob_j[nb] = jj
-                        ob_p[nb] = p
-                        nb += 1
+            nb, q0 = _outcome_list(g, p0, pk, bk[:, i, j], bw[:, i, j], j, ob_j, ob_p)
             for ii in range(i, g + 1):
                 acc = 0.0
                 for b in range(nb):
@@ -106,23 +158,8 @@ def _pass2(g, p0, pk, ak, aw, bk, bw, best, v, pol):
                 if ii > i:
                     acc += q0 * v[ii, j]
                 u[ii] = acc
-            u0 = u[i]
             if best:
-                bestv = -1.0
-                bestk = 1
-                for k in range(1, g - i + 1):
-                    r_k = p0[k] * u0
-                    for r in range(6):
-                        ii = i + k + r
-                        if ii > g:
-                            ii = g
-                        r_k += pk[k, r] * u[ii]
-                    val = r_k / (1.0 - p0[k] * q0)
-                    if val > bestv + 1e-15:
-                        bestv = val
-                        bestk = k
-                v[i, j] = bestv
-                pol[i, j] = bestk
+                v[i, j], pol[i, j] = _best_target(g, p0, pk, u, i, q0)
             else:
                 rt = 0.0
                 st = 0.0
@@ -131,13 +168,7 @@ def _pass2(g, p0, pk, ak, aw, bk, bw, best, v, pol):
                     if w == 0.0:
                         continue
                     k = ak[c, i, j]
-                    r_k = p0[k] * u0
-                    for r in range(6):
-                        ii = i + k + r
-                        if ii > g:
-                            ii = g
-                        r_k += pk[k, r] * u[ii]
-                    rt += w * r_k
+                    rt += w * _rest_value(g, p0, pk, u, i, k)
                     st += w * p0[k] * q0
                 v[i, j] = rt / (1.0 - st)
                 pol[i, j] = ak[0, i, j]
@@ -157,32 +188,8 @@ def _selfplay_sweeps(g, p0, pk, v, pol, vhist, phist):
             for i in range(ilo, ihi + 1):
                 j = s - i
                 kb = pol[j, i]
-                q0 = p0[kb]
-                for ii in range(i, g + 1):
-                    acc = 0.0
-                    for r in range(6):
-                        jj = j + kb + r
-                        if jj > g:
-                            jj = g
-                        acc += pk[kb, r] * v[ii, jj]
-                    if ii > i:
-                        acc += q0 * v[ii, j]
-                    u[ii] = acc
-                bestv = -1.0
-                bestk = 1
-                for k in range(1, g - i + 1):
-                    r_k = p0[k] * u[i]
-                    for r in range(6):
-                        ii = i + k + r
-                        if ii > g:
-                            ii = g
-                        r_k += pk[k, r] * u[ii]
-                    val = r_k / (1.0 - p0[k] * q0)
-                    if val > bestv + 1e-15:
-                        bestv = val
-                        bestk = k
-                v[i, j] = bestv
-                pol[i, j] = bestk
+                _pure_opponent(g, p0, pk, v, i, j, kb, u)
+                v[i, j], pol[i, j] = _best_target(g, p0, pk, u, i, p0[kb])
         phist[t] = pol
         vhist[t] = v
 
@@ -193,27 +200,12 @@ def _state_matrix(g, p0, pk, v, i, j, rmat, smat):
     self-loop, and that loop's probability ``smat[k-1, k'-1]``, for A's ``k`` and B's ``k'``."""
     ka = g - i
     kb = g - j
-    u = np.empty((g + 1, 7))  # u[ii, b]: E over A-outcome fixed at row ii and B-outcome column b
+    u = np.empty(g + 1)
     for kp in range(1, kb + 1):
-        # w[ii] = E_{Y ~ X_kp}[v[ii, j + Y]] without the Y = 0 part at ii == i.
-        for ii in range(i, g + 1):
-            acc = 0.0
-            for r in range(6):
-                jj = j + kp + r
-                if jj > g:
-                    jj = g
-                acc += pk[kp, r] * v[ii, jj]
-            if ii > i:
-                acc += p0[kp] * v[ii, j]
-            u[ii, 0] = acc
+        # u[ii] = E_{Y ~ X_kp}[v[ii, j + Y]] without the Y = 0 part at ii == i.
+        _pure_opponent(g, p0, pk, v, i, j, kp, u)
         for k in range(1, ka + 1):
-            r_k = p0[k] * u[i, 0]
-            for r in range(6):
-                ii = i + k + r
-                if ii > g:
-                    ii = g
-                r_k += pk[k, r] * u[ii, 0]
-            rmat[k - 1, kp - 1] = r_k
+            rmat[k - 1, kp - 1] = _rest_value(g, p0, pk, u, i, k)
             smat[k - 1, kp - 1] = p0[k] * p0[kp]
 
 
@@ -297,23 +289,7 @@ def _pass_n(n, g, p0, pk, ok, ow, best, symmetric, a_k, v, pol):
         q0all = 1.0
         for o in range(m):
             jo = coords[o + 1]
-            cnt = 0
-            q0 = 0.0
-            for c in range(ncomp):
-                w = ow[o, c, wi]
-                if w == 0.0:
-                    continue
-                k = ok[o, c, idx]
-                q0 += w * p0[k]
-                for r in range(6):
-                    p = w * pk[k, r]
-                    if p > 0.0:
-                        jj = jo + k + r
-                        if jj > g:
-                            jj = g
-                        oj[o, cnt] = jj
-                        op[o, cnt] = p
-                        cnt += 1
+            cnt, q0 = _outcome_list(g, p0, pk, ok[o, :, idx], ow[o, :, wi], jo, oj[o], op[o])
             oj[o, cnt] = jo
             op[o, cnt] = q0
             cnt += 1
@@ -368,30 +344,10 @@ def _pass_n(n, g, p0, pk, ok, ow, best, symmetric, a_k, v, pol):
                 acc += q0all * v[base + self_off]
             u[ii] = acc
         if best:
-            bestv = -1.0
-            bestk = 1
-            for k in range(1, g - i + 1):
-                r_k = p0[k] * u[i]
-                for r in range(6):
-                    ii = i + k + r
-                    if ii > g:
-                        ii = g
-                    r_k += pk[k, r] * u[ii]
-                val = r_k / (1.0 - p0[k] * q0all)
-                if val > bestv + 1e-15:
-                    bestv = val
-                    bestk = k
-            v[idx] = bestv
-            pol[idx] = bestk
+            v[idx], pol[idx] = _best_target(g, p0, pk, u, i, q0all)
         else:
             k = a_k[idx]
-            r_k = p0[k] * u[i]
-            for r in range(6):
-                ii = i + k + r
-                if ii > g:
-                    ii = g
-                r_k += pk[k, r] * u[ii]
-            v[idx] = r_k / (1.0 - p0[k] * q0all)
+            v[idx] = _rest_value(g, p0, pk, u, i, k) / (1.0 - p0[k] * q0all)
             pol[idx] = k
 
 
