@@ -45,6 +45,14 @@ def check_render_mode(render_mode: str | None) -> None:
     )
 
 
+def render_ansi(render_mode: str | None, describe: Callable[[], str]) -> str | None:
+    """What ``render()`` returns: ``describe()``; without a render mode, a warning and ``None``."""
+    if render_mode is None:
+        gymnasium.logger.warn("render() needs render_mode='ansi'")
+        return None
+    return describe()
+
+
 def live_game(game: GameT | None) -> GameT:
     """A core's game, or the error for an environment used before ``reset``."""
     if game is None:
@@ -218,10 +226,7 @@ class TurnBasedAEC(AECEnv):
         return self.agents[(i + 1) % len(self.agents)]
 
     def render(self) -> str | None:
-        if self.render_mode is None:
-            gymnasium.logger.warn("render() needs render_mode='ansi'")
-            return None
-        return self.core.describe()
+        return render_ansi(self.render_mode, self.core.describe)
 
     def close(self) -> None:
         """Nothing to release."""
@@ -339,7 +344,4 @@ class VersusStrategyEnv(gymnasium.Env):
         return self._obs(), float(reward), done, truncated, self._info()
 
     def render(self) -> str | None:
-        if self.render_mode is None:
-            gymnasium.logger.warn("render() needs render_mode='ansi'")
-            return None
-        return self.core.describe()
+        return render_ansi(self.render_mode, self.core.describe)

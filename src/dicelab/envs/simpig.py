@@ -26,7 +26,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import ParallelEnv
 
-from dicelab.envs.base import check_render_mode
+from dicelab.envs.base import check_render_mode, render_ansi
 from dicelab.errors import DicelabError, require
 from dicelab.games.simpig import SIDES, SimPigGame, SimPigRules
 
@@ -54,6 +54,11 @@ def _observe(
     if not done:
         mask[: rules.goal - scores[player]] = 1
     return {"observation": obs, "action_mask": mask}
+
+
+def _describe(game: SimPigGame | None) -> str:
+    assert game is not None
+    return f"turn {game.turns}: scores {game.scores}"
 
 
 def simpig_policy(spec: str, rules: SimPigRules) -> Chooser:
@@ -152,11 +157,7 @@ class parallel_env(ParallelEnv):
         return obs, rewards, terms, truncs, infos
 
     def render(self) -> str | None:
-        if self.render_mode is None:
-            gymnasium.logger.warn("render() needs render_mode='ansi'")
-            return None
-        assert self.game is not None
-        return f"turn {self.game.turns}: scores {self.game.scores}"
+        return render_ansi(self.render_mode, lambda: _describe(self.game))
 
     def close(self) -> None:
         """Nothing to release."""
@@ -245,8 +246,4 @@ class SimPigEnv(gymnasium.Env):
         )
 
     def render(self) -> str | None:
-        if self.render_mode is None:
-            gymnasium.logger.warn("render() needs render_mode='ansi'")
-            return None
-        assert self.game is not None
-        return f"turn {self.game.turns}: scores {self.game.scores}"
+        return render_ansi(self.render_mode, lambda: _describe(self.game))
