@@ -521,23 +521,23 @@ def create_app(db_url: str | None = None, warm: bool = True) -> FastAPI:
     def play_pig(request: Request) -> HTMLResponse:
         return page(request, "pig.html", opponents=bots.pig_opponents())
 
+    def game_page(request: Request, mod: Any, name: str) -> HTMLResponse:
+        """The page ``name`` of the game module ``mod``; the games list while its engine is missing."""
+        if not mod.available():
+            return page(request, "index.html", games=games_listing())
+        return page(request, name, bots=mod.BOTS)
+
     @app.get("/play/simpig", response_class=HTMLResponse, include_in_schema=False)
     def play_simpig(request: Request) -> HTMLResponse:
-        if not simpig_play.available():
-            return page(request, "index.html", games=games_listing())
-        return page(request, "simpig.html", bots=simpig_play.BOTS)
+        return game_page(request, simpig_play, "simpig.html")
 
     @app.get("/play/supersix", response_class=HTMLResponse, include_in_schema=False)
     def play_supersix(request: Request) -> HTMLResponse:
-        if not supersix_play.available():
-            return page(request, "index.html", games=games_listing())
-        return page(request, "supersix.html", bots=supersix_play.BOTS)
+        return game_page(request, supersix_play, "supersix.html")
 
     @app.get("/play/liars", response_class=HTMLResponse, include_in_schema=False)
     def play_liars(request: Request) -> HTMLResponse:
-        if not liars_play.available():
-            return page(request, "index.html", games=games_listing())
-        return page(request, "liars.html", bots=liars_play.BOTS)
+        return game_page(request, liars_play, "liars.html")
 
     @app.get("/analysis", response_class=HTMLResponse, include_in_schema=False)
     async def analysis_page(request: Request) -> HTMLResponse:

@@ -31,13 +31,14 @@ import time
 from typing import Any
 
 import numpy as np
-from sqlalchemy import insert, select, update
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from dicelab.errors import DicelabError, require
-from dicelab.web.db import Move, utcnow
-from dicelab.web.pig_play import GAMES, MOVES, Conflict, Created, LiveGame, hash_token
+from dicelab.web.db import utcnow
+from dicelab.web.gamecore import (MOVES, Conflict, Created, LiveGame, check_move, commit_pending,
+                                  hash_token, importable, insert_game, thinking_ms)
+from dicelab.web.gamecore import moves_of  # noqa: F401  (liars_play.moves_of, as before)
 
 BOTS = [{"spec": "probabilistic", "label": "Probabilistic"}, {"spec": "random", "label": "Random (always bluffs)"},
         {"spec": "agent", "label": "Q-learning agent (seed 004)"}]
@@ -48,11 +49,7 @@ _lock = threading.Lock()
 
 
 def available() -> bool:
-    try:
-        import dicelab.liars  # noqa: F401
-    except ImportError:
-        return False
-    return True
+    return importable("dicelab.liars")
 
 
 def rules_of(g: Any) -> Any:
@@ -183,7 +180,7 @@ def create_game(db: Session, *, players: int, dice: int, wild: str, opponents: l
     LiarsRules(players=players, dice=dice, wild=wild)  # validates
     game = LiarsGame(rules_of(g), g.seed)
     _finish(game, g)
-    db.execute(insert(GAMES).values(**{c.name: getattr(g, c.name) for c in GAMES.columns}))
+    insert_game(db, g)
     db.commit()
     return Created(g, token, []), []
 
@@ -192,11 +189,7 @@ def make_move(db: Session, g: LiveGame, action: str, quantity: int | None, face:
               expected_move: int) -> tuple[list[dict[str, Any]], float, list]:
     from dicelab.games.liars import Bid
 
-    if g.status != "playing":
-        raise Conflict("the game is over; finished games cannot change")
-    if expected_move != g.version:
-        raise Conflict(f"stale move: expected_move is {expected_move} but the game is at move {g.version}; "
-                       "reload the game")
+    check_move(g, expected_move)
     game = _replay(db, g)
     if game.dice_counts[0] == 0:
         raise Conflict("you are out of dice; the bots finish the game")
@@ -207,10 +200,10 @@ def make_move(db: Session, g: LiveGame, action: str, quantity: int | None, face:
         require(quantity is None and face is None, "a call takes no quantity or face")
         require(game.current_bid is not None, "nobody has bid this round: make the opening bid")
         bid = None
-    g._moves = []
+    g._moves, g._turns = [], []
     read_version = g.version
     rounds: list = []
-    think = max(0, int((utcnow() - g.updated_at).total_seconds() * 1000))
+    think = thinking_ms(g)
     try:
         events = [_act(game, g, bid, "human", think, rounds)]
     except DicelabError:
@@ -226,20 +219,7 @@ def make_move(db: Session, g: LiveGame, action: str, quantity: int | None, face:
                                None, rounds))
     bot_seconds = time.perf_counter() - t0
     _finish(game, g)
-    g.updated_at = utcnow()
-    values = {c.name: getattr(g, c.name) for c in GAMES.columns if c.name not in ("id", "token_hash", "seed", "created_at")}
-    try:
-        res = db.execute(update(GAMES).where(GAMES.c.id == g.id, GAMES.c.version == read_version).values(**values))
-        if res.rowcount != 1:
-            raise Conflict("stale move: the game changed meanwhile; reload the game")
-        db.execute(insert(MOVES), g._moves)
-        db.commit()
-    except IntegrityError as exc:
-        db.rollback()
-        raise Conflict("stale move: the game changed meanwhile; reload the game") from exc
-    except Conflict:
-        db.rollback()
-        raise
+    commit_pending(db, g, read_version)
     return events, bot_seconds, rounds
 
 
@@ -262,7 +242,3 @@ def public_state(db: Session, g: Any, with_moves: bool = True) -> dict[str, Any]
     if with_moves:
         out["rounds_played"] = len(game.record.rounds)
     return out
-
-
-def moves_of(db: Session, g: Any) -> list[Move]:
-    return list(db.scalars(select(Move).where(Move.game_id == g.id).order_by(Move.seq)))

@@ -11,7 +11,8 @@ A move names the ``expected_move`` (the game's ``version``, the number of moves 
 move sent for an older position (a double click, a second tab) is refused with 409 and changes
 nothing. The version bump is a compare-and-set (``UPDATE games ... WHERE id = :id AND version =
 :version_read``) and ``(game_id, seq)`` is unique in ``moves``, so two racing requests can never
-both succeed, on SQLite or PostgreSQL.
+both succeed, on SQLite or PostgreSQL. The move check and the commit are shared with the other
+games (:mod:`dicelab.web.gamecore`).
 
 The hot path (load, move, bot reply, commit) uses SQLAlchemy Core statements on a plain record of
 the game rather than the ORM's unit of work: one SELECT, one UPDATE and one or two multi-row
@@ -25,45 +26,27 @@ players play optimally afterwards; the probability a move *gave away* is
 
 from __future__ import annotations
 
-import hashlib
 import hmac
 import secrets
 import time
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from types import SimpleNamespace
-
-from sqlalchemy import insert, select, update
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from dicelab.errors import DicelabError, require
 from dicelab.games.pig import PigGame, PigRules
 from dicelab.web import bots
-from dicelab.web.db import Game, Move, Turn, utcnow
+from dicelab.web.db import utcnow
+from dicelab.web.gamecore import (GAMES, Conflict, Created, Forbidden, LiveGame, NotFound,
+                                  check_move, commit_pending, hash_token, insert_game, moves_of,
+                                  thinking_ms, write_rows)
 
 WEB_MAX_GOAL = 100
 WEB_MAX_SIDES = 12
 RISK_PREFERENCES = ("averse", "loving", "neutral")
 MAX_BOT_MOVES = 10_000
-
-
-class Conflict(DicelabError):
-    """The move does not fit the game's current position (stale or finished): HTTP 409."""
-
-
-class NotFound(DicelabError):
-    """No game with this id, or the token does not open it: HTTP 404."""
-
-
-class Forbidden(DicelabError):
-    """The game exists but the token is wrong: HTTP 403."""
-
-
-def hash_token(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()
 
 
 def make_rules(variant: str, goal: int, sides: int | None) -> PigRules:
@@ -78,19 +61,6 @@ def make_rules(variant: str, goal: int, sides: int | None) -> PigRules:
 
 def rules_of(g: Any) -> PigRules:
     return PigRules(goal=g.goal, sides=g.sides, variant=g.variant)
-
-
-GAMES = Game.__table__
-MOVES = Move.__table__
-TURNS = Turn.__table__
-LiveGame = SimpleNamespace  # a games row as attributes, plus the pending move and turn rows
-
-
-@dataclass
-class Created:
-    game: LiveGame
-    token: str
-    events: list[dict[str, Any]]
 
 
 def create_game(
@@ -152,22 +122,10 @@ def create_game(
     g._moves, g._turns = [], []
     events = _play_bot(g, rules)
     g.updated_at = utcnow()
-    db.execute(insert(GAMES).values(**_columns(g)))
-    _write_rows(db, g)
+    insert_game(db, g)
+    write_rows(db, g)
     db.commit()
     return Created(g, token, events)
-
-
-def _columns(g: LiveGame) -> dict[str, Any]:
-    return {c.name: getattr(g, c.name) for c in GAMES.columns}
-
-
-def _write_rows(db: Session, g: LiveGame) -> None:
-    if g._moves:
-        db.execute(insert(MOVES), g._moves)
-    if g._turns:
-        db.execute(insert(TURNS), g._turns)
-    g._moves, g._turns = [], []
 
 
 def load_game(db: Session, game_id: str, token: str | None) -> LiveGame:
@@ -307,40 +265,17 @@ def make_move(db: Session, g: LiveGame, action: str, expected_move: int) -> tupl
 
     Returns the events and the seconds the bot's reply took (for the load test's p95).
     """
-    if g.status != "playing":
-        raise Conflict(f"the game is over (winner: seat {g.winner}); finished games cannot change")
-    if expected_move != g.version:
-        raise Conflict(
-            f"stale move: expected_move is {expected_move} but the game is at move {g.version}; "
-            "reload the game"
-        )
+    check_move(g, expected_move,
+               f"the game is over (winner: seat {g.winner}); finished games cannot change")
     if g.to_move != g.human_seat:  # only reachable after a crash mid-reply: let the bot finish
         raise Conflict("it is the bot's turn; reload the game")
     rules = rules_of(g)
     read_version = g.version
-    think_ms = int((utcnow() - g.updated_at).total_seconds() * 1000)
-    events = [_apply(g, rules, action, "human", max(0, think_ms))]
+    events = [_apply(g, rules, action, "human", thinking_ms(g))]
     t0 = time.perf_counter()
     events += _play_bot(g, rules)
     bot_seconds = time.perf_counter() - t0
-    g.updated_at = utcnow()
-    values = _columns(g)
-    for key in ("id", "token_hash", "seed", "created_at"):
-        values.pop(key)
-    try:
-        res = db.execute(
-            update(GAMES).where(GAMES.c.id == g.id, GAMES.c.version == read_version).values(**values)
-        )
-        if res.rowcount != 1:
-            raise Conflict("stale move: the game changed meanwhile; reload the game")
-        _write_rows(db, g)
-        db.commit()
-    except IntegrityError as exc:  # a concurrent move on the same game won
-        db.rollback()
-        raise Conflict("stale move: the game changed meanwhile; reload the game") from exc
-    except Conflict:
-        db.rollback()
-        raise
+    commit_pending(db, g, read_version)
     return events, bot_seconds
 
 
@@ -356,10 +291,6 @@ def coach_view(g: LiveGame) -> dict[str, Any] | None:
     p_roll, p_hold = vals
     return {"state": [i, j, g.turn_total], "p_roll": p_roll, "p_hold": p_hold,
             "best": "roll" if p_roll >= p_hold else "hold"}
-
-
-def moves_of(db: Session, g: LiveGame) -> list[Move]:
-    return list(db.scalars(select(Move).where(Move.game_id == g.id).order_by(Move.seq)))
 
 
 def summary(db: Session, g: LiveGame) -> dict[str, Any]:

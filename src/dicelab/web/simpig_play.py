@@ -28,13 +28,13 @@ import time
 from typing import Any
 
 import numpy as np
-from sqlalchemy import insert, select, update
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from dicelab.errors import require
 from dicelab.web.db import Move, utcnow
-from dicelab.web.pig_play import GAMES, MOVES, TURNS, Conflict, Created, LiveGame, hash_token
+from dicelab.web.gamecore import (MOVES, TURNS, Created, LiveGame, check_move, commit_move,
+                                  hash_token, importable, insert_game, moves_of, thinking_ms)
 
 WEB_MAX_GOAL = 100
 BOTS = [
@@ -51,11 +51,7 @@ _lock = threading.Lock()
 
 
 def available() -> bool:
-    try:
-        import dicelab.simpig  # noqa: F401
-    except ImportError:
-        return False
-    return True
+    return importable("dicelab.simpig")
 
 
 def check_spec(spec: str, goal: int, players: int) -> str:
@@ -175,7 +171,7 @@ def create_game(db: Session, *, goal: int, players: int, opponents: list[str], c
         q2=q.get("q2"), q3=q.get("q3"), created_at=now, updated_at=now, finished_at=None,
         players=players, scores_json=json.dumps([0] * players), result_json=None,
     )
-    db.execute(insert(GAMES).values(**{c.name: getattr(g, c.name) for c in GAMES.columns}))
+    insert_game(db, g)
     db.commit()
     return Created(g, token, [])
 
@@ -186,11 +182,7 @@ def scores(g: Any) -> list[int]:
 
 def make_move(db: Session, g: LiveGame, k: int | None, expected_move: int) -> tuple[list[dict[str, Any]], float]:
     """The human's target ``k`` for this turn; the bots pick theirs; everybody rolls; commit."""
-    if g.status != "playing":
-        raise Conflict("the game is over; finished games cannot change")
-    if expected_move != g.version:
-        raise Conflict(f"stale move: expected_move is {expected_move} but the game is at move {g.version}; "
-                       "reload the game")
+    check_move(g, expected_move)
     sc = scores(g)
     require(isinstance(k, int) and 1 <= k <= g.goal - sc[0],
             f"the target k must be a whole number from 1 to {g.goal - sc[0]} (goal {g.goal}, your score {sc[0]}), got {k}")
@@ -226,7 +218,7 @@ def make_move(db: Session, g: LiveGame, k: int | None, expected_move: int) -> tu
             action="target", i=sc[seat], j=lead, k=targets[seat], faces=",".join(map(str, rolls[seat]))[:400],
             result=outcome, optimal_action=str(coach["best"]) if seat == 0 and coach else None,
             p_roll=p_chosen, p_hold=p_best, p_lost=p_lost,
-            think_ms=max(0, int((utcnow() - g.updated_at).total_seconds() * 1000)) if seat == 0 else None,
+            think_ms=thinking_ms(g) if seat == 0 else None,
             created_at=utcnow()))
         turn_rows.append(dict(
             game_id=g.id, turn_no=g.turn_no, player=seat, actor="human" if seat == 0 else "bot",
@@ -241,19 +233,7 @@ def make_move(db: Session, g: LiveGame, k: int | None, expected_move: int) -> tu
     if result is not None:
         values.update(status="finished", result_json=json.dumps(result), finished_at=utcnow(),
                       winner=0 if result[0] > 0 else int(np.argmax(result)))
-    try:
-        res = db.execute(update(GAMES).where(GAMES.c.id == g.id, GAMES.c.version == g.version).values(**values))
-        if res.rowcount != 1:
-            raise Conflict("stale move: the game changed meanwhile; reload the game")
-        db.execute(insert(MOVES), move_rows)
-        db.execute(insert(TURNS), turn_rows)
-        db.commit()
-    except IntegrityError as exc:
-        db.rollback()
-        raise Conflict("stale move: the game changed meanwhile; reload the game") from exc
-    except Conflict:
-        db.rollback()
-        raise
+    commit_move(db, g.id, g.version, values, [(MOVES, move_rows), (TURNS, turn_rows)])
     for key, val in values.items():
         setattr(g, key, val)
     return events, bot_seconds
@@ -288,6 +268,6 @@ def public_state(db: Session, g: Any, with_moves: bool = True) -> dict[str, Any]
     if with_moves:
         out["moves"] = [{"seq": m.seq, "turn_no": m.turn_no, "player": m.player, "target": m.k,
                          "faces": [int(x) for x in m.faces.split(",")] if m.faces else [], "result": m.result}
-                        for m in db.scalars(select(Move).where(Move.game_id == g.id).order_by(Move.seq))]
+                        for m in moves_of(db, g)]
     return out
 

@@ -24,13 +24,14 @@ import threading
 from typing import Any
 
 import numpy as np
-from sqlalchemy import insert, select, update
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from dicelab.errors import require
 from dicelab.web.db import Move, utcnow
-from dicelab.web.pig_play import GAMES, MOVES, TURNS, Conflict, Created, LiveGame, hash_token
+from dicelab.web.gamecore import (Conflict, Created, LiveGame, check_move, commit_pending,
+                                  hash_token, importable, insert_game, moves_of, thinking_ms,
+                                  write_rows)
 
 MAX_STICKS = 30
 BOTS = [{"spec": "optimal", "label": "Optimal (exact)"}, {"spec": "always", "label": "Always throw"},
@@ -40,11 +41,7 @@ _lock = threading.Lock()
 
 
 def available() -> bool:
-    try:
-        import dicelab.supersix  # noqa: F401
-    except ImportError:
-        return False
-    return True
+    return importable("dicelab.supersix")
 
 
 def check_spec(spec: str) -> str:
@@ -103,18 +100,10 @@ def create_game(db: Session, *, sticks: int, opponent: str, human_first: bool | 
         scores_json=json.dumps(pos), result_json=None)
     g._moves, g._turns = [], []
     events = _play_bot(g)
-    db.execute(insert(GAMES).values(**{c.name: getattr(g, c.name) for c in GAMES.columns}))
-    _flush(db, g)
+    insert_game(db, g)
+    write_rows(db, g)
     db.commit()
     return Created(g, token, events)
-
-
-def _flush(db: Session, g: LiveGame) -> None:
-    if g._moves:
-        db.execute(insert(MOVES), g._moves)
-    if g._turns:
-        db.execute(insert(TURNS), g._turns)
-    g._moves, g._turns = [], []
 
 
 def _apply(g: LiveGame, action: str, actor: str, think_ms: int | None) -> dict[str, Any]:
@@ -208,33 +197,15 @@ def _play_bot(g: LiveGame) -> list[dict[str, Any]]:
 def make_move(db: Session, g: LiveGame, action: str, expected_move: int) -> tuple[list[dict[str, Any]], float]:
     import time
 
-    if g.status != "playing":
-        raise Conflict("the game is over; finished games cannot change")
-    if expected_move != g.version:
-        raise Conflict(f"stale move: expected_move is {expected_move} but the game is at move {g.version}; "
-                       "reload the game")
+    check_move(g, expected_move)
     if g.to_move != g.human_seat:
         raise Conflict("it is the bot's turn; reload the game")
     read_version = g.version
-    think = max(0, int((utcnow() - g.updated_at).total_seconds() * 1000))
-    events = [_apply(g, action, "human", think)]
+    events = [_apply(g, action, "human", thinking_ms(g))]
     t0 = time.perf_counter()
     events += _play_bot(g)
     bot_seconds = time.perf_counter() - t0
-    g.updated_at = utcnow()
-    values = {c.name: getattr(g, c.name) for c in GAMES.columns if c.name not in ("id", "token_hash", "seed", "created_at")}
-    try:
-        res = db.execute(update(GAMES).where(GAMES.c.id == g.id, GAMES.c.version == read_version).values(**values))
-        if res.rowcount != 1:
-            raise Conflict("stale move: the game changed meanwhile; reload the game")
-        _flush(db, g)
-        db.commit()
-    except IntegrityError as exc:
-        db.rollback()
-        raise Conflict("stale move: the game changed meanwhile; reload the game") from exc
-    except Conflict:
-        db.rollback()
-        raise
+    commit_pending(db, g, read_version)
     return events, bot_seconds
 
 
@@ -277,5 +248,5 @@ def public_state(db: Session, g: Any, with_moves: bool = True) -> dict[str, Any]
     if with_moves:
         out["moves"] = [{"seq": m.seq, "player": m.player, "actor": m.actor, "action": m.action,
                          "die": int(m.faces) if m.faces else None, "result": m.result}
-                        for m in db.scalars(select(Move).where(Move.game_id == g.id).order_by(Move.seq))]
+                        for m in moves_of(db, g)]
     return out

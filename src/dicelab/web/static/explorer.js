@@ -1,7 +1,7 @@
 // dicelab web lab: the strategy explorer (plots are rendered on the server).
 "use strict";
 (function () {
-  const $ = (id) => document.getElementById(id);
+  const { $ } = lab;
   function query(form) {
     const p = new URLSearchParams();
     for (const [k, v] of new FormData(form).entries()) if (v !== "") p.set(k, v);

@@ -1,23 +1,11 @@
 // dicelab web lab: Liar's Dice. Hands are dealt on the server; the page sees only yours.
 "use strict";
 (function () {
-  const $ = (id) => document.getElementById(id);
+  const { $, pct } = lab;
   let game = null, token = null, busy = false;
-  const pct = (p) => (100 * p).toFixed(1) + "%";
-  async function api(method, url, body) {
-    const headers = { "Content-Type": "application/json" };
-    if (token) headers["X-Game-Token"] = token;
-    const r = await fetch(url, { method, headers, body: body ? JSON.stringify(body) : undefined });
-    let d = null; try { d = await r.json(); } catch (e) { d = null; }
-    if (!r.ok) {
-      let m = d && d.detail ? d.detail : r.statusText;
-      if (Array.isArray(m)) m = m.map((x) => (x.loc || []).slice(-1)[0] + ": " + x.msg).join("; ");
-      throw new Error(m);
-    }
-    return d;
-  }
+  const api = (method, url, body) => lab.api(method, url, body, token);
   const who = (p) => (p === 0 ? "You" : "Bot " + p);
-  function line(text) { const li = document.createElement("li"); li.textContent = text; $("log").appendChild(li); $("log").scrollTop = $("log").scrollHeight; }
+  function line(text) { const li = document.createElement("li"); li.textContent = text; lab.appendLog(li); }
   function render() {
     const over = game.status === "finished";
     $("hand").textContent = game.hand.join(" ") || "(none)";
@@ -59,6 +47,6 @@
   }
   $("raise").addEventListener("click", () => move({ action: "bid", quantity: parseInt($("quantity").value, 10), face: parseInt($("face").value, 10) }));
   $("call").addEventListener("click", () => move({ action: "call" }));
-  $("new-game").addEventListener("click", () => { history.replaceState(null, "", location.pathname); game = null; token = null; $("board").hidden = true; $("setup").hidden = false; });
+  $("new-game").addEventListener("click", () => { game = null; token = null; lab.showSetup(); });
   document.body.dataset.ready = "1";
 })();

@@ -1,27 +1,13 @@
 // dicelab web lab: the Pig page. Talks to the JSON API; never rolls dice itself.
 "use strict";
 (function () {
-  const $ = (id) => document.getElementById(id);
+  const { $, pct } = lab;
   const store = window.sessionStorage;
   let game = null;   // the public state from the server
   let token = null;
   let busy = false;
 
-  function pct(p) { return (100 * p).toFixed(1) + "%"; }
-
-  async function api(method, url, body) {
-    const headers = { "Content-Type": "application/json" };
-    if (token) headers["X-Game-Token"] = token;
-    const r = await fetch(url, { method, headers, body: body ? JSON.stringify(body) : undefined });
-    let data = null;
-    try { data = await r.json(); } catch (e) { data = null; }
-    if (!r.ok) {
-      let msg = data && data.detail ? data.detail : r.statusText;
-      if (Array.isArray(msg)) msg = msg.map((d) => (d.loc || []).slice(-1)[0] + ": " + d.msg).join("; ");
-      throw new Error(msg);
-    }
-    return data;
-  }
+  const api = (method, url, body) => lab.api(method, url, body, token);
 
   function faceText(faces) {
     if (!faces) return "";
@@ -46,8 +32,7 @@
     const li = document.createElement("li");
     li.className = ev.actor;
     li.textContent = describe(ev);
-    $("log").appendChild(li);
-    $("log").scrollTop = $("log").scrollHeight;  // keep the newest move in view
+    lab.appendLog(li);  // keeps the newest move in view
     if (ev.faces) $("dice").textContent = faceText(ev.faces);
   }
 
@@ -174,9 +159,8 @@
   $("roll").addEventListener("click", () => move("roll"));
   $("hold").addEventListener("click", () => move("hold"));
   $("new-game").addEventListener("click", () => {
-    history.replaceState(null, "", location.pathname);
     game = null; token = null;
-    $("board").hidden = true; $("setup").hidden = false;
+    lab.showSetup();
   });
   document.body.dataset.ready = "1";
   resume();

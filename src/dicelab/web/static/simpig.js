@@ -1,21 +1,10 @@
 // dicelab web lab: simultaneous Pig. The server rolls every die; the page only sends targets.
 "use strict";
 (function () {
-  const $ = (id) => document.getElementById(id);
+  const $ = lab.$;
   let game = null, token = null, busy = false;
-  const pct = (p) => (100 * p).toFixed(2) + "%";
-  async function api(method, url, body) {
-    const headers = { "Content-Type": "application/json" };
-    if (token) headers["X-Game-Token"] = token;
-    const r = await fetch(url, { method, headers, body: body ? JSON.stringify(body) : undefined });
-    let d = null; try { d = await r.json(); } catch (e) { d = null; }
-    if (!r.ok) {
-      let m = d && d.detail ? d.detail : r.statusText;
-      if (Array.isArray(m)) m = m.map((x) => (x.loc || []).slice(-1)[0] + ": " + x.msg).join("; ");
-      throw new Error(m);
-    }
-    return d;
-  }
+  const pct = (p) => lab.pct(p, 2);
+  const api = (method, url, body) => lab.api(method, url, body, token);
   function name(seat) { return seat === 0 ? "You" : "Bot " + seat + " (" + game.opponents[seat - 1] + ")"; }
   function render() {
     const t = $("scores");
@@ -50,7 +39,7 @@
     const li = document.createElement("li");
     li.textContent = events.map((e) => name(e.player) + ": target " + e.target + ", rolled " + e.faces.join(" ") +
       (e.result === "bust" ? " (pig!)" : " = " + e.turn_total)).join("; ");
-    $("log").appendChild(li); $("log").scrollTop = $("log").scrollHeight;
+    lab.appendLog(li);
     const me = events[0];
     if (game && game.coach && me.p_lost !== null && me.p_lost !== undefined)
       $("coach-last").textContent = "Your last target: " + (me.p_lost > 1e-9 ? "gave away " + pct(me.p_lost) + " (best was " + me.best + ")" : "optimal");
@@ -78,6 +67,6 @@
     } catch (e) { $("move-error").textContent = e.message; }
     busy = false; render();
   });
-  $("new-game").addEventListener("click", () => { history.replaceState(null, "", location.pathname); game = null; token = null; $("board").hidden = true; $("setup").hidden = false; });
+  $("new-game").addEventListener("click", () => { game = null; token = null; lab.showSetup(); });
   document.body.dataset.ready = "1";
 })();

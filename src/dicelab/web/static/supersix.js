@@ -1,27 +1,15 @@
 // dicelab web lab: Super Six. The server throws the die and keeps the lid.
 "use strict";
 (function () {
-  const $ = (id) => document.getElementById(id);
+  const { $, pct } = lab;
   let game = null, token = null, busy = false;
-  const pct = (p) => (100 * p).toFixed(1) + "%";
-  async function api(method, url, body) {
-    const headers = { "Content-Type": "application/json" };
-    if (token) headers["X-Game-Token"] = token;
-    const r = await fetch(url, { method, headers, body: body ? JSON.stringify(body) : undefined });
-    let d = null; try { d = await r.json(); } catch (e) { d = null; }
-    if (!r.ok) {
-      let m = d && d.detail ? d.detail : r.statusText;
-      if (Array.isArray(m)) m = m.map((x) => (x.loc || []).slice(-1)[0] + ": " + x.msg).join("; ");
-      throw new Error(m);
-    }
-    return d;
-  }
+  const api = (method, url, body) => lab.api(method, url, body, token);
   const words = { six: "a 6: a stick into the hole", pit: "a stick into the empty pit", hit: "the pit was full: stick back, turn over", win: "no sticks left!", stop: "stopped" };
   function log(ev) {
     const li = document.createElement("li"); li.className = ev.actor;
     li.textContent = (ev.actor === "human" ? "You " : "Bot ") + (ev.action === "throw" ? "threw " + ev.die + ": " : "") + words[ev.result] +
       (game && game.coach && ev.actor === "human" && ev.p_lost !== null && ev.p_lost !== undefined ? (ev.p_lost > 1e-9 ? " \u2014 gave away " + pct(ev.p_lost) : " \u2014 optimal") : "");
-    $("log").appendChild(li); $("log").scrollTop = $("log").scrollHeight;
+    lab.appendLog(li);
   }
   function render() {
     const h = game.human_seat, over = game.status === "finished";
@@ -68,6 +56,6 @@
   }
   $("throw").addEventListener("click", () => move("throw"));
   $("stop").addEventListener("click", () => move("stop"));
-  $("new-game").addEventListener("click", () => { history.replaceState(null, "", location.pathname); game = null; token = null; $("board").hidden = true; $("setup").hidden = false; });
+  $("new-game").addEventListener("click", () => { game = null; token = null; lab.showSetup(); });
   document.body.dataset.ready = "1";
 })();
