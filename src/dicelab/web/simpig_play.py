@@ -47,7 +47,7 @@ BOTS = [
 _SPEC = re.compile(r"^(br:)?(hold:(\d{1,3}|goal)|pw:[0-9a-z<,]{1,60}|equilibrium|optimal|svima|svima-b)$")
 _strategies: dict[tuple[str, int], Any] = {}
 _br: dict[tuple[str, int], Any] = {}
-_lock = threading.Lock()
+_lock = threading.RLock()  # re-entrant: best_response() calls strategy() while holding it
 
 
 def available() -> bool:
