@@ -370,24 +370,25 @@ def _terminal2(g: int) -> np.ndarray:
     return v
 
 
-def _opp_tables2(strategy: SimPigStrategy, g: int) -> tuple[np.ndarray, np.ndarray]:
-    """The opponent's components in A-state coordinates: ``[c, i, j]`` = its choice at own ``j``
-    against ``i``."""
-    w, k = strategy.target_table()  # [c, own, opp]
-    kk = np.ones((k.shape[0], g + 1, g + 1), np.int64)
-    ww = np.zeros((k.shape[0], g + 1, g + 1))
-    kk[:, :g, :g] = np.transpose(k, (0, 2, 1))
-    ww[:, :g, :g] = np.transpose(w, (0, 2, 1))
-    return kk, ww
-
-
-def _own_tables2(strategy: SimPigStrategy, g: int) -> tuple[np.ndarray, np.ndarray]:
-    w, k = strategy.target_table()
+def _padded2(w: np.ndarray, k: np.ndarray, g: int) -> tuple[np.ndarray, np.ndarray]:
+    """Targets and weights ``[c, :g, :g]`` on the ``(g+1)^2`` grid (target 1, weight 0 beyond)."""
     kk = np.ones((k.shape[0], g + 1, g + 1), np.int64)
     ww = np.zeros((k.shape[0], g + 1, g + 1))
     kk[:, :g, :g] = k
     ww[:, :g, :g] = w
     return kk, ww
+
+
+def _opp_tables2(strategy: SimPigStrategy, g: int) -> tuple[np.ndarray, np.ndarray]:
+    """The opponent's components in A-state coordinates: ``[c, i, j]`` = its choice at own ``j``
+    against ``i``."""
+    w, k = strategy.target_table()  # [c, own, opp]
+    return _padded2(np.transpose(w, (0, 2, 1)), np.transpose(k, (0, 2, 1)), g)
+
+
+def _own_tables2(strategy: SimPigStrategy, g: int) -> tuple[np.ndarray, np.ndarray]:
+    w, k = strategy.target_table()
+    return _padded2(w, k, g)
 
 
 @dataclass
@@ -693,19 +694,27 @@ def _grid_coords(players: int, g: int) -> list[np.ndarray]:
     ]
 
 
-def _best_response_n(
-    strats: list[SimPigStrategy], g: int, max_memory: float, max_work: float
-) -> BestResponse:
-    n = len(strats) + 1
-    ncomp = 1
-    coords = _grid_coords(n, g)
+def _symmetric_opponents(strats: list[SimPigStrategy]) -> bool:
+    """Check the opponents of an n-player best response (no two-player tables) and say whether
+    the symmetry shortcut applies: at least two opponents, all with the same symmetric strategy."""
     for s in strats:
         require(
             not s.two_player_only,
             f"strategy {s.spec!r} is a two-player table; use hold:/pw:/mix: specs",
         )
+    same = all(s.spec == strats[0].spec for s in strats)
+    return len(strats) >= 2 and same and strats[0].symmetric
+
+
+def _best_response_n(
+    strats: list[SimPigStrategy], g: int, max_memory: float, max_work: float
+) -> BestResponse:
+    n = len(strats) + 1
+    coords = _grid_coords(n, g)
+    symmetric = _symmetric_opponents(strats)
+    ncomp = 1
+    for s in strats:
         ncomp = max(ncomp, len(s.mixture(np.zeros(1, np.int64), [np.zeros(1, np.int64)] * (n - 1))))
-    symmetric = all(s.spec == strats[0].spec for s in strats) and strats[0].symmetric and n >= 3
     check_size(n, g, ncomp, symmetric, max_memory, max_work)
     total = (g + 1) ** n
     ok = np.ones((n - 1, ncomp, total), np.int16)

@@ -55,6 +55,7 @@ from numba import njit
 
 from dicelab.errors import DicelabError, require
 from dicelab.games.simpig import SimPigRules, turn_total_table
+from dicelab.solvers.simpig import _symmetric_opponents
 from dicelab.strategies.simpig import SimPigStrategy, parse_strategy
 
 FORMAT = 1
@@ -293,13 +294,7 @@ def _parse(opponents: list[str], goal: int) -> tuple[list[SimPigStrategy], bool]
     n = len(opponents) + 1
     SimPigRules(goal=goal, players=n)
     strats = [parse_strategy(s, goal, n) if isinstance(s, str) else s for s in opponents]
-    for s in strats:
-        require(
-            not s.two_player_only,
-            f"strategy {s.spec!r} is a two-player table; use hold:/pw:/mix: specs",
-        )
-    symmetric = n >= 3 and all(s.spec == strats[0].spec for s in strats) and strats[0].symmetric
-    return strats, symmetric
+    return strats, _symmetric_opponents(strats)
 
 
 def _keys_per_column(strats: list[SimPigStrategy], g: int) -> int:
