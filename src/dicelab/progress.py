@@ -34,7 +34,10 @@ class _Task:
 
 @contextmanager
 def progress_bar(description: str, total: float, enabled: bool = True) -> Iterator[_Task | _NullTask]:
-    """A rich progress bar on stderr; ``enabled=False`` (or a tiny total) gives a silent stand-in.
+    """A rich progress bar on stderr; ``enabled=False`` gives a silent stand-in.
+
+    The bar is drawn only when stderr is a terminal: piped or captured (CI, scripts, ``2>log``)
+    it would only leave blank lines behind, so there it stays silent too.
 
     Usage::
 
@@ -42,7 +45,7 @@ def progress_bar(description: str, total: float, enabled: bool = True) -> Iterat
             for ...:
                 bar.advance()
     """
-    if not enabled:
+    if not enabled or not stderr_console.is_terminal:
         yield _NullTask()
         return
     columns = (
