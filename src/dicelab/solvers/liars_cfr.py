@@ -1,4 +1,4 @@
-"""Exact equilibria of two-player, single-round Liar's Dice by CFR+ (and a sequence-form LP check).
+"""Exact equilibria of two-player, single-round Liar's Dice by DCFR / CFR+ (and a sequence-form LP check).
 
 The game (OpenSpiel's ``liars_dice`` with ``bidding_rule=reset-face``). Player 0 holds ``d0`` dice,
 player 1 ``d1``, each with ``faces`` faces, rolled in secret. Player 0 must open with a bid; then
@@ -17,8 +17,15 @@ every public node, and a call's payoff is a small matrix ``W_b[h0, h1] = P(h0) P
 A player's information set is (own hand, public node) (perfect recall), so a per-hand max at the
 player's own nodes is an exact best response.
 
-Method. CFR+ (Tammelin 2014): regret matching on clipped cumulative regrets, alternating updates,
-and the average strategy weighted by iteration number. The exploitability of the average profile,
+Method. Discounted CFR (Brown and Sandholm 2019, alpha = 1.5, beta = 0, gamma = 2) by default:
+regret matching with alternating updates; after each iteration t the cumulative regrets are
+scaled by t^1.5 / (t^1.5 + 1) where positive and by 1/2 where negative, and the average strategy
+is weighted by t^2. ``method="cfr+"`` is CFR+ (Tammelin 2014: clipped regrets, average weighted
+by t); "cfr+2" weights that average by t^2, and "pcfr+" / "pdcfr+" add the last regret as a
+prediction (Farina et al. 2021; Xu et al. 2024). One bottom-up pass per player does values,
+regrets, the average and the new strategy; the call's value pools the opponent's hands by their
+count of the bid face (O(hands) per node); and below a node the opponent never reaches every
+value is zero, so it costs no value work. The exploitability of the average profile,
 ``(BR_0 + BR_1) / 2`` (NashConv / 2, as OpenSpiel reports it), is computed exactly by two
 best-response passes and is the stopping rule. :func:`solve_lp` solves the same game as a
 sequence-form linear program with scipy's HiGHS, an independent check for small games.
@@ -44,6 +51,16 @@ from dicelab.games.liars import MAX_FACES, WILDS, Bid, LiarsRules, PlayerView
 
 MAX_BIDS = 18  # (d0 + d1) * faces: 2**18 public nodes; beyond that the tree does not fit
 OPENSPIEL_VALUE_1V1_6_HIGHEST = -0.027131782945736
+# method: (alpha, beta, gamma, predictive): positive regrets scaled by t^alpha / (t^alpha + 1)
+# (None: kept whole), negative ones by t^beta / (t^beta + 1) (None: clipped at zero), the average
+# weighted by t^gamma; predictive: regret matching on the regrets plus the last regret
+METHODS = {
+    "cfr+": (None, None, 1.0, False),
+    "cfr+2": (None, None, 2.0, False),
+    "dcfr": (1.5, 0.0, 2.0, False),
+    "pcfr+": (None, None, 2.0, True),
+    "pdcfr+": (2.3, None, 5.0, True),
+}
 
 
 @dataclass(frozen=True)
@@ -189,20 +206,39 @@ def _forward(n, off, top, s0, s1, r0, r1):
 
 
 @njit(cache=True)
-def _backward(i, mode, n, off, top, W, s_own, s_opp, r_opp, v):
+def _reach(j, n, off, top, s, r):
+    """Reach r[m, h] of player j alone under its behaviour strategy s[e, h] (top-down)."""
+    H = r.shape[1]
+    r[0, :] = 1.0
+    for m in range((1 << n)):
+        own = _popparity(m) == j
+        e = off[m]
+        for b in range(top[m] + 1, n):
+            c = m | (1 << b)
+            if own:
+                for h in range(H):
+                    r[c, h] = r[m, h] * s[e, h]
+            else:
+                for h in range(H):
+                    r[c, h] = r[m, h]
+            e += 1
+
+
+@njit(cache=True)
+def _backward(i, mode, n, F, off, top, c_own, c_opp, p_own, p_opp, s_own, s_opp, r_opp, v):
     """Counterfactual values v[m, h] of player i, bottom-up.
 
     mode 0: follow s_own; mode 1: best response (max per hand at i's nodes).
     Returns sum_h v[0, h], player i's expected payoff.
     """
     H = v.shape[1]
-    wv = np.empty(r_opp.shape[1])
+    below = np.empty(c_opp.max() + 2)  # by the opponent's count of the bid face, 0..dice
     term = np.zeros(H)
     for m in range((1 << n) - 1, -1, -1):
         p = _popparity(m)
         ec = off[m + 1] - 1
         if m != 0:
-            _terminal(i, p, m, top[m], ec, W, s_opp, r_opp, wv, term)
+            _terminal(i, p, m, top[m], ec, F, c_own, c_opp, p_own, p_opp, s_opp, r_opp, below, term)
         if p == i and mode == 1:
             for h in range(H):
                 v[m, h] = term[h] if m != 0 else -1e300
@@ -255,58 +291,105 @@ def _regret_match(n, off, top, reg, s, who):
 
 
 @njit(cache=True)
-def _terminal(i, p, m, b, ec, W, s_opp, r_opp, wv, out):
-    """Player i's counterfactual value of the call at node m (caller p, bid b) for each own hand."""
-    H = out.shape[0]
-    Ho = wv.shape[0]
-    for g in range(Ho):
-        wv[g] = r_opp[m, g] * (s_opp[ec, g] if p != i else 1.0)  # the opponent's own call, if it calls
+def _terminal(i, p, m, b, ec, F, c_own, c_opp, p_own, p_opp, s_opp, r_opp, below, out):
+    """Player i's counterfactual value of the call at node m (caller p, bid b) for each own hand.
+
+    The bid (q of face f) holds when both hands together show at least q of f (wilds included), so
+    the opponent's hands are pooled by their count: ``below[k]`` is the chance-weighted reach of
+    the opponent's hands with fewer than k; hand h's value is ``+-P(h) (total - 2 below[q - c_h])``
+    (the same sums as the matrix ``W[b]``, in O(hands) instead of O(hands^2)).
+    """
+    q = b // F + 1
+    f = b % F + 1
+    K = below.shape[0] - 1
+    for k in range(K + 1):
+        below[k] = 0.0
+    for g in range(p_opp.shape[0]):
+        w = p_opp[g] * r_opp[m, g] * (s_opp[ec, g] if p != i else 1.0)  # the opponent's own call, if it calls
+        below[c_opp[g, f] + 1] += w
+    for k in range(1, K + 1):
+        below[k] += below[k - 1]
+    total = below[K]
     sign = 1.0 if (1 - p) == i else -1.0
-    for h in range(H):
-        acc = 0.0
-        if i == 0:
-            for g in range(Ho):
-                acc += W[b, h, g] * wv[g]
-        else:
-            for g in range(Ho):
-                acc += W[b, g, h] * wv[g]
-        out[h] = sign * acc
+    for h in range(out.shape[0]):
+        j = q - c_own[h, f]
+        lo = 0.0 if j <= 0 else below[min(j, K)]
+        out[h] = sign * p_own[h] * (total - 2.0 * lo)
 
 
 @njit(cache=True)
-def _cfr_plus_update(i, n, off, top, W, reg, avg, s_own, s_opp, r_own, r_opp, v, weight):
-    """One CFR+ update of player i: values bottom-up, clipped regrets, weighted average strategy."""
+def _update(i, n, F, off, top, c_own, c_opp, p_own, p_opp, reg, avg, s_own, s_opp, r_own, r_opp, v, weight,
+            pos_d, neg_d, predictive):
+    """One update of player i, bottom-up: values, discounted regrets, weighted average, new strategy.
+
+    Cumulative regrets are first scaled by ``pos_d`` (positive) or ``neg_d`` (negative), then the
+    instantaneous regret is added; with ``neg_d == 0`` they are clipped at zero (CFR+). The average
+    strategy gains ``weight * reach * strategy``. The new strategy is regret matching on the updated
+    regrets at each node as soon as they are known (a node's strategy is not read below it), with
+    ``predictive`` the instantaneous regret is added once more as the prediction (PCFR+).
+    """
     H = v.shape[1]
-    wv = np.empty(r_opp.shape[1])
+    below = np.empty(c_opp.max() + 2)  # by the opponent's count of the bid face, 0..dice
     term = np.zeros(H)
+    q = np.empty(n + 1)
     for m in range((1 << n) - 1, -1, -1):
         p = _popparity(m)
         e0 = off[m]
-        ec = off[m + 1] - 1
-        if m != 0:
-            _terminal(i, p, m, top[m], ec, W, s_opp, r_opp, wv, term)
-        if p == i:
+        e1 = off[m + 1]
+        ec = e1 - 1
+        unreached = True  # by the opponent: then every value below m is zero
+        for g in range(r_opp.shape[1]):
+            if r_opp[m, g] != 0.0:
+                unreached = False
+                break
+        if unreached:
             for h in range(H):
-                v[m, h] = s_own[ec, h] * term[h] if m != 0 else 0.0
-            e = e0
-            for b in range(top[m] + 1, n):
-                c = m | (1 << b)
+                v[m, h] = 0.0
+                term[h] = 0.0
+            if p != i:
+                continue
+            if pos_d == 1.0 and neg_d == 0.0 and not predictive:
+                # CFR+: regrets and strategy stay as they are; only the average moves
                 for h in range(H):
-                    v[m, h] += s_own[e, h] * v[c, h]
-                e += 1
-            e = e0
-            for b in range(top[m] + 1, n):
-                c = m | (1 << b)
+                    w = weight * r_own[m, h]
+                    if w != 0.0:
+                        for e in range(e0, e1):
+                            avg[e, h] += w * s_own[e, h]
+                continue
+        elif m != 0:
+            _terminal(i, p, m, top[m], ec, F, c_own, c_opp, p_own, p_opp, s_opp, r_opp, below, term)
+        if p == i:
+            if not unreached:
                 for h in range(H):
-                    r = reg[e, h] + v[c, h] - v[m, h]
-                    reg[e, h] = r if r > 0.0 else 0.0
-                    avg[e, h] += weight * r_own[m, h] * s_own[e, h]
-                e += 1
-            if m != 0:
-                for h in range(H):
-                    r = reg[ec, h] + term[h] - v[m, h]
-                    reg[ec, h] = r if r > 0.0 else 0.0
-                    avg[ec, h] += weight * r_own[m, h] * s_own[ec, h]
+                    v[m, h] = s_own[ec, h] * term[h] if m != 0 else 0.0
+                e = e0
+                for b in range(top[m] + 1, n):
+                    c = m | (1 << b)
+                    for h in range(H):
+                        v[m, h] += s_own[e, h] * v[c, h]
+                    e += 1
+            for h in range(H):
+                w = weight * r_own[m, h]
+                vm = v[m, h]
+                tot = 0.0
+                e = e0
+                for b in range(top[m] + 1, n + (m != 0)):
+                    x = term[h] if b == n else v[m | (1 << b), h]
+                    g = reg[e, h]
+                    g = g * (pos_d if g > 0.0 else neg_d) + x - vm
+                    if neg_d == 0.0 and g < 0.0:
+                        g = 0.0
+                    reg[e, h] = g
+                    if w != 0.0:
+                        avg[e, h] += w * s_own[e, h]
+                    y = g + (x - vm) if predictive else g
+                    y = y if y > 0.0 else 0.0
+                    q[e - e0] = y
+                    tot += y
+                    e += 1
+                k = e1 - e0
+                for j in range(k):
+                    s_own[e0 + j, h] = q[j] / tot if tot > 0.0 else 1.0 / k
         else:
             for h in range(H):
                 v[m, h] = term[h] if m != 0 else 0.0
@@ -346,23 +429,30 @@ class Solution:
         }
 
 
-def _normalise(tree: Tree, avg: np.ndarray, who: int) -> np.ndarray:
-    s = np.zeros_like(avg)
-    _regret_match(tree.rules.n_bids, tree.off, tree.top, np.maximum(avg, 0.0), s, who)
+def _normalise(tree: Tree, avg: np.ndarray, who: int, out: np.ndarray | None = None) -> np.ndarray:
+    """The average strategy: ``avg`` normalised at ``who``'s nodes (uniform where it is all zero)."""
+    s = np.zeros_like(avg) if out is None else out
+    _regret_match(tree.rules.n_bids, tree.off, tree.top, avg, s, who)  # avg >= 0: the same as its clip
     return s
 
 
-def evaluate_profile(tree: Tree, s0: np.ndarray, s1: np.ndarray) -> dict[str, float]:
-    """Exact value for player 0 and both best-response values against the profile (s0, s1)."""
+def evaluate_profile(tree: Tree, s0: np.ndarray, s1: np.ndarray, scratch: list[np.ndarray] | None = None
+                     ) -> dict[str, float]:
+    """Exact value for player 0 and both best-response values against the profile (s0, s1).
+
+    ``scratch``: optional reach and value arrays ``[r0, r1, v0, v1]`` (node x hand) to reuse.
+    """
     n = tree.rules.n_bids
     H0, H1 = len(tree.hands[0]), len(tree.hands[1])
     N = tree.n_nodes
-    r0, r1 = np.empty((N, H0)), np.empty((N, H1))
+    if scratch is None:
+        scratch = [np.empty((N, H0)), np.empty((N, H1)), np.empty((N, H0)), np.empty((N, H1))]
+    r0, r1, v0, v1 = scratch
     _forward(n, tree.off, tree.top, s0, s1, r0, r1)
-    v0, v1 = np.empty((N, H0)), np.empty((N, H1))
-    value = _backward(0, 0, n, tree.off, tree.top, tree.W, s0, s1, r1, v0)
-    br0 = _backward(0, 1, n, tree.off, tree.top, tree.W, s0, s1, r1, v0)
-    br1 = _backward(1, 1, n, tree.off, tree.top, tree.W, s1, s0, r0, v1)
+    F, (c0, c1), (p0, p1) = tree.rules.faces, tree.counts, tree.probs
+    value = _backward(0, 0, n, F, tree.off, tree.top, c0, c1, p0, p1, s0, s1, r1, v0)
+    br0 = _backward(0, 1, n, F, tree.off, tree.top, c0, c1, p0, p1, s0, s1, r1, v0)
+    br1 = _backward(1, 1, n, F, tree.off, tree.top, c1, c0, p1, p0, s1, s0, r0, v1)
     return {"value": value, "br0": br0, "br1": br1, "exploitability": (br0 + br1) / 2.0}
 
 
@@ -372,13 +462,19 @@ def solve(
     target: float = 1e-5,
     check_every: int = 50,
     progress: bool = False,
+    method: str = "dcfr",
 ) -> Solution:
-    """Run CFR+ until the exploitability is below ``target`` (or ``iterations`` are done)."""
+    """Run DCFR (or ``method``, one of :data:`METHODS`) until the exploitability is below ``target``.
+
+    At most ``iterations``; the exact exploitability of the average profile is checked every
+    ``check_every`` iterations.
+    """
     from dicelab.progress import progress_bar
 
     rules = rules or DuelRules()
     require(isinstance(iterations, int) and iterations >= 1, f"iterations must be at least 1, got {iterations}")
     require(target > 0, f"the target exploitability must be positive, got {target}")
+    require(method in METHODS, f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
     t0 = time.perf_counter()
     tree = build_tree(rules)
     n = rules.n_bids
@@ -391,19 +487,26 @@ def solve(
     v = [np.empty((N, H[0])), np.empty((N, H[1]))]
     for i in (0, 1):
         _regret_match(n, tree.off, tree.top, reg[i], s[i], i)
+        _reach(i, n, tree.off, tree.top, s[i], r[i])
+    pos_a, neg_b, gamma, predictive = METHODS[method]
+    F, c, pr = rules.faces, tree.counts, tree.probs
+    out = [np.zeros((E, H[0])), np.zeros((E, H[1]))]  # the average strategies, normalised
+    scratch = [np.empty((N, H[0])), np.empty((N, H[1])), v[0], v[1]]
     done = 0
     quality = {"exploitability": math.inf}
-    with progress_bar("CFR+", total=iterations, enabled=progress) as bar:
+    with progress_bar(method.upper(), total=iterations, enabled=progress) as bar:
         for t in range(1, iterations + 1):
+            pos_d = 1.0 if pos_a is None else (t - 1) ** pos_a / ((t - 1) ** pos_a + 1.0)
+            neg_d = 0.0 if neg_b is None else (t - 1) ** neg_b / ((t - 1) ** neg_b + 1.0)
             for i in (0, 1):
-                _forward(n, tree.off, tree.top, s[0], s[1], r[0], r[1])
-                _cfr_plus_update(i, n, tree.off, tree.top, tree.W, reg[i], avg[i], s[i], s[1 - i], r[i], r[1 - i], v[i],
-                                 float(t))
-                _regret_match(n, tree.off, tree.top, reg[i], s[i], i)
+                _update(i, n, F, tree.off, tree.top, c[i], c[1 - i], pr[i], pr[1 - i], reg[i], avg[i], s[i],
+                        s[1 - i], r[i], r[1 - i], v[i], float(t) ** gamma, pos_d, neg_d, predictive)
+                _reach(i, n, tree.off, tree.top, s[i], r[i])
             done = t
             bar.advance()
             if t % check_every == 0 or t == iterations:
-                quality = evaluate_profile(tree, _normalise(tree, avg[0], 0), _normalise(tree, avg[1], 1))
+                a0, a1 = _normalise(tree, avg[0], 0, out[0]), _normalise(tree, avg[1], 1, out[1])
+                quality = evaluate_profile(tree, a0, a1, scratch)
                 if quality["exploitability"] < target:
                     break
     strat = (_normalise(tree, avg[0], 0), _normalise(tree, avg[1], 1))
