@@ -122,21 +122,25 @@ def solve_cmd(
     dice: str = typer.Option("1,1", "--dice", help="Dice of the first and second player, such as 1,1 or 2,1."),
     faces: int = FacesOption,
     wild: str = typer.Option("highest", "--wild", help="Wild face: none, ones or highest (OpenSpiel)."),
-    iterations: int = typer.Option(20000, "--iterations", help="Most CFR+ iterations."),
+    iterations: int = typer.Option(20000, "--iterations", help="Most iterations."),
     target: float = typer.Option(1e-5, "--target", help="Stop once the exploitability is below this."),
+    method: str = typer.Option(
+        "dcfr", "--method", help="dcfr (Discounted CFR), cfr+, cfr+2, pcfr+ or pdcfr+."
+    ),
     json_out: bool = JsonOption,
 ) -> None:
-    """Equilibrium of the two-player single-round game by CFR+: the first bidder's value."""
+    """Equilibrium of the two-player single-round game (Discounted CFR by default): the first
+    bidder's value and the exact exploitability of the average strategy."""
     from dicelab.solvers.liars_cfr import OPENSPIEL_VALUE_1V1_6_HIGHEST, DuelRules, solve
 
     d = parse_int_list(dice, "--dice")
     rules = DuelRules(tuple(d), faces, wild)
-    sol = solve(rules, iterations=iterations, target=target, progress=not json_out)
+    sol = solve(rules, iterations=iterations, target=target, progress=not json_out, method=method)
     data = sol.to_dict()
     data["payoff_range"] = 2.0
     if rules.dice == (1, 1) and faces == 6 and wild == "highest":
         data["openspiel_value"] = OPENSPIEL_VALUE_1V1_6_HIGHEST
-    emit(data, json_out, title="CFR+ equilibrium")
+    emit(data, json_out, title=f"{method} equilibrium")
 
 
 @app.command("exploit")
