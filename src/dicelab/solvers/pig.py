@@ -48,8 +48,6 @@ finished table.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -455,7 +453,3 @@ def solve_cached(rules: PigRules | None = None, turn_limit: int | None = None) -
     sol.save(path)
     return sol
 
-
-def rules_digest(rules: PigRules) -> str:
-    """A short stable identifier for a rules object (used in file names and the web lab)."""
-    return hashlib.sha256(json.dumps(rules.to_dict(), sort_keys=True).encode()).hexdigest()[:12]
