@@ -93,11 +93,6 @@ def rows_table(rows: Sequence[Mapping[str, Any]], title: str | None = None) -> T
     return table
 
 
-def fail(message: str) -> None:
-    """Stop the command with a one-line error (exit code 2)."""
-    raise DicelabError(message)
-
-
 def parse_int_list(text: str, what: str) -> list[int]:
     """Parse ``"1,2,3"`` into integers, with a one-line error naming ``what``."""
     try:

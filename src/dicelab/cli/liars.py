@@ -152,7 +152,6 @@ def exploit_cmd(
     json_out: bool = JsonOption,
 ) -> None:
     """Exact exploitability of a policy playing both seats of the single-round duel."""
-    from dicelab.games.liars import LiarsRules
     from dicelab.learn.qlearning import BOTS, QAgent
     from dicelab.solvers.liars_cfr import DuelRules, policy_exploitability
     from dicelab.strategies.liars import action_distribution

@@ -51,7 +51,7 @@ import json
 import os
 import time
 import uuid
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
@@ -633,10 +633,3 @@ def run_tasks(
 def _square(params: dict[str, Any]) -> dict[str, Any]:
     """A tiny task for the docstring example and smoke tests: ``y = x * x``."""
     return {"y": int(params["x"]) ** 2}
-
-
-def run_function_tasks(
-    fn: TaskFn, params: Iterable[dict[str, Any]], prefix: str = "task", **kwargs: Any
-) -> list[Result]:
-    """:func:`run_tasks` with task ids ``prefix-0``, ``prefix-1``, ... in the order given."""
-    return run_tasks(fn, [Task(f"{prefix}-{i}", dict(p)) for i, p in enumerate(params)], **kwargs)

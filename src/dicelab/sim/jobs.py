@@ -212,7 +212,7 @@ def pig_pairs_exact(
     )
 
 
-def pair_seed(seed: int, index: int, n_pairs: int) -> int:
+def pair_seed(seed: int, index: int) -> int:
     """The simulation seed of pair ``index``: the single-process tournament's
     ``SeedSequence(seed).spawn(n_pairs)[index]``, first 64-bit word, shifted right by one."""
     ss = np.random.SeedSequence(seed, spawn_key=(index,))
@@ -233,7 +233,7 @@ def pig_sim_pairs_task(params: dict[str, Any]) -> dict[str, Any]:
             TableStrategy("b", roll_table=tables[b]),
             rules,
             games=params["games"],
-            seed=pair_seed(params["seed"], int(idx), params["n_pairs"]),
+            seed=pair_seed(params["seed"], int(idx)),
             exact=False,
         )
         out.append(

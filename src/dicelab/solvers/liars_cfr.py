@@ -523,7 +523,7 @@ def policy_profile(
     ``probs`` has one entry per action at the node: the legal raises in rank order, then the call
     (absent at the root). ``last_bid`` is ``(quantity, face)`` or None.
     """
-    n, F = tree.rules.n_bids, tree.rules.faces
+    F = tree.rules.faces
     out = []
     for i in (0, 1):
         s = np.zeros((tree.n_edges, len(tree.hands[i])))
