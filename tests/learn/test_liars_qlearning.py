@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 
 import numpy as np
@@ -31,10 +32,24 @@ def test_reward_matrix_is_the_seeds():
     assert K._reward(10, 4, 10, 4) == 0.0
 
 
-def test_state_space_size():
-    # (total 0..24) x (own 0..6) x 21 buckets; the seed's table has 2,772 valid rows of these
-    assert n_states(LiarsRules()) == 25 * 7 * 21 >= 2772
-    assert n_states(LiarsRules(), "extended") == 25 * 7 * 21 * 6
+def test_state_space_size(trained):
+    """Seed 004 prints ``dim(gs)`` = 2772 for 4 players x 6 dice; dicelab indexes 3,675 rows.
+
+    The seed's ``generate.game.states`` keeps every distinct (total, own) pair of four players
+    with 0..6 dice each and total > 0, times the 21 buckets 0..20. dicelab indexes the full grid
+    (total 0..24) x (own 0..6) x 21 = 3,675 rows instead, for a simple formula: the 903 extra
+    rows (no dice at all, own > total, or the others holding more than their 18 dice) can never
+    occur. Both figures are pinned here; every state the agent reaches is one of the seed's rows.
+    """
+    seed_pairs = {(sum(d), d[0]) for d in itertools.product(range(7), repeat=4) if sum(d) > 0}
+    assert len(seed_pairs) * 21 == 2772  # the seed's table, rebuilt from its R code
+    assert n_states(LiarsRules()) == 3675, (
+        f"dicelab indexes {n_states(LiarsRules())} states, the seed's table 2,772 (+ 903 unreachable)"
+    )
+    rows = np.flatnonzero(np.any(trained.agent.q != 0, axis=1))  # states that were updated
+    visited = set(zip((rows // (7 * 21)).tolist(), (rows // 21 % 7).tolist()))
+    assert len(visited) > 90 and visited <= seed_pairs
+    assert n_states(LiarsRules(), "extended") == 3675 * 6  # plus 6 buckets for the own raise
 
 
 def test_binomial_tails():
@@ -47,8 +62,8 @@ def test_binomial_tails():
 def test_trained_agent_beats_three_random_bots(trained):
     res = evaluate(trained.agent, ["random"] * 3, games=2000, seed=7)
     assert res.ci_low > 0.5  # the issue's claim: a 95% interval above 50%
-    lo, hi = wilson_interval(res.wins, res.games)
-    assert (res.ci_low, res.ci_high) == (lo, hi)
+    ci = stats.binomtest(res.wins, res.games).proportion_ci(0.95, method="wilson")
+    assert (res.ci_low, res.ci_high) == pytest.approx((ci.low, ci.high), abs=1e-12)
     base = evaluate("random", ["random"] * 3, games=2000, seed=7)
     assert base.ci_high < res.ci_low  # learning is what made the difference
     assert 0.2 < base.win_rate < 0.35  # a random seat 0 is about 1 in 4
@@ -128,8 +143,11 @@ def test_learning_curve_and_plot(tmp_path, trained):
     from dicelab.plots.liars import plot_learning_curve, plot_policy
 
     c = learning_curve(trained.winners, window=500)
-    assert c["cumulative"][-1] == pytest.approx(trained.win_rate)
+    won = trained.winners == 0
+    assert c["cumulative"][-1] == pytest.approx(won.mean(), abs=1e-12)
     assert len(c["moving"]) == 5000 - 500 + 1
+    assert c["moving"][0] == pytest.approx(won[:500].mean(), abs=1e-12)
+    assert c["moving"][-1] == pytest.approx(won[-500:].mean(), abs=1e-12)
     p = plot_learning_curve(trained.winners, tmp_path / "curve.png")
     q = plot_policy(trained.agent, tmp_path / "policy.png")
     for f in (p, q):
@@ -137,19 +155,27 @@ def test_learning_curve_and_plot(tmp_path, trained):
             assert fh.read(8) == b"\x89PNG\r\n\x1a\n"
 
 
-@pytest.mark.slow
 def test_seed_reproduction_over_several_seeds():
     """Seed 004's experiment, 5 training seeds x 10,000 evaluation games (see BENCHMARKS.md).
 
-    The seed reports about 65%; we get about 91% (a fixed always-raise policy already gets 62.5%).
+    DISAGREEMENT with the seed, pinned: the seed's agent wins 65% (65 of 100 games after 5,000
+    training games; 65.8% while training); ours wins 90.8% (45,395 of 50,000). A fixed
+    always-raise policy already gets 62.5%, so the seed's agent looks like one that learned to
+    raise but not when to call; its R code is not in the seed, so the gap cannot be traced.
+    The test fails if our figure moves off 90.8% or if it ever comes close to the seed's.
     """
+    measured, seed_rate = 0.908, 0.65
     wins = n = 0
     for s in range(5):
         agent = train(LiarsRules(), games=5000, seed=s).agent
         r = evaluate(agent, ["random"] * 3, games=10_000, seed=10_000 + s)
         wins, n = wins + r.wins, n + r.games
-    lo, hi = wilson_interval(wins, n)
-    assert lo > 0.65  # at least the seed's figure, with 95% confidence
+    ci = stats.binomtest(wins, n).proportion_ci(0.95, method="wilson")
+    msg = f"ours {wins}/{n} = {wins / n:.4f}, 95% [{ci.low:.4f}, {ci.high:.4f}]; seed 004: {seed_rate}"
+    assert ci.low <= measured <= ci.high, msg  # the pinned figure
+    assert not ci.low <= seed_rate <= ci.high, msg  # the seed's 65% lies outside our interval
+    seed_ci = stats.binomtest(65, 100).proportion_ci(0.95, method="wilson")
+    assert not seed_ci.low <= wins / n <= seed_ci.high, msg  # and ours outside the seed's (100 games)
 
 
 @pytest.mark.parametrize("design", ["seed", "extended"])
