@@ -18,15 +18,15 @@ total ``k``), and then a table lookup per decision. The web offers the built-ins
 
 ``file:PATH`` strategies are refused: a web client must not make the server read its files.
 
-Solutions and tables are built once per rules object and kept in memory; a lock per key makes
-concurrent first requests wait for a single build.
+Solutions and tables are built once per rules object and kept in memory in LRU caches with a
+memory budget (:class:`dicelab.web.limits.BudgetLRU`); concurrent first requests for one key wait
+for a single build.
 """
 
 from __future__ import annotations
 
 import importlib.util
 import re
-import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -34,13 +34,13 @@ import numpy as np
 
 from dicelab.errors import DicelabError, require
 from dicelab.games.pig import PigRules
+from dicelab.web.limits import bounded_cache
 
 Policy = Callable[[int, int, int], str]
 
-_solutions: dict[PigRules, Any] = {}
-_tables: dict[tuple[str, PigRules], np.ndarray] = {}
-_locks: dict[Any, threading.Lock] = {}
-_guard = threading.Lock()
+# a goal-100 solution is about 9 MB (P and the roll table), a decision table 1 MB
+_solutions = bounded_cache("pig solutions", 128)
+_tables = bounded_cache("pig decision tables", 48)
 _SIMPLE = ("optimal", "keep-pace", "turtle", "roll-to-win", "roll-and-wait")
 ALLOWED = "optimal, hold:N, keep-pace, turtle, roll-to-win, roll-and-wait, best-response:SPEC"
 
@@ -53,24 +53,11 @@ def module_available(name: str) -> bool:
         return False
 
 
-def _lock(key: Any) -> threading.Lock:
-    with _guard:
-        return _locks.setdefault(key, threading.Lock())
-
-
 def solution(rules: PigRules) -> Any:
     """The exact :class:`~dicelab.solvers.pig.PigSolution` for ``rules`` (solved once, cached)."""
-    sol = _solutions.get(rules)
-    if sol is not None:
-        return sol
-    with _lock(rules):
-        sol = _solutions.get(rules)
-        if sol is None:
-            from dicelab.solvers.pig import solve_cached
+    from dicelab.solvers.pig import solve_cached
 
-            sol = solve_cached(rules)
-            _solutions[rules] = sol
-    return sol
+    return _solutions.get_or_build(rules, lambda: solve_cached(rules))
 
 
 def solved(rules: PigRules) -> bool:
@@ -118,21 +105,15 @@ def parse_opponent(spec: str, rules: PigRules) -> str:
 
 def table(spec: str, rules: PigRules) -> np.ndarray:
     """The decision table of the (checked) ``spec`` for ``rules``: bool, True = roll."""
-    key = (spec, rules)
-    t = _tables.get(key)
-    if t is not None:
-        return t
-    with _lock(key):
-        t = _tables.get(key)
-        if t is None:
-            if spec == "optimal":
-                t = solution(rules).roll
-            else:
-                from dicelab.strategies.pig import compile_table
 
-                t = compile_table(spec, rules)
-            _tables[key] = t
-    return t
+    def build() -> np.ndarray:
+        if spec == "optimal":
+            return solution(rules).roll
+        from dicelab.strategies.pig import compile_table
+
+        return compile_table(spec, rules)
+
+    return _tables.get_or_build((spec, rules), build)
 
 
 def policy(spec: str, rules: PigRules) -> Policy:

@@ -15,6 +15,12 @@ commit, so only an operating-system crash or power cut could lose the last moves
 ``DICELAB_SQLITE_SYNC=FULL`` to fsync every commit as well (about 8 ms more per move on the
 project machine's disk).
 
+A damaged SQLite file never reaches the app: :func:`open_database` runs ``PRAGMA quick_check``
+before and after the migration and stops with one line (exit 2 from ``dicelab serve``) when the
+file is not a database, is truncated or has a damaged page; a 0-byte file is taken as a new
+database, and the log says so. Damage that appears later is recognised by :func:`damage_of` (the
+app answers 503 and ``/healthz`` reports it).
+
 Tables
 ------
 ``games``
@@ -33,9 +39,12 @@ Tables
 
 from __future__ import annotations
 
+import logging
 import os
+import sqlite3
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import platformdirs
 from sqlalchemy import (
@@ -51,12 +60,16 @@ from sqlalchemy import (
     event,
 )
 from sqlalchemy.engine import Engine
-from sqlalchemy.exc import ArgumentError, OperationalError
+from sqlalchemy.exc import ArgumentError, DBAPIError
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, sessionmaker
 
 from dicelab.errors import DicelabError
 
 MIGRATIONS_DIR = Path(__file__).with_name("migrations")
+log = logging.getLogger("dicelab.web")
+# SQLite result codes (the low byte of an extended code) that mean the file itself is bad
+SQLITE_DAMAGE = {10: "I/O error", 11: "damaged", 26: "not a database"}  # IOERR, CORRUPT, NOTADB
+DB_ERRORS = (DBAPIError, sqlite3.DatabaseError)  # what a request may meet from the database
 
 
 def utcnow() -> datetime:
@@ -205,9 +218,92 @@ def migrate(engine: Engine) -> None:
         with engine.begin() as conn:
             cfg.attributes["connection"] = conn
             command.upgrade(cfg, "head")
-    except OperationalError as exc:
-        shown = engine.url.render_as_string(hide_password=True)
-        raise DicelabError(f"cannot open database {shown}: {str(exc.orig).splitlines()[0]}") from exc
+    except DBAPIError as exc:
+        raise _open_error(engine, exc) from exc
+
+
+def _shown(engine: Engine) -> str:
+    return engine.url.render_as_string(hide_password=True)
+
+
+def _first_line(exc: BaseException) -> str:
+    orig = getattr(exc, "orig", None) or exc
+    text = str(orig).strip()
+    return text.splitlines()[0] if text else type(orig).__name__
+
+
+def _open_error(engine: Engine, exc: BaseException) -> DicelabError:
+    if damage_of(exc) is not None:
+        return DicelabError(f"database {_shown(engine)} is damaged or not a database ({_first_line(exc)}); "
+                            "restore it from a backup, or move it away to start a new one")
+    return DicelabError(f"cannot open database {_shown(engine)}: {_first_line(exc)}")
+
+
+def damage_of(exc: BaseException) -> str | None:
+    """A one-line description when ``exc`` (or what it wraps) says the database file is damaged."""
+    seen: set[int] = set()
+    e: BaseException | None = exc
+    while e is not None and id(e) not in seen:
+        seen.add(id(e))
+        orig = getattr(e, "orig", None)
+        if isinstance(e, sqlite3.DatabaseError) or isinstance(orig, sqlite3.DatabaseError):
+            db_exc = e if isinstance(e, sqlite3.DatabaseError) else orig
+            code = getattr(db_exc, "sqlite_errorcode", None)
+            text = str(db_exc).lower()
+            if (code is not None and code & 0xFF in SQLITE_DAMAGE) or "malformed" in text \
+                    or "not a database" in text or "disk i/o error" in text:
+                return f"the database is damaged: {_first_line(db_exc)}; restore it from a backup and restart the lab"
+        e = e.__cause__ or e.__context__
+    return None
+
+
+def _sqlite_path(engine: Engine) -> Path | None:
+    db = engine.url.database if engine.url.get_backend_name() == "sqlite" else None
+    if not db or db == ":memory:" or db.startswith("file:"):
+        return None
+    return Path(db).expanduser()
+
+
+def quick_check(engine: Engine) -> None:
+    """``PRAGMA quick_check`` on an SQLite database: a :class:`DicelabError` unless it says ok."""
+    try:
+        with engine.connect() as conn:
+            rows = [str(r[0]) for r in conn.exec_driver_sql("PRAGMA quick_check").fetchall()]
+    except DBAPIError as exc:
+        raise _open_error(engine, exc) from exc
+    if rows != ["ok"]:
+        more = f" (and {len(rows) - 1} more problems)" if len(rows) > 1 else ""
+        first = rows[0].splitlines()[0] if rows else "no answer"
+        raise DicelabError(f"database {_shown(engine)} is damaged: {first}{more}; restore it from a backup, "
+                           "or move it away to start a new one")
+
+
+def open_database(url: str) -> Engine:
+    """An engine on ``url`` with the schema migrated; an SQLite file is checked before and after."""
+    engine = make_engine(url)
+    path = _sqlite_path(engine)
+    if path is not None:
+        if path.is_file() and path.stat().st_size == 0:
+            log.warning("database file %s is empty (0 bytes): treating it as a new database", path)
+        try:
+            quick_check(engine)
+            migrate(engine)
+            quick_check(engine)
+        except DicelabError:
+            engine.dispose()
+            raise
+    else:
+        migrate(engine)
+    return engine
+
+
+def health_read(session: Any) -> None:
+    """A cheap real read for ``/healthz``: the schema version row and the newest game and move."""
+    from sqlalchemy import text
+
+    session.execute(text("SELECT version_num FROM alembic_version")).all()
+    session.execute(text("SELECT max(id) FROM games")).all()
+    session.execute(text("SELECT max(id) FROM moves")).all()
 
 
 def make_sessionmaker(engine: Engine) -> sessionmaker:

@@ -9,6 +9,10 @@
 * **Simultaneous Pig best-response curve** (seed 000, Figure 1; :mod:`dicelab.simpig`, issue 4).
 
 Tools whose engine has not landed are listed as coming. Every result is also served as JSON.
+
+Every request is checked up front in the server (:func:`check_job`: rule-set size, strategy
+nesting, a work estimate for evaluations and tournaments) and computed by :func:`job` in the web
+lab's explorer worker process (:class:`dicelab.web.limits.HeavyPool`), which answers bytes.
 """
 
 from __future__ import annotations
@@ -24,6 +28,13 @@ from dicelab.games.pig import PigRules
 from dicelab.web import bots
 
 MAX_TOURNAMENT = 12
+# A work estimate in "state-outcome visits": an exact evaluation of two strategies visits every
+# state (about goal^3) with every roll outcome; a best response or a solve costs a few evaluations.
+# 2.5e9 is about 3 s of one core on the project machine (two-dice d12 to 100: one evaluation
+# 0.17 s, one best response 1.0 s).
+MAX_WORK = 2.5e9
+BR_EVALS = 7
+SOLVE_EVALS = 2
 
 
 class Coming(DicelabError):
@@ -64,10 +75,14 @@ def _png(fig: Any) -> bytes:
     return buf.getvalue()
 
 
-def pig_plot(rules: PigRules, kind: str, k: int = 0) -> bytes:
-    """``boundary``: hold threshold over (i, j); ``winprob``: P(i, j, k) over (i, j)."""
+def _check_plot(rules: PigRules, kind: str, k: int) -> None:
     require(kind in ("boundary", "winprob"), f"unknown plot pig-{kind}; choose pig-boundary or pig-winprob")
     require(0 <= k < rules.goal, f"turn total k must be from 0 to {rules.goal - 1}, got {k}")
+
+
+def pig_plot(rules: PigRules, kind: str, k: int = 0) -> bytes:
+    """``boundary``: hold threshold over (i, j); ``winprob``: P(i, j, k) over (i, j)."""
+    _check_plot(rules, kind, k)
     import dicelab.plots  # noqa: F401  (Agg backend)
     from matplotlib.figure import Figure
 
@@ -106,10 +121,17 @@ def _jsonable(x: Any) -> Any:
     return to_jsonable(x)
 
 
+def evaluate_specs(rules: PigRules, a: str, b: str) -> tuple[str, str]:
+    """The two specs checked and normalised, and the evaluation's work within :data:`MAX_WORK`."""
+    sa, sb = bots.parse_opponent(a, rules), bots.parse_opponent(b, rules)
+    check_work(rules, 1, [sa, sb])
+    return sa, sb
+
+
 def evaluate(rules: PigRules, a: str, b: str) -> dict[str, Any]:
     """Exact head-to-head of two strategies (specs as in the bot list)."""
     mod = _need("dicelab.solvers.pig_eval", "strategy evaluation")
-    sa, sb = bots.parse_opponent(a, rules), bots.parse_opponent(b, rules)
+    sa, sb = evaluate_specs(rules, a, b)
     res = mod.evaluate(sa, sb, rules)
     return {"rules": rules.to_dict(), "a": sa, "b": sb, "result": _jsonable(res)}
 
@@ -139,13 +161,21 @@ def evaluate_plot(res: dict[str, Any]) -> bytes:
     return _png(fig)
 
 
-def tournament(rules: PigRules, specs: str) -> dict[str, Any]:
-    """An exact round robin over up to 12 comma-separated strategy specs."""
-    mod = _need("dicelab.sim.tournament", "the tournament")
+def tournament_specs(rules: PigRules, specs: str) -> list[str]:
+    """The comma-separated ``specs`` checked and normalised (2 to 12, distinct, within the work limit)."""
     names = [s for s in (x.strip() for x in specs.split(",")) if s]
     require(2 <= len(names) <= MAX_TOURNAMENT,
             f"a web tournament takes 2 to {MAX_TOURNAMENT} comma-separated strategies, got {len(names)}")
     names = [bots.parse_opponent(s, rules) for s in names]
+    require(len(set(names)) == len(names), f"a tournament's strategies must differ, got {', '.join(names)}")
+    check_work(rules, len(names) * (len(names) - 1) // 2, names)
+    return names
+
+
+def tournament(rules: PigRules, specs: str) -> dict[str, Any]:
+    """An exact round robin over up to 12 comma-separated strategy specs."""
+    mod = _need("dicelab.sim.tournament", "the tournament")
+    names = tournament_specs(rules, specs)
     res = mod.tournament(names, rules, progress=False)
     return {"rules": rules.to_dict(), "strategies": names, "result": _jsonable(res)}
 
@@ -174,13 +204,32 @@ def tournament_plot(res: dict[str, Any]) -> bytes:
 SIMPIG_MAX_GOAL = 100
 
 
+def work_units(rules: PigRules, evaluations: int, specs: list[str]) -> float:
+    """Estimated work of ``evaluations`` exact evaluations plus the tables ``specs`` need."""
+    outcomes = rules.sides ** 2 if rules.variant == "two-dice" else rules.sides
+    builds = sum(BR_EVALS * s.count("best-response:") + SOLVE_EVALS * s.endswith("optimal") for s in set(specs))
+    return float(evaluations + builds) * rules.goal ** 3 * outcomes
+
+
+def check_work(rules: PigRules, evaluations: int, specs: list[str]) -> None:
+    """Refuse (422) a request whose estimated work is over :data:`MAX_WORK`."""
+    work = work_units(rules, evaluations, specs)
+    require(work <= MAX_WORK,
+            f"too much work for one web request ({work:.2g} state visits, limit {MAX_WORK:.2g}): use fewer "
+            "strategies, less best-response nesting, a smaller goal or die, or the command line")
+
+
+def _check_simpig(lo: int, hi: int, goal: int) -> None:
+    require(2 <= goal <= SIMPIG_MAX_GOAL, f"goal must be from 2 to {SIMPIG_MAX_GOAL}, got {goal}")
+    require(1 <= lo <= hi <= goal and hi - lo <= 100,
+            f"need 1 <= from <= to <= goal ({goal}) and at most 101 values, got {lo}..{hi}")
+
+
 def simpig_curve(lo: int, hi: int, goal: int) -> dict[str, Any]:
     """Simultaneous Pig: the exact best response's win probability against hold:N, N = lo..hi
     (seed 000, Figure 1 / Table S1: 0.5231 against hold:25, local minima at 16, 20, 25, 33)."""
     mod = _need("dicelab.simpig", "the simultaneous-Pig best-response curve")
-    require(2 <= goal <= SIMPIG_MAX_GOAL, f"goal must be from 2 to {SIMPIG_MAX_GOAL}, got {goal}")
-    require(1 <= lo <= hi <= goal and hi - lo <= 100,
-            f"need 1 <= from <= to <= goal ({goal}) and at most 101 values, got {lo}..{hi}")
+    _check_simpig(lo, hi, goal)
     rows = mod.sweep_hold(list(range(lo, hi + 1)), goal)
     return {"goal": goal, "rows": rows, "local_minima": mod.local_minima(rows)}
 
@@ -202,3 +251,55 @@ def simpig_plot(res: dict[str, Any]) -> bytes:
                  f"(local minima {res['local_minima']})", fontsize=9)
     fig.tight_layout()
     return _png(fig)
+
+
+# ------------------------------------------------------------------------------ jobs
+TOOLS = ("pig", "pig-plot", "evaluate", "tournament", "simpig")
+
+
+def _rules(params: dict[str, Any]) -> PigRules:
+    from dicelab.web.pig_play import make_rules
+
+    return make_rules(params["variant"], params["goal"], params["sides"])
+
+
+def check_job(tool: str, params: dict[str, Any]) -> dict[str, Any]:
+    """Check a request in the server before any work starts (422 on bad or absurd input); the
+    normalised parameters for :func:`job`."""
+    require(tool in TOOLS, f"unknown explorer tool {tool!r}; choose one of {', '.join(TOOLS)}")
+    out = dict(params)
+    if tool == "simpig":
+        _need("dicelab.simpig", "the simultaneous-Pig best-response curve")
+        _check_simpig(params["lo"], params["hi"], params["goal"])
+        return out
+    rules = _rules(params)
+    if tool == "pig-plot":
+        _check_plot(rules, params["kind"], params["k"])
+    elif tool == "evaluate":
+        _need("dicelab.solvers.pig_eval", "strategy evaluation")
+        out["a"], out["b"] = evaluate_specs(rules, params["a"], params["b"])
+    elif tool == "tournament":
+        _need("dicelab.sim.tournament", "the tournament")
+        out["specs"] = ",".join(tournament_specs(rules, params["specs"]))
+    return out
+
+
+def job(tool: str, params: dict[str, Any]) -> bytes:
+    """Run a checked explorer request (in the worker process): PNG bytes when ``params["plot"]``
+    (always for ``pig-plot``), else JSON bytes."""
+    from dicelab.web.limits import json_bytes
+
+    if tool == "simpig":
+        res = simpig_curve(params["lo"], params["hi"], params["goal"])
+        return simpig_plot(res) if params.get("plot") else json_bytes(res)
+    rules = _rules(params)
+    if tool == "pig":
+        return json_bytes(pig_tables(rules))
+    if tool == "pig-plot":
+        return pig_plot(rules, params["kind"], params["k"])
+    if tool == "evaluate":
+        res = evaluate(rules, params["a"], params["b"])
+        return evaluate_plot(res) if params.get("plot") else json_bytes(res)
+    require(tool == "tournament", f"unknown explorer tool {tool!r}")
+    res = tournament(rules, params["specs"])
+    return tournament_plot(res) if params.get("plot") else json_bytes(res)

@@ -20,7 +20,6 @@ from __future__ import annotations
 import json
 import re
 import secrets
-import threading
 from typing import Any
 
 import numpy as np
@@ -32,12 +31,12 @@ from dicelab.web.db import Move, utcnow
 from dicelab.web.gamecore import (Conflict, Created, LiveGame, check_move, commit_pending,
                                   hash_token, importable, insert_game, moves_of, thinking_ms,
                                   write_rows)
+from dicelab.web.limits import bounded_cache
 
 MAX_STICKS = 30
 BOTS = [{"spec": "optimal", "label": "Optimal (exact)"}, {"spec": "always", "label": "Always throw"},
         {"spec": "stop-at:3", "label": "Stop once 3 pits are filled"}]
-_solutions: dict[int, Any] = {}
-_lock = threading.Lock()
+_solutions = bounded_cache("supersix solutions", 16)
 
 
 def available() -> bool:
@@ -52,16 +51,9 @@ def check_spec(spec: str) -> str:
 
 
 def solution(sticks: int) -> Any:
-    sol = _solutions.get(sticks)
-    if sol is None:
-        with _lock:
-            sol = _solutions.get(sticks)
-            if sol is None:
-                from dicelab import supersix
+    from dicelab import supersix
 
-                sol = supersix.solve(supersix.SuperSixRules(sticks=sticks))
-                _solutions[sticks] = sol
-    return sol
+    return _solutions.get_or_build(sticks, lambda: supersix.solve(supersix.SuperSixRules(sticks=sticks)))
 
 
 def is_ready(sticks: int) -> bool:

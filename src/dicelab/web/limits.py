@@ -1,0 +1,273 @@
+"""Bounded work for the web lab: LRU caches with a memory budget, a worker process for heavy
+requests with a queue limit, and an admission limit for game requests.
+
+* :class:`BudgetLRU` keeps solved tables in memory up to a byte budget (least recently used out
+  first); concurrent first requests for one key wait for a single build.
+* :class:`HeavyPool` runs heavy work (the explorer) in ONE separate worker process, so it never
+  blocks the event loop nor holds the GIL that game moves need; at most ``queue`` requests wait,
+  the next ones get :class:`Busy` (HTTP 503 with ``Retry-After``). The worker starts by
+  forkserver, takes one core (numba threads = 1) and is replaced every ``tasks_per_child`` tasks,
+  so its memory cannot grow without bound. Only plain bytes and numbers cross the process border.
+* :class:`Admission` is ASGI middleware: at most ``limit`` game requests in the app at once; the
+  next one is answered 503 with ``Retry-After`` at once instead of waiting in a growing queue.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import multiprocessing
+import os
+import sys
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any, Generic, TypeVar
+
+import numpy as np
+
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
+MiB = 1024 * 1024
+RETRY_AFTER_S = 2
+
+
+class Busy(Exception):
+    """The server is at its limit for this kind of work: HTTP 503 with ``Retry-After``."""
+
+    def __init__(self, message: str, retry_after: int = RETRY_AFTER_S) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+def nbytes_of(obj: Any, _seen: set[int] | None = None, _depth: int = 0) -> int:
+    """An estimate of the memory ``obj`` holds: numpy buffers plus containers and attributes."""
+    seen = set() if _seen is None else _seen
+    if id(obj) in seen or _depth > 6:
+        return 0
+    seen.add(id(obj))
+    if isinstance(obj, np.ndarray):  # a view holds its whole base array: count the base once
+        root = obj
+        while isinstance(root.base, np.ndarray):
+            root = root.base
+        if root is not obj and id(root) in seen:
+            return 0
+        seen.add(id(root))
+        return int(root.nbytes)
+    size = sys.getsizeof(obj, 64)
+    if isinstance(obj, (str, bytes, bytearray, int, float, bool, type(None))):
+        return size
+    if isinstance(obj, dict):
+        items: Any = [*obj.keys(), *obj.values()]
+    elif isinstance(obj, (list, tuple, set, frozenset)):
+        items = obj
+    else:
+        items = list(getattr(obj, "__dict__", {}).values())
+        items += [getattr(obj, s) for s in getattr(type(obj), "__slots__", ()) if hasattr(obj, s)]
+    return size + sum(nbytes_of(x, seen, _depth + 1) for x in items)
+
+
+class BudgetLRU(Generic[K, V]):
+    """A thread-safe LRU mapping bounded by ``budget`` bytes (as :func:`nbytes_of` counts them).
+
+    The newest entry is always kept, even when it alone is over budget (the request that built it
+    needs it); older entries leave first.
+    """
+
+    def __init__(self, name: str, budget_bytes: int, sizeof: Callable[[Any], int] = nbytes_of) -> None:
+        self.name, self.budget, self.sizeof = name, budget_bytes, sizeof
+        self._data: OrderedDict[K, tuple[V, int]] = OrderedDict()
+        self._bytes = 0
+        self._guard = threading.RLock()
+        self._building: dict[K, threading.Lock] = {}
+
+    def __contains__(self, key: object) -> bool:
+        with self._guard:
+            return key in self._data
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    @property
+    def nbytes(self) -> int:
+        return self._bytes
+
+    def get(self, key: K) -> V | None:
+        with self._guard:
+            hit = self._data.get(key)
+            if hit is None:
+                return None
+            self._data.move_to_end(key)
+            return hit[0]
+
+    def put(self, key: K, value: V) -> None:
+        size = self.sizeof(value)
+        with self._guard:
+            old = self._data.pop(key, None)
+            if old is not None:
+                self._bytes -= old[1]
+            self._data[key] = (value, size)
+            self._bytes += size
+            while self._bytes > self.budget and len(self._data) > 1:
+                _, (_, freed) = self._data.popitem(last=False)
+                self._bytes -= freed
+
+    def get_or_build(self, key: K, build: Callable[[], V]) -> V:
+        """The cached value, or ``build()`` run once however many threads ask at the same time."""
+        value = self.get(key)
+        if value is not None:
+            return value
+        with self._guard:
+            lock = self._building.setdefault(key, threading.Lock())
+        try:
+            with lock:
+                value = self.get(key)
+                if value is None:
+                    value = build()
+                    self.put(key, value)
+        finally:
+            with self._guard:
+                self._building.pop(key, None)
+        return value
+
+    def stats(self) -> dict[str, Any]:
+        return {"entries": len(self._data), "bytes": self._bytes, "budget_bytes": self.budget}
+
+
+CACHES: dict[str, BudgetLRU] = {}
+
+
+def bounded_cache(name: str, budget_mib: float) -> BudgetLRU:
+    """A :class:`BudgetLRU` registered under ``name`` (``DICELAB_WEB_CACHE_MIB`` scales the budget:
+    it is the total over all caches, shared out in proportion to their default budgets)."""
+    cache: BudgetLRU = BudgetLRU(name, int(budget_mib * MiB * _cache_scale()))
+    CACHES[name] = cache
+    return cache
+
+
+DEFAULT_TOTAL_MIB = 384.0
+
+
+def _cache_scale() -> float:
+    raw = os.environ.get("DICELAB_WEB_CACHE_MIB")
+    if not raw:
+        return 1.0
+    try:
+        total = float(raw)
+    except ValueError:
+        return 1.0
+    return max(total, 1.0) / DEFAULT_TOTAL_MIB
+
+
+def cache_stats() -> dict[str, dict[str, Any]]:
+    return {name: c.stats() for name, c in CACHES.items()}
+
+
+# ------------------------------------------------------------------------------ worker process
+def _worker_init() -> None:
+    try:
+        import numba
+
+        numba.set_num_threads(1)  # one core for the explorer, the other for the event loop
+    except Exception:  # pragma: no cover - numba without threading layer: single-threaded anyway
+        pass
+
+
+def _call(module: str, name: str, args: tuple) -> bytes:
+    """Run ``module.name(*args)`` in the worker; the answer is bytes (JSON or PNG) or an error."""
+    import importlib
+
+    return getattr(importlib.import_module(module), name)(*args)
+
+
+class HeavyPool:
+    """One worker process for heavy requests, at most ``running + queue`` admitted at once."""
+
+    def __init__(self, workers: int = 1, queue: int = 3, tasks_per_child: int = 25,
+                 retry_after: int = RETRY_AFTER_S) -> None:
+        self.workers, self.queue, self.tasks_per_child = workers, queue, tasks_per_child
+        self.retry_after = retry_after
+        self._pool: ProcessPoolExecutor | None = None
+        self._admitted = 0
+        self._running: asyncio.Semaphore | None = None
+
+    @property
+    def admitted(self) -> int:
+        return self._admitted
+
+    def _executor(self) -> ProcessPoolExecutor:
+        if self._pool is None:
+            ctx = multiprocessing.get_context("forkserver")
+            ctx.set_forkserver_preload(["dicelab.web.explorer"])
+            self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=ctx, initializer=_worker_init,
+                                             max_tasks_per_child=self.tasks_per_child)
+        return self._pool
+
+    async def run(self, module: str, name: str, *args: Any) -> bytes:
+        """``module.name(*args)`` in the worker; :class:`Busy` at once when the queue is full."""
+        if self._admitted >= self.workers + self.queue:
+            raise Busy(f"the explorer is busy ({self._admitted} requests running or waiting); retry in "
+                       f"{self.retry_after} s", self.retry_after)
+        if self._running is None:
+            self._running = asyncio.Semaphore(self.workers)
+        self._admitted += 1
+        try:
+            async with self._running:
+                fut = self._executor().submit(_call, module, name, args)
+                try:
+                    return await asyncio.wrap_future(fut)
+                except BrokenProcessPool as exc:
+                    self.close()
+                    raise Busy("the explorer's worker stopped (out of memory?); retry", self.retry_after) from exc
+        finally:
+            self._admitted -= 1
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
+
+
+def json_bytes(obj: Any) -> bytes:
+    """``obj`` as compact JSON bytes (what a worker sends back for a JSON answer)."""
+    return json.dumps(obj, separators=(",", ":"), allow_nan=False).encode()
+
+
+# ------------------------------------------------------------------------------ admission
+async def send_503(send: Any, detail: str, retry_after: int) -> None:
+    body = json.dumps({"detail": detail}).encode()
+    await send({"type": "http.response.start", "status": 503,
+                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+                            (b"retry-after", str(retry_after).encode())]})
+    await send({"type": "http.response.body", "body": body})
+
+
+class Admission:
+    """ASGI middleware: at most ``limit`` requests under ``prefix`` in the app at once; beyond, 503.
+
+    A quick game request takes 1 to 3 ms of the event loop, so ``limit`` requests in flight mean at
+    most about ``limit`` x 3 ms of queueing; past that a client is better told to retry than left
+    waiting seconds in a queue that only grows while the offered rate exceeds what one core serves.
+    """
+
+    def __init__(self, app: Any, prefix: str = "/api/games", limit: int = 48, retry_after: int = 1) -> None:
+        self.app, self.prefix, self.limit, self.retry_after = app, prefix, limit, retry_after
+        self.in_flight = 0
+        self.shed = 0
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or not scope.get("path", "").startswith(self.prefix):
+            await self.app(scope, receive, send)
+            return
+        if self.in_flight >= self.limit:
+            self.shed += 1
+            await send_503(send, f"the server is at its limit ({self.limit} game requests at once); retry in "
+                           f"{self.retry_after} s", self.retry_after)
+            return
+        self.in_flight += 1
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            self.in_flight -= 1
