@@ -1,0 +1,176 @@
+"""A damaged database fails cleanly (issue 11, item 5).
+
+A real database is built through the API (a few whole games of Pig), then copies of it are damaged
+the ways a disk or a careless copy damages a file: replaced by text, truncated to half, one page of
+the ``moves`` table overwritten with garbage, emptied to 0 bytes. ``dicelab serve`` on each must
+stop with exit code 2 and one line on stderr (no traceback); the 0-byte file starts as a new
+database and the log says so. Damage that appears while the lab runs answers 503 with a one-line
+detail, and ``/healthz`` then reports ``damaged``.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import httpx
+import pytest
+from fastapi.testclient import TestClient
+
+from dicelab.web.app import create_app
+from tests.web.conftest import free_port
+
+GAMES = 5
+
+
+def play_games(c: TestClient, n: int = GAMES) -> list[tuple[str, dict[str, str]]]:
+    """``n`` whole games of Pig to 20 against hold:10; their ids and token headers."""
+    out = []
+    for _ in range(n):
+        j = c.post("/api/games", json={"goal": 20, "opponent": "hold:10", "human_first": True}).json()
+        h, st = {"X-Game-Token": j["token"]}, j["state"]
+        while st["status"] == "playing":
+            body = {"action": "roll" if st["turn_total"] < 8 else "hold", "expected_move": st["version"]}
+            r = c.post(f"/api/games/{j['id']}/moves", json=body, headers=h)
+            assert r.status_code == 200, r.text
+            st = r.json()["state"]
+        out.append((j["id"], h))
+    return out
+
+
+def checkpoint(path: Path) -> None:
+    """Move everything from the write-ahead log into the database file itself."""
+    with sqlite3.connect(path) as con:
+        busy, _, _ = con.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+    assert busy == 0
+
+
+def page_of(path: Path, table: str) -> tuple[int, int]:
+    """(page size, root page number) of ``table``."""
+    with sqlite3.connect(path) as con:
+        size = con.execute("PRAGMA page_size").fetchone()[0]
+        root = con.execute("SELECT rootpage FROM sqlite_master WHERE name = ?", (table,)).fetchone()[0]
+    return size, root
+
+
+def garble_page(path: Path, table: str) -> None:
+    """Overwrite the root page of ``table`` with garbage (a fixed seed: the same bytes every run)."""
+    size, root = page_of(path, table)
+    garbage = bytes((i * 167 + 13) % 251 for i in range(size))
+    with open(path, "r+b") as f:
+        f.seek((root - 1) * size)
+        f.write(garbage)
+
+
+@pytest.fixture(scope="module")
+def good_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A real lab database with :data:`GAMES` finished games, checkpointed into one file."""
+    path = tmp_path_factory.mktemp("gooddb") / "lab.sqlite"
+    with TestClient(create_app(f"sqlite:///{path}", warm=False)) as c:
+        play_games(c)
+    checkpoint(path)
+    with sqlite3.connect(path) as con:
+        moves = con.execute("SELECT count(*) FROM moves").fetchone()[0]
+        pages = con.execute("PRAGMA page_count").fetchone()[0]
+        assert con.execute("PRAGMA quick_check").fetchone()[0] == "ok"
+    assert moves > 40 and pages > 8, (moves, pages)  # several pages: the moves table is more than its root
+    return path
+
+
+def text_file(p: Path) -> None:
+    p.write_text("these are my notes, not a database\n" * 50)
+
+
+def truncated(p: Path) -> None:
+    data = p.read_bytes()
+    p.write_bytes(data[: len(data) // 2])
+
+
+def garbled_moves_page(p: Path) -> None:
+    garble_page(p, "moves")
+
+
+DAMAGE: dict[str, Callable[[Path], None]] = {
+    "text file": text_file, "truncated to half": truncated, "a moves page overwritten": garbled_moves_page,
+}
+
+
+def serve(db: Path, timeout: float = 60.0) -> subprocess.CompletedProcess:
+    cmd = [sys.executable, "-m", "dicelab", "serve", "--db", f"sqlite:///{db}", "--port", str(free_port()),
+           "--no-warm"]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
+                          env={**os.environ, "DICELAB_ADMIN_KEY": "test-researcher-key-0123"})
+
+
+@pytest.mark.parametrize("kind", list(DAMAGE))
+def test_serve_on_a_damaged_file_stops_with_one_line(kind: str, good_db: Path, tmp_path: Path) -> None:
+    db = tmp_path / "copy.sqlite"
+    shutil.copyfile(good_db, db)
+    DAMAGE[kind](db)
+    before = db.read_bytes()
+    res = serve(db)
+    lines = res.stderr.strip().splitlines()
+    assert res.returncode == 2, (kind, res.returncode, res.stderr[-2000:])
+    assert len(lines) == 1 and "Traceback" not in res.stderr, res.stderr
+    assert lines[0].startswith("error: database ") and ("damaged" in lines[0] or "not a database" in lines[0]), lines
+    assert db.read_bytes() == before, "a damaged database must be left as it was (for a repair or a backup)"
+
+
+def test_serve_on_an_empty_file_starts_a_new_database_and_says_so(server_factory, tmp_path: Path) -> None:
+    db = tmp_path / "empty.sqlite"
+    db.write_bytes(b"")
+    server = server_factory(f"sqlite:///{db}")
+    server.start()
+    r = httpx.get(server.url + "/healthz", timeout=10)
+    assert r.status_code == 200 and r.json()["status"] == "ok"
+    r = httpx.post(server.url + "/api/games", json={"goal": 20, "opponent": "hold:10"}, timeout=30)
+    assert r.status_code == 201, r.text
+    server.stop()
+    said = [line for line in server.log.read_text().splitlines() if "0 bytes" in line]
+    assert len(said) == 1 and "new database" in said[0], server.log.read_text()[-2000:]
+
+
+def test_a_good_database_still_starts(good_db: Path, tmp_path: Path) -> None:
+    """The control: the same copy, undamaged, passes the start-up check (the test above can fail)."""
+    db = tmp_path / "copy.sqlite"
+    shutil.copyfile(good_db, db)
+    with TestClient(create_app(f"sqlite:///{db}", warm=False)) as c:
+        assert c.get("/healthz").json()["status"] == "ok"
+        assert len(play_games(c, 1)) == 1
+
+
+def one_line_503(r: httpx.Response) -> str:
+    assert r.status_code == 503, (r.status_code, r.text)
+    detail = r.json()["detail"]
+    assert isinstance(detail, str) and "\n" not in detail and "damaged" in detail, detail
+    return detail
+
+
+def test_damage_while_serving_answers_503_and_healthz_reports_it(tmp_path: Path) -> None:
+    path = tmp_path / "live.sqlite"
+    with TestClient(create_app(f"sqlite:///{path}", warm=False)) as c:
+        games = play_games(c, 4)
+        assert c.get("/healthz").status_code == 200
+        checkpoint(path)
+        garble_page(path, "moves")  # the healthz read does not touch the moves of old games
+        detail = one_line_503(c.get(f"/api/games/{games[0][0]}", headers=games[0][1]))
+        one_line_503(c.get(f"/api/games/{games[1][0]}", headers=games[1][1]))
+        h = c.get("/healthz")
+        assert h.status_code == 503 and h.json() == {"status": "damaged", "detail": detail}
+
+
+def test_healthz_finds_damage_by_itself(tmp_path: Path) -> None:
+    path = tmp_path / "live.sqlite"
+    with TestClient(create_app(f"sqlite:///{path}", warm=False)) as c:
+        play_games(c, 2)
+        assert c.get("/healthz").json()["status"] == "ok"
+        checkpoint(path)
+        garble_page(path, "games")
+        h = c.get("/healthz")
+        assert h.status_code == 503 and h.json()["status"] == "damaged", h.text
+        assert "\n" not in h.json()["detail"]
