@@ -101,37 +101,40 @@ class QAgent:
         return cls(rules, np.zeros((n_states(rules, design), DESIGNS[design][0])), design, bluff)
 
     # -- storage (dicelab.store: .npz + JSON with checksum; no pickle) ----------------------------
-    def save(self, path: str) -> str:
-        from dicelab.store import save_table
-
+    def to_arrays(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        """The Q table and the metadata stored by :meth:`save` and the cache."""
         meta = {
+            **self.meta,
             "rules": self.rules.to_dict(),
             "design": self.design,
             "bluff": self.bluff,
             "games_trained": self.games_trained,
-            **self.meta,
         }
-        return str(save_table(path, TABLE_KIND, {"q": self.q}, meta))
+        return {"q": self.q}, meta
+
+    def save(self, path: str) -> str:
+        from dicelab.store import save_table
+
+        return str(save_table(path, TABLE_KIND, *self.to_arrays()))
+
+    @classmethod
+    def from_arrays(cls, arrays: dict[str, np.ndarray], meta: dict[str, Any]) -> QAgent:
+        """Rebuild a stored agent; the Q table must fit its rules and state design."""
+        from dicelab.store import STORE_KEYS, expect_array
+
+        rules = LiarsRules(**meta["rules"])
+        design = meta["design"]
+        _check_design(design)
+        q = expect_array(arrays, "q", (n_states(rules, design), DESIGNS[design][0]), np.float64)
+        own = {"rules", "design", "bluff", "games_trained", *STORE_KEYS}
+        extra = {k: v for k, v in meta.items() if k not in own}
+        return cls(rules, q, design, float(meta.get("bluff", 0.5)), int(meta.get("games_trained", 0)), extra)
 
     @classmethod
     def load(cls, path: str) -> QAgent:
-        from dicelab.store import load_table
+        from dicelab.store import load_as
 
-        arrays, meta = load_table(path, TABLE_KIND)
-        try:
-            rules = LiarsRules(**meta["rules"])
-            design = meta["design"]
-        except (KeyError, TypeError):
-            raise DicelabError(f"{path}: the metadata lacks the rules or the state design") from None
-        _check_design(design)
-        q = arrays.get("q")
-        require(
-            q is not None and q.shape == (n_states(rules, design), DESIGNS[design][0]),
-            f"{path}: the Q table's shape does not match its rules and design",
-        )
-        extra = {k: v for k, v in meta.items() if k not in {"rules", "design", "bluff", "games_trained"}}
-        return cls(rules, q.astype(np.float64), design, float(meta.get("bluff", 0.5)),
-                   int(meta.get("games_trained", 0)), extra)
+        return load_as(path, TABLE_KIND, cls.from_arrays)
 
     # -- the policy, for the Python engine ----------------------------------------------------
     def state_index(self, view: PlayerView) -> int:
@@ -279,6 +282,22 @@ def train(
     agent.games_trained += games
     agent.meta.update({"opponents": opponents, "alpha": alpha, "gamma": gamma, "epsilon": epsilon, "seed": seed})
     return TrainResult(agent, winners, seconds)
+
+
+def cached_agent(rules: LiarsRules | None = None, games: int = 5000, seed: int = 0) -> QAgent:
+    """The agent of ``train(rules, games, seed)`` (defaults otherwise), through the on-disk cache."""
+    rules = rules or LiarsRules()
+    require(isinstance(games, int) and games >= 1, f"games must be a whole number of at least 1, got {games}")
+    require(isinstance(seed, int) and seed >= 0, f"seed must be a whole number of at least 0, got {seed}")
+    from dicelab.store import cached
+
+    def from_arrays(arrays: dict[str, np.ndarray], meta: dict[str, Any]) -> QAgent:
+        agent = QAgent.from_arrays(arrays, meta)
+        require(agent.rules == rules and agent.design == "seed", "the agent was trained for other rules")
+        return agent
+
+    return cached(TABLE_KIND, {"rules": rules.to_dict(), "games": games, "seed": seed},
+                  lambda: train(rules, games=games, seed=seed).agent, QAgent.to_arrays, from_arrays)
 
 
 @dataclass(frozen=True)

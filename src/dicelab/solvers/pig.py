@@ -58,7 +58,7 @@ from numba import njit
 
 from dicelab.errors import DicelabError
 from dicelab.games.pig import PigRules
-from dicelab.store import cache_dir, cache_key, load_table, save_table
+from dicelab.store import cached, expect_array, load_as, save_table
 
 KIND = "pig-solution"
 
@@ -324,39 +324,41 @@ class PigSolution:
 
     # -- storage -------------------------------------------------------------------------------
 
+    def to_arrays(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        """The arrays and metadata stored by :meth:`save` and the cache."""
+        meta = {"rules": self.rules.to_dict(), "turn_limit": self.turn_limit,
+                "max_residual": self.max_residual, "seconds": self.seconds}
+        return {"p": self.p, "roll": self.roll}, meta
+
     def save(self, path: str | Path) -> Path:
         """Write ``PATH.npz`` and ``PATH.json`` (rules, version, residual, sha256 of the arrays)."""
-        return save_table(
-            path,
-            KIND,
-            {"p": self.p, "roll": self.roll},
-            {
-                "rules": self.rules.to_dict(),
-                "turn_limit": self.turn_limit,
-                "max_residual": self.max_residual,
-                "seconds": self.seconds,
-            },
-        )
+        return save_table(path, KIND, *self.to_arrays())
+
+    @classmethod
+    def from_arrays(
+        cls, arrays: dict[str, np.ndarray], meta: dict[str, Any],
+        rules: PigRules | None = None, turn_limit: int | None = None,
+    ) -> PigSolution:
+        """Rebuild a stored solution; check its arrays and, if given, that its rules match."""
+        stored = PigRules(**meta["rules"])
+        if rules is not None and stored != rules:
+            raise DicelabError(f"the table was solved for {stored}, not for {rules}")
+        if rules is not None and meta.get("turn_limit") != turn_limit:
+            raise DicelabError(
+                f"the table was solved with turn_limit={meta.get('turn_limit')}, not {turn_limit}"
+            )
+        g = stored.goal
+        p = expect_array(arrays, "p", (g, g, g), np.float64)
+        roll = expect_array(arrays, "roll", (g, g, g), np.bool_)
+        return cls(stored, p, roll, float(meta["max_residual"]), meta.get("turn_limit"),
+                   float(meta.get("seconds", 0.0)), meta)
 
     @classmethod
     def load(
         cls, path: str | Path, rules: PigRules | None = None, turn_limit: int | None = None
     ) -> PigSolution:
         """Read a saved solution; verify its checksum and, if given, that its rules match."""
-        arrays, meta = load_table(path, KIND)
-        stored = PigRules(**meta["rules"])
-        if rules is not None and stored != rules:
-            raise DicelabError(f"{path} was solved for {stored}, not for {rules}")
-        if rules is not None and meta.get("turn_limit") != turn_limit:
-            raise DicelabError(
-                f"{path} was solved with turn_limit={meta.get('turn_limit')}, not {turn_limit}"
-            )
-        g = stored.goal
-        p, roll = arrays["p"], arrays["roll"]
-        if p.shape != (g, g, g) or roll.shape != (g, g, g) or roll.dtype != np.bool_:
-            raise DicelabError(f"{path} has arrays of the wrong shape for goal {g}")
-        return cls(stored, p, roll, float(meta["max_residual"]), meta.get("turn_limit"),
-                   float(meta.get("seconds", 0.0)), meta)
+        return load_as(path, KIND, lambda a, m: cls.from_arrays(a, m, rules, turn_limit))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -439,17 +441,13 @@ def _limited_actions(rules: PigRules, turn_limit: int, P: np.ndarray, roll: np.n
 
 
 def solve_cached(rules: PigRules | None = None, turn_limit: int | None = None) -> PigSolution:
-    """:func:`solve`, through the on-disk cache of solved tables (``DICELAB_CACHE_DIR``)."""
+    """:func:`solve`, through the on-disk cache of solved tables (a damaged entry is solved again)."""
     rules = rules or PigRules()
     _check_turn_limit(turn_limit)
-    params = {"rules": rules.to_dict(), "turn_limit": turn_limit}
-    path = cache_dir() / (cache_key(KIND, params) + ".npz")
-    if path.exists():
-        try:
-            return PigSolution.load(path, rules, turn_limit)
-        except DicelabError:
-            pass  # a damaged cache entry is solved again and overwritten below
-    sol = solve(rules, turn_limit)
-    sol.save(path)
-    return sol
-
+    return cached(
+        KIND,
+        {"rules": rules.to_dict(), "turn_limit": turn_limit},
+        lambda: solve(rules, turn_limit),
+        PigSolution.to_arrays,
+        lambda a, m: PigSolution.from_arrays(a, m, rules, turn_limit),
+    )

@@ -30,10 +30,12 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from scipy.optimize import linprog
 
+from dicelab.errors import require
 from dicelab.games.simpig import SimPigRules, turn_total_table
 from dicelab.progress import progress_bar
 from dicelab.solvers.simpig import _state_matrix, best_response
@@ -196,25 +198,38 @@ def solve_equilibrium(
 ) -> Equilibrium:
     """Solve two-player simultaneous Pig exactly (value and optimal mixed strategies everywhere).
 
-    With ``use_cache`` the result is stored in / read from the dicelab cache folder.
+    With ``use_cache`` the result goes through the dicelab cache (a damaged entry is solved again).
     """
-    rules = SimPigRules(goal=goal, players=2)
-    g = rules.goal
-    if use_cache:
-        from dicelab.store import cache_dir, cache_key, load_table
+    g = SimPigRules(goal=goal, players=2).goal
+    if not use_cache:
+        return _solve_equilibrium(g, progress)
+    from dicelab.store import cached
 
-        path = cache_dir() / cache_key(EQ_KIND, {"goal": g})
-        if path.with_suffix(".npz").exists():
-            arrays, meta = load_table(path, EQ_KIND)
-            return Equilibrium(
-                g,
-                arrays["value"],
-                arrays["weights"],
-                arrays["targets"].astype(np.int64),
-                meta["seconds"],
-                meta["linear_programs"],
-                meta["mixed_states"],
-            )
+    return cached(EQ_KIND, {"goal": g}, lambda: _solve_equilibrium(g, progress), _eq_arrays,
+                  lambda a, m: _eq_from_arrays(a, m, g))
+
+
+def _eq_arrays(eq: Equilibrium) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    arrays = {"value": eq.value, "weights": eq.weights, "targets": eq.targets.astype(np.int16)}
+    meta = {"goal": eq.goal, "seconds": eq.seconds, "linear_programs": eq.linear_programs,
+            "mixed_states": eq.mixed_states}
+    return arrays, meta
+
+
+def _eq_from_arrays(arrays: dict[str, np.ndarray], meta: dict[str, Any], g: int) -> Equilibrium:
+    from dicelab.store import expect_array
+
+    require(meta["goal"] == g, f"the table is for goal {meta['goal']}, not {g}")
+    c = len(arrays["weights"])
+    require(c >= 1, "the table has no strategy components")
+    value = expect_array(arrays, "value", (g, g), np.float64)
+    weights = expect_array(arrays, "weights", (c, g, g), np.float64)
+    targets = expect_array(arrays, "targets", (c, g, g), np.int16)
+    return Equilibrium(g, value, weights, targets.astype(np.int64), float(meta["seconds"]),
+                       int(meta["linear_programs"]), int(meta["mixed_states"]))
+
+
+def _solve_equilibrium(g: int, progress: bool) -> Equilibrium:
     p0, pk = turn_total_table(g)
     t0 = time.perf_counter()
     v = np.zeros((g + 1, g + 1))
@@ -257,17 +272,7 @@ def solve_equilibrium(
         for c, (k, w) in enumerate(comps):
             weights[c, i, j] = w
             targets[c, i, j] = k
-    eq = Equilibrium(g, v[:g, :g].copy(), weights, targets, time.perf_counter() - t0, lps, mixed)
-    if use_cache:
-        from dicelab.store import save_table
-
-        save_table(
-            path,
-            EQ_KIND,
-            {"value": eq.value, "weights": weights, "targets": targets.astype(np.int16)},
-            {"goal": g, "seconds": eq.seconds, "linear_programs": lps, "mixed_states": mixed},
-        )
-    return eq
+    return Equilibrium(g, v[:g, :g].copy(), weights, targets, time.perf_counter() - t0, lps, mixed)
 
 
 def exploitability(strategy: SimPigStrategy | str, goal: int = 100) -> float:

@@ -74,7 +74,7 @@ from numba import njit
 
 from dicelab.errors import DicelabError, require
 from dicelab.games.supersix import PITS, SuperSixRules
-from dicelab.store import load_table, save_table
+from dicelab.store import cached, expect_array, load_as, save_table
 
 KIND = "supersix-solution"
 TIE = 1e-12
@@ -423,28 +423,39 @@ class SuperSixSolution:
             "seconds": self.seconds,
         }
 
+    def to_arrays(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        """The arrays and metadata stored by :meth:`save` and the cache."""
+        arrays = {"free": self.free, "forced": self.forced, "throw": self.throw}
+        meta = {"rules": self.rules.to_dict(), "max_residual": self.max_residual,
+                "iterations": self.iterations, "seconds": self.seconds}
+        return arrays, meta
+
     def save(self, path: str | Path) -> Path:
         """Write ``PATH.npz`` + ``PATH.json`` (rules, residual, sha256); no pickle."""
-        return save_table(
-            path,
-            KIND,
-            {"free": self.free, "forced": self.forced, "throw": self.throw},
-            {"rules": self.rules.to_dict(), "max_residual": self.max_residual,
-             "iterations": self.iterations},
+        return save_table(path, KIND, *self.to_arrays())
+
+    @classmethod
+    def from_arrays(
+        cls, arrays: dict[str, np.ndarray], meta: dict[str, Any], rules: SuperSixRules | None = None
+    ) -> SuperSixSolution:
+        """Rebuild a stored solution; check its arrays and, if given, that its rules match."""
+        stored = SuperSixRules(**meta["rules"])
+        require(rules is None or stored == rules, f"the table was solved for {stored}, not for {rules}")
+        shape = (PITS + 1, stored.total + 1, stored.total + 1)
+        return cls(
+            stored,
+            expect_array(arrays, "free", shape, np.float64),
+            expect_array(arrays, "forced", shape, np.float64),
+            expect_array(arrays, "throw", shape, np.bool_),
+            float(meta["max_residual"]),
+            int(meta["iterations"]),
+            float(meta.get("seconds", 0.0)),
+            meta=meta,
         )
 
     @classmethod
     def load(cls, path: str | Path) -> SuperSixSolution:
-        arrays, meta = load_table(path, KIND)
-        return cls(
-            SuperSixRules(**meta["rules"]),
-            arrays["free"],
-            arrays["forced"],
-            arrays["throw"].astype(bool),
-            float(meta["max_residual"]),
-            int(meta["iterations"]),
-            meta=meta,
-        )
+        return load_as(path, KIND, cls.from_arrays)
 
 
 def solve_two(rules: SuperSixRules | None = None) -> SuperSixSolution:
@@ -465,8 +476,10 @@ def solve_two(rules: SuperSixRules | None = None) -> SuperSixSolution:
 
 @lru_cache(maxsize=32)
 def solve_two_cached(rules: SuperSixRules) -> SuperSixSolution:
-    """:func:`solve_two`, remembered per rules for the life of the process (treat as read-only)."""
-    return solve_two(rules)
+    """:func:`solve_two` through the on-disk cache, remembered per rules in the process (read-only)."""
+    _check_two(rules)
+    return cached(KIND, {"rules": rules.to_dict()}, lambda: solve_two(rules),
+                  SuperSixSolution.to_arrays, lambda a, m: SuperSixSolution.from_arrays(a, m, rules))
 
 
 # ---------------------------------------------------------------------------------------------
