@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import numpy as np
 import pytest
 
+from dicelab import store
 from dicelab.errors import DicelabError
-from dicelab.store import cache_key, load_table, save_table
+from dicelab.store import cache_key, expect_array, load_table, save_table
 
 
 def test_roundtrip(tmp_path):
@@ -30,3 +34,61 @@ def test_refuses_wrong_kind_missing_and_object_arrays(tmp_path):
 def test_cache_key_depends_on_params():
     assert cache_key("k", {"a": 1}) != cache_key("k", {"a": 2})
     assert cache_key("k", {"a": 1, "b": 2}) == cache_key("k", {"b": 2, "a": 1})
+
+
+def test_an_edited_metadata_value_is_refused_but_old_tables_still_load(tmp_path):
+    save_table(tmp_path / "x", "demo", {"a": np.zeros(2)}, {"residual": 1e-15})
+    js = tmp_path / "x.json"
+    meta = json.loads(js.read_text())
+    js.write_text(json.dumps({**meta, "residual": 0.5}))
+    with pytest.raises(DicelabError, match="its own checksum"):
+        load_table(tmp_path / "x", "demo")
+    # a table written before metadata checksums existed (no meta_sha256) is still read
+    del meta["meta_sha256"]
+    js.write_text(json.dumps(meta))
+    assert load_table(tmp_path / "x", "demo")[1]["residual"] == 1e-15
+
+
+@pytest.mark.parametrize("content", [b"", b"[1, 2]", b"\xff\xfe\x00", b'{"kind": "demo"}', b"[" * 100_000])
+def test_bad_json_is_one_dicelab_error(tmp_path, content):
+    save_table(tmp_path / "x", "demo", {"a": np.zeros(2)}, {})
+    (tmp_path / "x.json").write_bytes(content)
+    with pytest.raises(DicelabError) as err:
+        load_table(tmp_path / "x", "demo")
+    assert "\n" not in str(err.value) and str(tmp_path / "x.npz") in str(err.value)
+
+
+def test_a_directory_is_not_a_table(tmp_path):
+    (tmp_path / "d.npz").mkdir()
+    (tmp_path / "d.json").write_text("{}")
+    with pytest.raises(DicelabError, match="no table"):
+        load_table(tmp_path / "d")
+
+
+def test_writes_are_atomic_json_last_and_leave_no_temporary_files(tmp_path, monkeypatch):
+    save_table(tmp_path / "x", "demo", {"a": np.arange(3)}, {"n": 1})
+    replaced = []
+    real = store.os.replace
+    monkeypatch.setattr(store.os, "replace", lambda a, b: (replaced.append(Path(b).name), real(a, b)))
+    save_table(tmp_path / "x", "demo", {"a": np.arange(4)}, {"n": 2})
+    assert replaced == ["x.npz", "x.json"]  # the JSON, which holds the checksum, goes last
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["x.json", "x.npz"]
+
+    def crash(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(store.np, "savez_compressed", crash)
+    with pytest.raises(OSError):
+        save_table(tmp_path / "x", "demo", {"a": np.arange(5)}, {"n": 3})
+    arrays, meta = load_table(tmp_path / "x", "demo")  # the previous table is intact
+    assert arrays["a"].tolist() == [0, 1, 2, 3] and meta["n"] == 2
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["x.json", "x.npz"]
+
+
+def test_expect_array_names_what_is_wrong():
+    arrays = {"p": np.zeros((2, 2))}
+    assert expect_array(arrays, "p", (2, 2), np.float64) is arrays["p"]
+    with pytest.raises(DicelabError, match=r"'p' should be float64 \(3, 3\), got float64 \(2, 2\)"):
+        expect_array(arrays, "p", (3, 3), np.float64)
+    with pytest.raises(DicelabError, match="got nothing"):
+        expect_array(arrays, "q", (2, 2), np.float64)

@@ -18,7 +18,7 @@ import hashlib
 import json
 import logging
 import os
-import tempfile
+import secrets
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -95,8 +95,10 @@ def _locked(lock: Path | None, exclusive: bool) -> Iterator[None]:
 
 
 def _temp_beside(target: Path) -> tuple[int, Path]:
-    fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    return fd, Path(name)
+    """A new, unique file beside ``target`` (created exclusively; the umask sets its mode)."""
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.{secrets.token_hex(6)}.tmp")
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+    return os.open(tmp, flags, 0o666), tmp
 
 
 def _write_temp(target: Path, write: Callable[[Any], None]) -> Path:
@@ -195,7 +197,7 @@ def _load(path: str | os.PathLike[str], kind: str | None, need_meta_digest: bool
     except DicelabError:
         raise
     except Exception as exc:  # zip, zlib, EOF, OS, value, memory...: all mean "cannot read"
-        raise DicelabError(f"cannot read {npz.name} ({_one_line(exc)})") from None
+        raise DicelabError(f"the table cannot be read ({_one_line(exc)})") from None
 
 
 def load_table(

@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 from scipy import stats as _st
 
-from dicelab.errors import DicelabError, require
+from dicelab.errors import require
 from dicelab.games.liars import Bid, LiarsRules, PlayerView
 from dicelab.strategies.liars import best_face, raise_bid, raise_distribution
 from dicelab.learn import liars_kernel as K
