@@ -288,7 +288,7 @@ for line in lines:
 
 
 def test_two_processes_filling_the_same_keys_at_once(tmp_path):
-    cache, sync, n = tmp_path / "cache", tmp_path / "sync", 40
+    cache, sync, n = tmp_path / "cache", tmp_path / "sync", 30
     sync.mkdir()
     env = {**os.environ, "PYTHONWARNINGS": "ignore"}
     procs = [subprocess.Popen([sys.executable, "-c", RACER, str(cache), str(sync), str(n)],
