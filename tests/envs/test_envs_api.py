@@ -7,8 +7,6 @@ import warnings
 
 import gymnasium as gym
 import pytest
-
-pytest.importorskip("pettingzoo")
 from gymnasium.utils.env_checker import check_env
 from pettingzoo.test import api_test, parallel_api_test
 

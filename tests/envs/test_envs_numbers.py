@@ -7,7 +7,6 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-pytest.importorskip("pettingzoo")
 import dicelab.envs  # noqa: F401
 from dicelab.games.pig import PigRules
 from dicelab.sim.stats import wilson_interval

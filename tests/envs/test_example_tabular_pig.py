@@ -7,8 +7,6 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("gymnasium")
-
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "train_tabular_pig.py"
 
 
