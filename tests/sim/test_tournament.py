@@ -32,16 +32,21 @@ def test_named_strategies_have_the_seed_non_transitive_cycle():
 
 def test_matrix_laws_and_agreement_with_evaluate():
     rules = PigRules(goal=30)
-    t = tournament(["hold:5..9", "keep-pace"], rules, progress=False)
-    m = t.matrix
-    assert np.allclose(np.diag(m), 0.5, atol=1e-13)
-    assert np.allclose(m + m.T + 2 * t.stalemate, 1.0, atol=1e-13)
+    t = tournament(["hold:0", "hold:5..9", "keep-pace"], rules, progress=False)
+    m, stall = t.matrix, t.stalemate
+    # the rules: hold:0 never rolls, so it never wins and stalls against itself only
+    only_self = np.zeros_like(stall)
+    only_self[0, 0] = 1.0
+    assert np.all(m[0] == 0.0) and np.array_equal(stall, only_self)
+    assert np.allclose(np.diag(m)[1:], 0.5, atol=1e-13)
+    # every pairing ends in a win for one side or a stalemate
+    assert np.allclose(m + m.T + stall, 1.0, atol=1e-13)
     e = evaluate("hold:7", "keep-pace", rules)
     i = t.strategies.index("hold:7")
     j = t.strategies.index("keep-pace")
     assert m[i, j] == pytest.approx(e.a_overall, abs=1e-15)
     assert t.first[i, j] == pytest.approx(e.a_first, abs=1e-15)
-    assert t.pairs == 15
+    assert t.pairs == 21
 
 
 def test_hold_strategies_are_transitive_and_hold_25_wins():
