@@ -98,7 +98,9 @@ def test_q_agent_exploitability():
     r = policy_exploitability(DuelRules((1, 1), 6, "highest"), agent.action_distribution, rules)
     assert r["br0"] >= OPENSPIEL_VALUE_1V1_6_HIGHEST - 1e-9
     assert r["br1"] >= -OPENSPIEL_VALUE_1V1_6_HIGHEST - 1e-9
-    assert 0.0 < r["exploitability"] <= 1.0
+    # (BR_0 + BR_1) / 2 is at most 1 by definition; what can fail is that the agent, which only
+    # ever raises by one, is not an equilibrium of the duel (exploitability 0)
+    assert r["exploitability"] > 0.01
 
 
 @pytest.mark.parametrize("kwargs", [{"dice": (2, 2)}, {"dice": (0, 1)}, {"faces": 1}, {"wild": "twos"},
