@@ -97,3 +97,4 @@ def test_engine_replays_with_a_seed():
         return g.history
 
     assert play(7) == play(7)
+    assert play(7) != play(8)  # and the seed is what decides the game
