@@ -166,11 +166,15 @@ def save_table(path: str | os.PathLike[str], kind: str, arrays: Arrays, meta: di
 # -- reading ----------------------------------------------------------------------------------
 
 
+class _Missing(DicelabError):
+    """The .npz or the .json of a table does not exist."""
+
+
 def _read(npz: Path, js: Path, kind: str | None, need_meta_digest: bool) -> tuple[Arrays, dict[str, Any]]:
     """The table's arrays and metadata; a DicelabError names what is wrong (not the path)."""
     missing = [f.name for f in (npz, js) if not f.is_file()]
     if missing:
-        raise DicelabError(f"no table: {' and '.join(missing)} missing (both files are needed)")
+        raise _Missing(f"{' and '.join(missing)} missing (a table needs both files)")
     try:
         meta = json.loads(js.read_bytes())
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
@@ -208,10 +212,13 @@ def load_table(
     Every failure (missing, unreadable, truncated or damaged file, JSON of the wrong shape) raises
     one :class:`DicelabError` line that starts with the path.
     """
+    npz = _paths(path)[0]
     try:
         return _load(path, kind, need_meta_digest=False)
+    except _Missing as exc:
+        raise DicelabError(f"no table at {npz}: {exc}") from None
     except DicelabError as exc:
-        raise DicelabError(f"{_paths(path)[0]}: {exc}") from None
+        raise DicelabError(f"{npz}: {exc}") from None
 
 
 def load_as(
