@@ -6,8 +6,9 @@ requests with a queue limit, and an admission limit for game requests.
 * :class:`HeavyPool` runs heavy work (the explorer) in ONE separate worker process, so it never
   blocks the event loop nor holds the GIL that game moves need; at most ``queue`` requests wait,
   the next ones get :class:`Busy` (HTTP 503 with ``Retry-After``). The worker starts by
-  forkserver, takes one core (numba threads = 1) and is replaced every ``tasks_per_child`` tasks,
-  so its memory cannot grow without bound. Only plain bytes and numbers cross the process border.
+  forkserver, takes one core (numba threads = 1) at a lower priority (nice 5: the event loop
+  comes first when the cores are busy) and is replaced every ``tasks_per_child`` tasks, so its
+  memory cannot grow without bound. Only plain bytes and numbers cross the process border.
 * :class:`Admission` is ASGI middleware: at most ``limit`` game requests in the app at once; the
   next one is answered 503 with ``Retry-After`` at once instead of waiting in a growing queue.
 """
@@ -15,6 +16,7 @@ requests with a queue limit, and an admission limit for game requests.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import multiprocessing
 import os
@@ -166,13 +168,18 @@ def cache_stats() -> dict[str, dict[str, Any]]:
 
 
 # ------------------------------------------------------------------------------ worker process
+WORKER_NICE = 5
+PRELOAD = ["dicelab.web.explorer", "dicelab.solvers.pig", "dicelab.solvers.pig_eval", "dicelab.sim.tournament"]
+
+
 def _worker_init() -> None:
-    try:
+    """In the worker: a lower CPU priority (game moves in the server come first) and one numba thread."""
+    with contextlib.suppress(OSError):
+        os.nice(WORKER_NICE)
+    with contextlib.suppress(Exception):  # numba missing or without a threading layer: one thread anyway
         import numba
 
-        numba.set_num_threads(1)  # one core for the explorer, the other for the event loop
-    except Exception:  # pragma: no cover - numba without threading layer: single-threaded anyway
-        pass
+        numba.set_num_threads(1)
 
 
 def _call(module: str, name: str, args: tuple) -> bytes:
@@ -200,7 +207,7 @@ class HeavyPool:
     def _executor(self) -> ProcessPoolExecutor:
         if self._pool is None:
             ctx = multiprocessing.get_context("forkserver")
-            ctx.set_forkserver_preload(["dicelab.web.explorer"])
+            ctx.set_forkserver_preload(PRELOAD)
             self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=ctx, initializer=_worker_init,
                                              max_tasks_per_child=self.tasks_per_child)
         return self._pool

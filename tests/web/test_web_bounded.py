@@ -1,0 +1,140 @@
+"""Bounded work per request (issue 11, item 6), against a real server process over loopback.
+
+* Four heavy explorer requests (exact best responses on two-dice Pig to 100, a different die each:
+  0.2 to 0.5 s of CPU apiece on a quiet machine, beside the explorer worker's start) run while live Pig games keep moving: the moves' server-side answer
+  time (``Server-Timing: app``) stays under 50 ms at p95, because the explorer works in its own
+  process and the event loop only waits for it. While the four are running or queued, further
+  explorer requests are refused at once with 503 and ``Retry-After``.
+* Absurd explorer input (a tournament whose work estimate is over the limit) is refused with 422
+  before any work starts, and the server answers the next request at once.
+* Many rule sets: the solution cache stays within its memory budget (the budget is made small with
+  ``DICELAB_WEB_CACHE_MIB``), and games whose tables were dropped still play.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import time
+
+import httpx
+import numpy as np
+import pytest
+
+P95_LIMIT_MS = 50.0
+HEAVY_SIDES = (8, 7, 6, 5)  # a different rule set per request: no cache shares their work
+LIVE_GAMES = 4
+
+
+def server_ms(r: httpx.Response) -> float:
+    timing = dict(part.strip().split(";dur=") for part in r.headers["server-timing"].split(","))
+    return float(timing["app"])
+
+
+async def live_game(client: httpx.AsyncClient, rng: random.Random, stop: asyncio.Event, app_ms: list[float]) -> None:
+    """Pig to 20 against the optimal bot, a move every 100-200 ms, new games until ``stop``."""
+    while not stop.is_set():
+        r = await client.post("/api/games", json={"goal": 20, "opponent": "optimal", "human_first": True})
+        assert r.status_code == 201, r.text
+        j = r.json()
+        h, st = {"X-Game-Token": j["token"]}, j["state"]
+        while st["status"] == "playing" and not stop.is_set():
+            await asyncio.sleep(rng.uniform(0.1, 0.2))
+            body = {"action": "roll" if st["turn_total"] < rng.choice((6, 10, 15)) else "hold",
+                    "expected_move": st["version"]}
+            r = await client.post(f"/api/games/{j['id']}/moves", json=body, headers=h)
+            assert r.status_code == 200, r.text
+            app_ms.append(server_ms(r))
+            st = r.json()["state"]
+
+
+def heavy_params(sides: int) -> dict:
+    return {"a": "best-response:hold:40", "b": "hold:20", "variant": "two-dice", "goal": 100, "sides": sides}
+
+
+def test_moves_keep_their_speed_beside_four_heavy_explorer_requests(server_factory):
+    server = server_factory()
+    server.start()
+    httpx.post(server.url + "/api/games", json={"goal": 20, "opponent": "optimal"}, timeout=60)  # solve once
+    app_ms: list[float] = []
+    report: dict = {}
+
+    async def main() -> tuple[list[httpx.Response], list[httpx.Response]]:
+        stop = asyncio.Event()
+        async with httpx.AsyncClient(base_url=server.url, timeout=120.0) as client:
+            games = [asyncio.create_task(live_game(client, random.Random(s), stop, app_ms)) for s in range(LIVE_GAMES)]
+            await asyncio.sleep(0.5)
+            n_before = len(app_ms)
+            heavy = [asyncio.create_task(client.get("/api/explorer/evaluate", params=heavy_params(s)))
+                     for s in HEAVY_SIDES]
+            for _ in range(100):  # until the four are admitted: one runs (or the worker starts), three wait
+                if (await client.get("/healthz")).json()["explorer_admitted"] == len(HEAVY_SIDES):
+                    break
+                await asyncio.sleep(0.02)
+            over = await asyncio.gather(*(client.get("/api/explorer/evaluate", params=heavy_params(s))
+                                          for s in (4, 3)))
+            t0 = time.perf_counter()
+            done = await asyncio.gather(*heavy)
+            report["heavy_wall_s"] = round(time.perf_counter() - t0, 2)
+            report["moves_during_heavy"] = len(app_ms) - n_before
+            stop.set()
+            await asyncio.gather(*games)
+            return done, over
+
+    done, over = asyncio.run(asyncio.wait_for(main(), 90))
+    for r in done:
+        assert r.status_code == 200, r.text
+        res = r.json()["result"]
+        assert 0.5 < res["a_overall"] < 1.0  # the best response beats the strategy it answers
+    for r in over:
+        assert r.status_code == 503, r.text
+        assert int(r.headers["retry-after"]) >= 1 and "busy" in r.json()["detail"]
+    p95 = float(np.percentile(app_ms, 95))
+    report.update(moves=len(app_ms), server_ms_p50=round(float(np.percentile(app_ms, 50)), 2),
+                  server_ms_p95=round(p95, 2))
+    print("bounded:", json.dumps(report))
+    assert report["moves_during_heavy"] >= 20, report  # the games really ran beside the explorer
+    assert p95 < P95_LIMIT_MS, report
+    # afterwards the explorer takes requests again
+    r = httpx.get(server.url + "/api/explorer/evaluate", params={"a": "hold:20", "b": "hold:21"}, timeout=60)
+    assert r.status_code == 200 and abs(r.json()["result"]["a_first"] - 0.5426) < 1e-4  # seed 002, Figure 17
+
+
+def test_absurd_explorer_work_is_refused_up_front(server_factory):
+    server = server_factory()
+    server.start()
+    specs = ",".join(f"hold:{n}" for n in range(10, 22))  # 66 exact evaluations, about 11 s of CPU
+    t0 = time.perf_counter()
+    r = httpx.get(server.url + "/api/explorer/tournament", timeout=60,
+                  params={"specs": specs, "variant": "two-dice", "goal": 100, "sides": 12})
+    took = time.perf_counter() - t0
+    assert r.status_code == 422 and "too much work" in r.json()["detail"], r.text
+    assert took < 2.0  # refused before any work starts
+    assert httpx.get(server.url + "/healthz", timeout=10).json()["explorer_admitted"] == 0
+
+
+BUDGET_TOTAL_MIB = 24  # of the default 384: the Pig solutions get 128 * 24 / 384 = 8 MiB
+
+
+@pytest.mark.parametrize("goals", [list(range(40, 101, 10))])
+def test_caches_stay_within_their_budget(server_factory, monkeypatch, goals):
+    monkeypatch.setenv("DICELAB_WEB_CACHE_MIB", str(BUDGET_TOTAL_MIB))
+    server = server_factory()
+    server.start()
+    solution_bytes = {g: g ** 3 * 9 for g in goals}  # P (float64) and the roll table (bool), goal^3 each
+    assert sum(solution_bytes.values()) > 8 * 2 ** 20  # together they would not fit
+    with httpx.Client(base_url=server.url, timeout=60) as c:
+        first = None
+        for g in goals:
+            r = c.post("/api/games", json={"goal": g, "opponent": "optimal", "human_first": True})
+            assert r.status_code == 201, r.text
+            first = first or r.json()
+            stats = c.get("/healthz").json()["caches"]["pig solutions"]
+            assert stats["budget_bytes"] == 8 * 2 ** 20
+            assert stats["bytes"] <= stats["budget_bytes"] or stats["entries"] == 1, stats
+            assert stats["bytes"] >= solution_bytes[g]  # the newest is counted at its real size
+        # the first game's tables were dropped long ago; it still plays (they are built again)
+        h = {"X-Game-Token": first["token"]}
+        r = c.post(f"/api/games/{first['id']}/moves", json={"action": "roll", "expected_move": 0}, headers=h)
+        assert r.status_code == 200, r.text
