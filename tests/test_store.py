@@ -92,3 +92,12 @@ def test_expect_array_names_what_is_wrong():
         expect_array(arrays, "p", (3, 3), np.float64)
     with pytest.raises(DicelabError, match="got nothing"):
         expect_array(arrays, "q", (2, 2), np.float64)
+
+
+def test_a_newline_in_the_file_name_still_gives_one_line(tmp_path):
+    path = tmp_path / "a\nb"
+    for kind in (None, "other"):
+        with pytest.raises(DicelabError) as err:
+            load_table(path, kind)
+        assert "\n" not in str(err.value) and "a\\nb" in str(err.value)
+        save_table(path, "demo", {"a": np.zeros(2)}, {})

@@ -64,6 +64,11 @@ def _meta_digest(meta: dict[str, Any]) -> str:
     return hashlib.sha256(json.dumps(rest, sort_keys=True).encode()).hexdigest()
 
 
+def _flat(path: Path | str) -> str:
+    """A path for a one-line message (a newline in a file name is shown as ``\\n``)."""
+    return str(path).replace("\r", "\\r").replace("\n", "\\n")
+
+
 def _one_line(exc: BaseException) -> str:
     """A short one-line reason (a DicelabError's own message, else the exception type and text)."""
     text = " ".join(str(exc).split())[:300] or "no details"
@@ -172,23 +177,24 @@ class _Missing(DicelabError):
 
 def _read(npz: Path, js: Path, kind: str | None, need_meta_digest: bool) -> tuple[Arrays, dict[str, Any]]:
     """The table's arrays and metadata; a DicelabError names what is wrong (not the path)."""
-    missing = [f.name for f in (npz, js) if not f.is_file()]
+    jsn = _flat(js.name)
+    missing = [_flat(f.name) for f in (npz, js) if not f.is_file()]
     if missing:
         raise _Missing(f"{' and '.join(missing)} missing (a table needs both files)")
     try:
         meta = json.loads(js.read_bytes())
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise DicelabError(f"{js.name} is not valid JSON ({_one_line(exc)})") from None
+        raise DicelabError(f"{jsn} is not valid JSON ({_one_line(exc)})") from None
     if not isinstance(meta, dict):
-        raise DicelabError(f"{js.name} holds a JSON {type(meta).__name__}, not a metadata object")
+        raise DicelabError(f"{jsn} holds a JSON {type(meta).__name__}, not a metadata object")
     if kind is not None and meta.get("kind") != kind:
         raise DicelabError(f"it holds a {str(meta.get('kind'))[:40]!r} table, expected {kind!r}")
     if ("meta_sha256" in meta or need_meta_digest) and meta.get("meta_sha256") != _meta_digest(meta):
-        raise DicelabError(f"{js.name} does not match its own checksum; the file is damaged")
+        raise DicelabError(f"{jsn} does not match its own checksum; the file is damaged")
     with np.load(npz, allow_pickle=False) as data:
         arrays = {name: data[name] for name in data.files}
     if arrays_digest(arrays) != meta.get("sha256"):
-        raise DicelabError(f"the arrays do not match the checksum in {js.name}; the file is damaged")
+        raise DicelabError(f"the arrays do not match the checksum in {jsn}; the file is damaged")
     return arrays, meta
 
 
@@ -210,9 +216,9 @@ def load_table(
     """Read a table written by :func:`save_table`, verifying its checksums (and kind, if given).
 
     Every failure (missing, unreadable, truncated or damaged file, JSON of the wrong shape) raises
-    one :class:`DicelabError` line that starts with the path.
+    one :class:`DicelabError` line naming the path.
     """
-    npz = _paths(path)[0]
+    npz = _flat(_paths(path)[0])
     try:
         return _load(path, kind, need_meta_digest=False)
     except _Missing as exc:
@@ -229,7 +235,7 @@ def load_as(
     try:
         return from_arrays(arrays, meta)
     except Exception as exc:
-        raise DicelabError(f"{_paths(path)[0]}: {_one_line(exc)}") from None
+        raise DicelabError(f"{_flat(_paths(path)[0])}: {_one_line(exc)}") from None
 
 
 def expect_array(arrays: Arrays, name: str, shape: tuple[int, ...], dtype: Any) -> np.ndarray:
