@@ -18,6 +18,9 @@ from fastapi.testclient import TestClient
 
 from dicelab.web.app import create_app
 
+ADMIN_KEY = "test-researcher-key-0123"
+ADMIN = {"X-Admin-Key": ADMIN_KEY}  # the researcher's header for /export, /api/analysis, /analysis
+
 
 @pytest.fixture()
 def db_url(tmp_path: Path) -> str:
@@ -25,8 +28,14 @@ def db_url(tmp_path: Path) -> str:
 
 
 @pytest.fixture()
+def admin() -> dict[str, str]:
+    """The researcher's key header."""
+    return dict(ADMIN)
+
+
+@pytest.fixture()
 def client(db_url: str) -> Iterator[TestClient]:
-    with TestClient(create_app(db_url, warm=False)) as c:
+    with TestClient(create_app(db_url, warm=False, admin_key=ADMIN_KEY)) as c:
         yield c
 
 
@@ -37,10 +46,11 @@ def free_port() -> int:
 
 
 class Server:
-    """``dicelab serve`` in a child process; ``start()`` waits until /healthz answers."""
+    """``dicelab serve`` in a child process (researcher key :data:`ADMIN_KEY`); ``start()`` waits until
+    /healthz answers."""
 
-    def __init__(self, db_url: str, log: Path) -> None:
-        self.db_url, self.log = db_url, log
+    def __init__(self, db_url: str, log: Path, admin_key: str | None = ADMIN_KEY) -> None:
+        self.db_url, self.log, self.admin_key = db_url, log, admin_key
         self.port = free_port()
         self.proc: subprocess.Popen | None = None
 
@@ -49,7 +59,10 @@ class Server:
         return f"http://127.0.0.1:{self.port}"
 
     def start(self, timeout: float = 60.0) -> None:
-        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        env = {k: v for k, v in os.environ.items() if k != "DICELAB_ADMIN_KEY"}
+        env["PYTHONUNBUFFERED"] = "1"
+        if self.admin_key is not None:  # None: serve generates a key and prints it
+            env["DICELAB_ADMIN_KEY"] = self.admin_key
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "dicelab", "serve", "--port", str(self.port), "--db", self.db_url, "--no-warm"],
             stdout=self.log.open("ab"), stderr=subprocess.STDOUT, env=env,
@@ -84,8 +97,9 @@ class Server:
 def server_factory(tmp_path: Path) -> Iterator:
     servers: list[Server] = []
 
-    def make(db_url: str | None = None) -> Server:
-        s = Server(db_url or f"sqlite:///{tmp_path / 'server.sqlite'}", tmp_path / f"server{len(servers)}.log")
+    def make(db_url: str | None = None, admin_key: str | None = ADMIN_KEY) -> Server:
+        s = Server(db_url or f"sqlite:///{tmp_path / 'server.sqlite'}", tmp_path / f"server{len(servers)}.log",
+                   admin_key)
         servers.append(s)
         return s
 

@@ -42,7 +42,7 @@ def db_path(db_url: str) -> str:
     return db_url.split("///", 1)[1]
 
 
-def test_health_openapi_and_pages(client):
+def test_health_openapi_and_pages(client, admin):
     assert client.get("/healthz").json()["status"] == "ok"
     spec = client.get("/openapi.json").json()
     for p in ("/api/games", "/api/games/{game_id}", "/api/games/{game_id}/moves", "/healthz"):
@@ -52,7 +52,7 @@ def test_health_openapi_and_pages(client):
         assert name in html.replace("&#39;", "'")
     for page in ("/play/pig", "/play/simpig", "/play/supersix", "/play/liars", "/analysis", "/explorer",
                  "/static/pig.js", "/static/lab.css"):
-        r = client.get(page)
+        r = client.get(page, headers=admin)
         assert r.status_code == 200
         assert "cdn" not in r.text.lower()  # everything is served from the package
 
@@ -87,7 +87,8 @@ def test_coach_at_goal_100_gives_neller_presser_first_player_chance(client):
 
 
 def test_whole_game_records_every_move_and_turn(client, db_url):
-    gid, h, st = new(client, coach=True, questionnaire={"risk_preference": "loving", "q2": "b", "q3": "a"})
+    gid, h, st = new(client, coach=True, questionnaire={"risk_preference": "loving", "q2": "b", "q3": "a",
+                                                         "consent": True})
     st = play_out(client, gid, h, st)
     assert st["status"] == "finished" and max(st["scores"]) >= 20
     full = client.get(f"/api/games/{gid}", headers=h).json()
@@ -172,7 +173,7 @@ def test_oversized_and_malformed_bodies(client):
     ({"opponent": "hold:0"}, "hold:N"),
     ({"opponent": "genius"}, "unknown strategy"),
     ({"variant": "piglet", "sides": 6}, "coin"),
-    ({"questionnaire": {"risk_preference": "bold", "q2": "a", "q3": "a"}}, "risk_preference"),
+    ({"questionnaire": {"risk_preference": "bold", "q2": "a", "q3": "a", "consent": True}}, "risk_preference"),
     ({"game": "chess"}, "game"),
 ])
 def test_bad_game_settings_get_one_clear_4xx(client, body, word):
@@ -196,26 +197,27 @@ def test_racing_moves_only_one_wins(client):
     assert sorted(codes) == [200] + [409] * 5
 
 
-def test_export_csv_and_parquet_match_the_database(client, db_url):
-    gid, h, st = new(client, coach=True, questionnaire={"risk_preference": "averse", "q2": "a", "q3": "a"})
+def test_export_csv_and_parquet_match_the_database(client, db_url, admin):
+    gid, h, st = new(client, coach=True, questionnaire={"risk_preference": "averse", "q2": "a", "q3": "a",
+                                                         "consent": True})
     st = play_out(client, gid, h, st)
     live, _, _ = new(client)
     con = sqlite3.connect(db_path(db_url))
     for t in ("games", "moves", "turns"):
         n, = con.execute(f"select count(*) from {t}").fetchone()
-        csv_t = pacsv.read_csv(io.BytesIO(client.get(f"/export/{t}.csv").content))
-        pq_t = pq.read_table(io.BytesIO(client.get(f"/export/{t}.parquet").content))
+        csv_t = pacsv.read_csv(io.BytesIO(client.get(f"/export/{t}.csv", headers=admin).content))
+        pq_t = pq.read_table(io.BytesIO(client.get(f"/export/{t}.parquet", headers=admin).content))
         assert csv_t.num_rows == pq_t.num_rows == n
-    games = pq.read_table(io.BytesIO(client.get("/export/games.parquet").content)).to_pylist()
+    games = pq.read_table(io.BytesIO(client.get("/export/games.parquet", headers=admin).content)).to_pylist()
     by_id = {g["id"]: g for g in games}
     assert by_id[gid]["risk_preference"] == "averse" and by_id[gid]["seed"] is not None
     assert by_id[live]["seed"] is None  # a live game's dice stay secret
-    assert "token" not in " ".join(pq.read_table(io.BytesIO(client.get("/export/games.parquet").content)).column_names)
-    moves = pq.read_table(io.BytesIO(client.get("/export/moves.parquet").content)).to_pylist()
+    assert "token" not in " ".join(pq.read_table(io.BytesIO(client.get("/export/games.parquet", headers=admin).content)).column_names)
+    moves = pq.read_table(io.BytesIO(client.get("/export/moves.parquet", headers=admin).content)).to_pylist()
     human = [m for m in moves if m["game_id"] == gid and m["actor"] == "human"]
     assert human and all(m["optimal_action"] in ("roll", "hold") and m["p_lost"] >= 0 for m in human)
-    assert client.get("/export/secrets.csv").status_code == 422
-    assert client.get("/export/games.xlsx").status_code == 422
+    assert client.get("/export/secrets.csv", headers=admin).status_code == 422
+    assert client.get("/export/games.xlsx", headers=admin).status_code == 422
 
 
 def test_analysis_slope_of_seed_002_tracker_example(db_url):

@@ -1,8 +1,9 @@
 """A real browser (Debian's Chromium through Playwright) plays a whole game of Pig by clicking.
 
-It ticks the coach and the study, fills seed 002's questionnaire, plays to the end against a bot at
-goal 20, and then checks that the game, every decision and every turn are in the database and in
-the CSV and Parquet exports.
+It ticks the coach and the study, is stopped until it ticks the consent, fills seed 002's
+questionnaire, plays to the end against a bot at goal 20, and then checks that the game, every
+decision and every turn are in the database, on the analysis page (opened with the researcher key,
+plots and all, under the Content-Security-Policy) and in the CSV and Parquet exports.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ import pytest
 pytestmark = pytest.mark.browser
 
 CHROMIUM = "/usr/bin/chromium"
+# the move buttons are back, or the game is over (a selector: the CSP forbids evaluating strings)
+READY = "#roll:not([disabled]), #status[data-state=finished]"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
@@ -35,7 +38,7 @@ def browser():
         b.close()
 
 
-def test_play_whole_pig_game_with_coach_and_questionnaire(browser, server_factory, tmp_path):
+def test_play_whole_pig_game_with_coach_and_questionnaire(browser, server_factory, tmp_path, admin):
     db = tmp_path / "browser.sqlite"
     server = server_factory(f"sqlite:///{db}")
     server.start()
@@ -43,6 +46,7 @@ def test_play_whole_pig_game_with_coach_and_questionnaire(browser, server_factor
     page.set_default_timeout(15_000)
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on("console", lambda m: errors.append(m.text) if "Content Security Policy" in m.text else None)
     page.goto(server.url + "/")
     page.click("text=Play Pig")
     page.fill("#goal", "20")
@@ -54,6 +58,11 @@ def test_play_whole_pig_game_with_coach_and_questionnaire(browser, server_factor
     page.check("input[name=q2][value=a]")
     page.check("input[name=q3][value=b]")
     page.fill("#participant", "browser-test")
+    assert "what the study records" in page.inner_text("#consent-text").lower()
+    page.click("#start")  # without the consent ticked the form does not start a game
+    assert "consent" in page.inner_text("#setup-error")
+    assert page.is_hidden("#board")
+    page.check("#consent")
     page.click("#start")
     page.wait_for_selector("#board:not([hidden])")
 
@@ -67,15 +76,13 @@ def test_play_whole_pig_game_with_coach_and_questionnaire(browser, server_factor
     clicks = 0
     while page.get_attribute("#status", "data-state") != "finished":
         assert clicks < 400, "the game did not end"
-        page.wait_for_function("!document.getElementById('roll').disabled || "
-                               "document.getElementById('status').dataset.state === 'finished'")
+        page.wait_for_selector(READY)
         if page.get_attribute("#status", "data-state") == "finished":
             break
         turn_total = int(page.inner_text("#turn-total"))
         page.click("#hold" if turn_total >= 6 else "#roll")
         clicks += 1
-        page.wait_for_function("!document.getElementById('roll').disabled || "
-                               "document.getElementById('status').dataset.state === 'finished'")
+        page.wait_for_selector(READY)
     assert re.search(r"win", page.inner_text("#status"))
     summary = page.inner_text("#summary")
     assert "decisions" in summary and "given away" in summary
@@ -94,11 +101,30 @@ def test_play_whole_pig_game_with_coach_and_questionnaire(browser, server_factor
     n_turns = con.execute("select count(*) from turns where game_id=?", (game_id,)).fetchone()[0]
     assert n_turns >= 2
 
-    # the analysis page links the exports; they hold this game's decisions
+    # the analysis page asks for the researcher key, then shows the numbers and plots and links the
+    # exports; they hold this game's decisions
     page.goto(server.url + "/analysis")
+    assert page.query_selector("#counts") is None
+    page.fill("#admin-key", "wrong-key-123")
+    page.click("#key-open")
+    page.wait_for_selector("#key-error:has-text('wrong')")
+    page.fill("#admin-key", admin["X-Admin-Key"])
+    page.click("#key-open")
+    page.wait_for_selector("#counts")
     assert "1 with the questionnaire" in page.inner_text("#counts")
+    page.wait_for_selector("body[data-study=shown]")  # every plot fetched with the key, shown from a blob: URL
+    page.wait_for_function("() => [...document.querySelectorAll('#study img')].every((i) => i.naturalWidth > 0)")
+    assert page.eval_on_selector_all("#study img", "els => els.length") == 4
+    with page.expect_download() as dl:
+        page.click("#export-turns-csv")
+    assert dl.value.suggested_filename == "dicelab-turns.csv"
+    assert open(dl.value.path()).read().count(game_id) == n_turns
+    page.reload()  # the key stays in this tab
+    page.wait_for_selector("#counts")
     href = page.get_attribute("#export-moves-parquet", "href")
-    moves = pq.read_table(io.BytesIO(httpx.get(server.url + href).content)).to_pylist()
+    assert httpx.get(server.url + href).status_code == 401
+    moves = pq.read_table(io.BytesIO(httpx.get(server.url + href, headers=admin).content)).to_pylist()
     assert sum(1 for m in moves if m["game_id"] == game_id and m["actor"] == "human") == clicks
-    csv_text = httpx.get(server.url + page.get_attribute("#export-turns-csv", "href")).text
+    csv_text = httpx.get(server.url + page.get_attribute("#export-turns-csv", "href"), headers=admin).text
     assert csv_text.count(game_id) == n_turns
+    assert not errors

@@ -14,14 +14,20 @@ The JSON API (described at ``/openapi.json``)::
     GET  /healthz                   {"status": "ok"}
 
 Answers: 201/200 on success; 404 for an unknown game, 403 for a wrong token, 409 for a stale move
-or a move in a finished game, 413 for a body over 16 KiB, 422 for malformed JSON or bad values.
+or a move in a finished game, 413 for a body over 16 KiB, 422 for malformed JSON or bad values, 400
+for JSON nested too deeply to parse. The study's data (``/export/*``, ``/api/analysis``,
+``/analysis``, ``/analysis/plot/*``) need the researcher key (header ``X-Admin-Key``): 401 without
+it, 403 for a wrong one. Every answer carries a Content-Security-Policy and no-framing headers;
+bound to loopback, a request whose Host is not a loopback name gets 400 (DNS rebinding).
 """
 
 from __future__ import annotations
 
 import contextlib
+import ipaddress
 import json
 import logging
+import secrets
 import threading
 import time
 from collections.abc import Callable
@@ -30,7 +36,7 @@ from typing import Annotated, Any, Literal, TypeVar
 
 import anyio
 
-from fastapi import FastAPI, Header, Query, Request
+from fastapi import Depends, FastAPI, Header, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
@@ -40,10 +46,11 @@ from sqlalchemy import text
 from sqlalchemy.orm import Session
 
 from dicelab import __version__
-from dicelab.errors import DicelabError
+from dicelab.errors import DicelabError, require
 from dicelab.games.pig import PigRules
 from dicelab.web import bots, explorer, liars_play, pig_play, simpig_play, study, supersix_play
 from dicelab.web.db import default_db_url, make_engine, make_sessionmaker, migrate
+from dicelab.web.gamecore import Forbidden, Unauthorized
 
 HERE = Path(__file__).parent
 MAX_BODY = 16 * 1024
@@ -62,6 +69,17 @@ class Questionnaire(BaseModel):
     q3: Literal["a", "b"] = Field(
         description="Q3: (a) a guaranteed £1 million or (b) a 50/50 gamble for £2 million or £0")
     participant: str | None = Field(None, max_length=80, description="optional label, e.g. a class code")
+    consent: bool = Field(False, strict=True, description=(
+        "true: the participant read the consent text and agrees; without it nothing is recorded (422)"))
+
+
+def study_answers(q: Questionnaire | None) -> dict[str, Any] | None:
+    """The questionnaire answers to record with a new game, or None; 422 without consent."""
+    if q is None:
+        return None
+    require(q.consent, 'the questionnaire needs "consent": true (the participant agreed to the consent text); '
+                       "nothing was recorded")
+    return q.model_dump(exclude={"consent"})
 
 
 class NewGame(BaseModel):
@@ -144,10 +162,98 @@ class BodyLimit:
 
 
 async def _send_413(send: Any) -> None:
-    body = json.dumps({"detail": f"request body too large (limit {MAX_BODY} bytes)"}).encode()
-    await send({"type": "http.response.start", "status": 413,
+    await _send_detail(send, 413, f"request body too large (limit {MAX_BODY} bytes)")
+
+
+async def _send_detail(send: Any, status: int, detail: str) -> None:
+    """Answer ``status`` with ``{"detail": detail}`` straight from a middleware."""
+    body = json.dumps({"detail": detail}).encode()
+    await send({"type": "http.response.start", "status": status,
                 "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
     await send({"type": "http.response.body", "body": body})
+
+
+SECURITY_HEADERS = [
+    # scripts, styles and everything else only from the lab itself (no inline script); plots that
+    # the analysis page fetches with the researcher key are shown from blob: URLs
+    (b"content-security-policy", b"default-src 'self'; img-src 'self' blob:; object-src 'none'; "
+                                 b"base-uri 'none'; form-action 'self'; frame-ancestors 'none'"),
+    (b"x-frame-options", b"DENY"),
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"no-referrer"),
+]
+
+
+class SecurityHeaders:
+    """ASGI middleware: the :data:`SECURITY_HEADERS` on every HTTP answer."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def with_headers(msg: dict) -> None:
+            if msg["type"] == "http.response.start":
+                msg = {**msg, "headers": [*msg.get("headers", []), *SECURITY_HEADERS]}
+            await send(msg)
+
+        await self.app(scope, receive, with_headers)
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` (a name or address, without port) is this machine: localhost, 127.0.0.0/8, ::1."""
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def host_name(header: str) -> str:
+    """The name in a Host header without its port: ``[::1]:8000`` -> ``::1``, ``localhost:80`` -> ``localhost``."""
+    if header.startswith("[") and "]" in header:
+        return header[1:header.index("]")]
+    return header.rsplit(":", 1)[0] if header.count(":") == 1 else header
+
+
+class LoopbackHost:
+    """ASGI middleware for a lab bound to loopback: 400 unless the Host header names a loopback
+    address (with any port). A web page that rebinds its own domain to 127.0.0.1 (DNS rebinding)
+    still sends its domain as the Host, so it cannot reach the lab."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            host = dict(scope.get("headers", [])).get(b"host", b"").decode("latin-1")
+            if not is_loopback(host_name(host)):
+                await _send_detail(send, 400, "the Host header must name this machine (localhost, 127.0.0.1 or "
+                                              "[::1]) while the lab listens on a loopback address")
+                return
+        await self.app(scope, receive, send)
+
+
+AdminKey = Annotated[str | None, Header(alias="X-Admin-Key")]
+
+
+def check_admin_key(expected: str, given: str | None) -> None:
+    """401 (:class:`Unauthorized`) without the researcher key, 403 (:class:`Forbidden`) with a wrong one."""
+    if not given:
+        raise Unauthorized("the study's data need the researcher key: send it in the X-Admin-Key header "
+                           "(dicelab serve --admin-key, or the key it prints at start-up)")
+    if not secrets.compare_digest(given.encode(), expected.encode()):
+        raise Forbidden("wrong researcher key in X-Admin-Key (dicelab serve --admin-key, or the key it prints "
+                        "at start-up)")
+
+
+def researcher(request: Request, x_admin_key: AdminKey = None) -> None:
+    """Dependency of the researcher-only routes: :func:`check_admin_key` against the app's key."""
+    check_admin_key(request.app.state.admin_key, x_admin_key)
 
 
 async def run_db(request: Request, fn: Callable[[Session], T], quick: bool = False) -> T:
@@ -251,11 +357,15 @@ def games_listing() -> list[dict[str, Any]]:
     return out
 
 
-def create_app(db_url: str | None = None, warm: bool = True) -> FastAPI:
+def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | None = None,
+               bind_host: str | None = None) -> FastAPI:
     """The web lab on ``db_url`` (default: SQLite in the user data folder).
 
     ``warm`` solves Pig to 100 in a background thread at start-up (from the disk cache when it is
-    there), so the first game against the optimal bot starts at once.
+    there), so the first game against the optimal bot starts at once. ``admin_key`` opens the
+    study's data (None: a random key nobody knows, so they stay closed). ``bind_host`` is the
+    address the server listens on: on a loopback address only loopback Host headers are served
+    (None: any Host, as for the in-process test client).
     """
     url = db_url or default_db_url()
     engine = make_engine(url)
@@ -286,7 +396,11 @@ def create_app(db_url: str | None = None, warm: bool = True) -> FastAPI:
     app.state.db_limiter = anyio.CapacityLimiter(DB_THREADS)
     app.state.is_sqlite = url.startswith("sqlite")
     app.state.db_url = url
+    app.state.admin_key = admin_key or secrets.token_urlsafe(24)
     app.add_middleware(BodyLimit)
+    if bind_host is not None and is_loopback(host_name(bind_host)):
+        app.add_middleware(LoopbackHost)
+    app.add_middleware(SecurityHeaders)  # outermost: on every answer, 400 and 413 included
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
     templates = Jinja2Templates(directory=str(HERE / "templates"))
 
@@ -297,6 +411,8 @@ def create_app(db_url: str | None = None, warm: bool = True) -> FastAPI:
             code = 404
         elif isinstance(exc, pig_play.Forbidden):
             code = 403
+        elif isinstance(exc, Unauthorized):
+            code = 401
         elif isinstance(exc, pig_play.Conflict):
             code = 409
         elif isinstance(exc, explorer.Coming):
@@ -325,7 +441,7 @@ def create_app(db_url: str | None = None, warm: bool = True) -> FastAPI:
     @app.post("/api/games", status_code=201, tags=["games"])
     async def new_game(body: NewGame, request: Request) -> dict[str, Any]:
         """Create a game against a bot; the answer carries the id and the secret token."""
-        q = body.questionnaire.model_dump() if body.questionnaire else None
+        q = study_answers(body.questionnaire)
         if body.game == "simpig":
             return await new_simpig(body, q, request)
         if body.game == "supersix":
@@ -447,17 +563,18 @@ def create_app(db_url: str | None = None, warm: bool = True) -> FastAPI:
 
     # ------------------------------------------------------------------ study: export, analysis
 
-    @app.get("/export/{table}.{fmt}", tags=["study"])
+    @app.get("/export/{table}.{fmt}", tags=["study"], dependencies=[Depends(researcher)])
     async def export(table: str, fmt: str, request: Request) -> Response:
-        """``games``, ``moves`` or ``turns`` as CSV or Parquet."""
+        """``games``, ``moves`` or ``turns`` as CSV or Parquet (header ``X-Admin-Key``)."""
         data, media, name = await run_db(request, lambda db: study.export(db, table, fmt))
         return Response(data, media_type=media, headers={"Content-Disposition": f'attachment; filename="{name}"'})
 
-    @app.get("/api/analysis", tags=["study"])
+    @app.get("/api/analysis", tags=["study"], dependencies=[Depends(researcher)])
     async def analysis_json(request: Request) -> dict[str, Any]:
+        """The numbers behind the study's plots (header ``X-Admin-Key``)."""
         return await run_db(request, study.analysis)
 
-    @app.get("/analysis/plot/{name}.png", tags=["study"])
+    @app.get("/analysis/plot/{name}.png", tags=["study"], dependencies=[Depends(researcher)])
     async def analysis_plot(name: str, request: Request) -> Response:
         return Response(await run_db(request, lambda db: study.plot(db, name)), media_type="image/png")
 
@@ -510,8 +627,8 @@ def create_app(db_url: str | None = None, warm: bool = True) -> FastAPI:
         return Response(explorer.simpig_plot(explorer.simpig_curve(lo, hi, goal)), media_type="image/png")
 
     # ------------------------------------------------------------------ pages
-    def page(request: Request, name: str, **ctx: Any) -> HTMLResponse:
-        return templates.TemplateResponse(request, name, {"version": __version__, **ctx})
+    def page(request: Request, name: str, status_code: int = 200, **ctx: Any) -> HTMLResponse:
+        return templates.TemplateResponse(request, name, {"version": __version__, **ctx}, status_code=status_code)
 
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
     def index(request: Request) -> HTMLResponse:
@@ -540,7 +657,12 @@ def create_app(db_url: str | None = None, warm: bool = True) -> FastAPI:
         return game_page(request, liars_play, "liars.html")
 
     @app.get("/analysis", response_class=HTMLResponse, include_in_schema=False)
-    async def analysis_page(request: Request) -> HTMLResponse:
+    async def analysis_page(request: Request, x_admin_key: AdminKey = None) -> HTMLResponse:
+        """With the key (the page's script sends it) the study's numbers; without, the form asking for it."""
+        try:
+            check_admin_key(request.app.state.admin_key, x_admin_key)
+        except (Unauthorized, Forbidden) as exc:
+            return page(request, "analysis.html", status_code=401 if isinstance(exc, Unauthorized) else 403, a=None)
         return page(request, "analysis.html", a=await run_db(request, study.analysis))
 
     @app.get("/explorer", response_class=HTMLResponse, include_in_schema=False)

@@ -40,7 +40,11 @@ class NotFound(DicelabError):
 
 
 class Forbidden(DicelabError):
-    """The game exists but the token is wrong: HTTP 403."""
+    """The game exists but the token is wrong (or the researcher key is): HTTP 403."""
+
+
+class Unauthorized(DicelabError):
+    """A researcher-only address was asked without the researcher key: HTTP 401."""
 
 
 @dataclass
@@ -48,6 +52,12 @@ class Created:
     game: LiveGame
     token: str
     events: list[dict[str, Any]]
+
+
+def public_seed(g: LiveGame) -> int | None:
+    """The game's secret dice seed, for every reader, once the game is over; None while it is live
+    (the seed would tell every hidden hand and every future die)."""
+    return g.seed if g.status == "finished" else None
 
 
 def hash_token(token: str) -> str:

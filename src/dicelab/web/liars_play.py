@@ -8,7 +8,8 @@ the bidder does. The last player with dice wins.
 The game is :class:`dicelab.games.liars.LiarsGame`, dealt from the game's secret seed; the server
 stores only the seed and the list of actions (one ``moves`` row each) and rebuilds the position by
 replaying them, so the stored record *is* the game. The page sees the player's own hand, the dice
-counts and the bids; the other hands only once a round has been called.
+counts and the bids; the other hands only once a round has been called. :func:`hand_visible` is
+the one rule of who may see a hand: the game read, the move answer and the study export all use it.
 
 Bots (:mod:`dicelab.strategies.liars`, :mod:`dicelab.learn.qlearning`): ``random`` (always
 bluffs: calls or raises at random), ``probabilistic`` (raises with probability P(bid holds | own
@@ -20,7 +21,8 @@ probabilistic bot decide on), and for each bid you make, the chance it holds; Li
 exact multi-round solution here, so the coach gives no "win probability lost".
 
 In ``moves``: ``i``/``j`` = the bid's quantity and face (0/0 for a call), ``k`` = dice on the table,
-``faces`` = the mover's own hand, ``turn_no`` = the round.
+``faces`` = the mover's own hand, ``turn_no`` = the round; ``p_roll``/``p_hold`` = the chance the
+mover's bid / the bid before it holds given the mover's hand (so they too are hand columns).
 """
 
 from __future__ import annotations
@@ -37,13 +39,15 @@ from sqlalchemy.orm import Session
 from dicelab.errors import DicelabError, require
 from dicelab.web.db import utcnow
 from dicelab.web.gamecore import (MOVES, Conflict, Created, LiveGame, check_move, commit_pending,
-                                  hash_token, importable, insert_game, thinking_ms)
+                                  hash_token, importable, insert_game, public_seed, thinking_ms)
 from dicelab.web.gamecore import moves_of  # noqa: F401  (liars_play.moves_of, as before)
 
 BOTS = [{"spec": "probabilistic", "label": "Probabilistic"}, {"spec": "random", "label": "Random (always bluffs)"},
         {"spec": "agent", "label": "Q-learning agent (seed 004)"}]
 MAX_PLAYERS = 4
 MAX_DICE = 6
+HUMAN_SEAT = 0
+HAND_COLUMNS = ("faces", "p_roll", "p_hold")  # what a moves row tells about its mover's hand
 _agents: dict[Any, Any] = {}
 _lock = threading.Lock()
 
@@ -101,6 +105,21 @@ def check_specs(specs: list[str], players: int) -> list[str]:
     return out
 
 
+def hand_visible(seat: int, reader: int | None, round_called: bool) -> bool:
+    """Whether ``reader`` may see the hand of ``seat`` (and any number computed from it): their own
+    hand, and every hand of a round that has been called (a game ends on a call, so a finished game
+    shows all). ``reader`` None is the researcher, who holds no seat and sees no live hand."""
+    return round_called or seat == reader
+
+
+def public_moves(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One game's ``moves`` rows as the researcher may see them: the :data:`HAND_COLUMNS` of a
+    round that nobody has called yet are blanked."""
+    called = {r["turn_no"] for r in rows if r["action"] == "call"}
+    return [r if hand_visible(r["player"], None, r["turn_no"] in called) else {**r, **dict.fromkeys(HAND_COLUMNS)}
+            for r in rows]
+
+
 def _replay(db: Session, g: Any) -> Any:
     from dicelab.games.liars import Bid, LiarsGame
 
@@ -120,6 +139,7 @@ def _act(game: Any, g: LiveGame, bid: Any, actor: str, think_ms: int | None, rou
     rnd = len(game.record.rounds) + 1
     dice = game.dice_on_table
     rec = game.apply(bid, p)
+    shown = hand_visible(p, HUMAN_SEAT, False)  # the answer goes to the human while the round is live
     result = "bid"
     if rec is not None:
         result = "caller lost" if rec.loser == rec.caller else "bidder lost"
@@ -132,7 +152,7 @@ def _act(game: Any, g: LiveGame, bid: Any, actor: str, think_ms: int | None, rou
     g.version += 1
     return {"seq": g.version - 1, "player": p, "actor": actor,
             "bid": [bid.quantity, bid.face] if bid is not None else None, "result": result,
-            "p_current_holds": holds_before, "p_my_bid_holds": holds_mine}
+            "p_current_holds": holds_before if shown else None, "p_my_bid_holds": holds_mine if shown else None}
 
 
 def _play_bots(game: Any, g: LiveGame, rounds: list) -> list[dict[str, Any]]:
@@ -230,15 +250,16 @@ def public_state(db: Session, g: Any, with_moves: bool = True) -> dict[str, Any]
         "id": g.id, "game": "liars", "rules": {"players": g.players, "dice": g.goal, "faces": g.sides, "wild": g.variant},
         "opponents": g.opponent.split(","), "human_seat": 0, "status": g.status, "version": g.version,
         "round": len(game.record.rounds) + 1, "to_move": game.to_move, "dice_counts": list(game.dice_counts),
-        "hand": list(game.hands[0]) if game.dice_counts[0] > 0 and not game.is_over else [],
+        "hand": list(game.hands[HUMAN_SEAT]) if game.dice_counts[HUMAN_SEAT] > 0 and not game.is_over
+        and hand_visible(HUMAN_SEAT, HUMAN_SEAT, False) else [],
         "current_bid": [game.current_bid.quantity, game.current_bid.face] if game.current_bid else None,
         "bidder": game.bidder, "this_round": [a.to_dict() for a in game._actions] if not game.is_over else [],
         "last_round": game.record.rounds[-1].to_dict() if game.record.rounds else None,
         "winner": game.winner,
         "coach_view": {"p_current_holds": view.prob_bid_holds()} if game.current_bid and game.dice_counts[0] else None,
     }
-    if g.status == "finished":
-        out["seed"] = g.seed
+    if public_seed(g) is not None:
+        out["seed"] = public_seed(g)
     if with_moves:
         out["rounds_played"] = len(game.record.rounds)
     return out

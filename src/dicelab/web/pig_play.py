@@ -41,7 +41,7 @@ from dicelab.web import bots
 from dicelab.web.db import utcnow
 from dicelab.web.gamecore import (GAMES, Conflict, Created, Forbidden, LiveGame, NotFound,
                                   check_move, commit_pending, hash_token, insert_game, moves_of,
-                                  thinking_ms, write_rows)
+                                  public_seed, thinking_ms, write_rows)
 
 WEB_MAX_GOAL = 100
 WEB_MAX_SIDES = 12
@@ -326,8 +326,8 @@ def public_state(db: Session, g: LiveGame, with_moves: bool = True) -> dict[str,
         "winner": g.winner,
         "study": g.risk_preference is not None,
     }
-    if g.status == "finished":
-        out["seed"] = g.seed
+    if public_seed(g) is not None:
+        out["seed"] = public_seed(g)
     if g.coach:
         out["coach_view"] = coach_view(g)
         if g.status == "finished":

@@ -34,7 +34,7 @@ from sqlalchemy.orm import Session
 from dicelab.errors import require
 from dicelab.web.db import Move, utcnow
 from dicelab.web.gamecore import (MOVES, TURNS, Created, LiveGame, check_move, commit_move,
-                                  hash_token, importable, insert_game, moves_of, thinking_ms)
+                                  hash_token, importable, insert_game, moves_of, public_seed, thinking_ms)
 
 WEB_MAX_GOAL = 100
 BOTS = [
@@ -258,8 +258,8 @@ def public_state(db: Session, g: Any, with_moves: bool = True) -> dict[str, Any]
         "scores": sc, "turn_no": g.turn_no, "version": g.version, "result": json.loads(g.result_json) if g.result_json else None,
         "targets": [1, g.goal - sc[0]] if g.status == "playing" else None,
     }
-    if g.status == "finished":
-        out["seed"] = g.seed
+    if public_seed(g) is not None:
+        out["seed"] = public_seed(g)
     if g.coach and g.status == "playing":
         c = coach_values(g.opponent.split(",")[0], g.goal, sc[0], sc[1])
         out["coach_view"] = {"best": c["best"], "p_best": c["p_best"], "q": c["q"]}

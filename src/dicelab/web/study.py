@@ -11,7 +11,9 @@ The web lab records the same things exactly, and more: every decision with the o
 the win probability it gave away (from the exact solution), and the time taken. This module turns
 the ``games``, ``moves`` and ``turns`` tables into
 
-* exports: CSV and Parquet (pyarrow), one file per table;
+* exports: CSV and Parquet (pyarrow), one file per table, showing only what is public (a live
+  game's seed and a live Liar's Dice round's hands are blanked by the games' own rules); text cells a
+  spreadsheet would run as a formula are prefixed with ``'`` in CSV;
 * :func:`analysis`: the numbers behind the plots: per-player score trajectories by stated risk
   preference, the average score at each turn with its least-squares slope, behaviour by score
   difference (behind / level / ahead: rolls per turn, points banked, share of turns lost to a 1),
@@ -33,7 +35,9 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from dicelab.errors import DicelabError, require
+from dicelab.web import liars_play
 from dicelab.web.db import Game, Move, Turn
+from dicelab.web.gamecore import public_seed
 
 TABLES = ("games", "moves", "turns")
 FORMATS = {"csv": "text/csv", "parquet": "application/vnd.apache.parquet"}
@@ -43,6 +47,8 @@ PREF_LABEL = {"averse": "risk averse", "neutral": "risk neutral", "loving": "ris
 DIFF_BINS = (("far behind (<= -20)", -10**9, -20), ("behind (-19..-1)", -19, -1), ("level (0)", 0, 0),
              ("ahead (1..19)", 1, 19), ("far ahead (>= 20)", 20, 10**9))
 PLOTS = ("trajectories", "average", "behind-ahead", "quality")
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")  # OWASP: CSV injection
+_PUBLIC_MOVES = {"liars": liars_play.public_moves}  # per game: one game's move rows as the researcher sees them
 
 _GAME_COLS = ["id", "game", "variant", "goal", "sides", "opponent", "human_seat", "coach", "status",
               "score0", "score1", "winner", "version", "participant", "risk_preference", "q2", "q3",
@@ -57,16 +63,24 @@ def _rows(db: Session, table: str) -> tuple[list[str], list[dict[str, Any]]]:
     if table == "games":
         out = []
         for g in db.scalars(select(Game).order_by(Game.created_at)):
-            row = {c: getattr(g, c) for c in _GAME_COLS}
-            if g.status != "finished":
-                row["seed"] = None  # the dice of a live game stay secret
-            out.append(row)
+            out.append({**{c: getattr(g, c) for c in _GAME_COLS}, "seed": public_seed(g)})
         return _GAME_COLS, out
     if table == "moves":
-        q = select(Move).order_by(Move.game_id, Move.seq)
-        return _MOVE_COLS, [{c: getattr(m, c) for c in _MOVE_COLS} for m in db.scalars(q)]
+        return _MOVE_COLS, _public_moves(db)
     q = select(Turn).order_by(Turn.game_id, Turn.turn_no)
     return _TURN_COLS, [{c: getattr(t, c) for c in _TURN_COLS} for t in db.scalars(q)]
+
+
+def _public_moves(db: Session) -> list[dict[str, Any]]:
+    """Every ``moves`` row, each game's through its own visibility rule."""
+    kind: dict[str, str] = {gid: game for gid, game in db.execute(select(Game.id, Game.game))}
+    by_game: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for m in db.scalars(select(Move).order_by(Move.game_id, Move.seq)):
+        by_game[m.game_id].append({c: getattr(m, c) for c in _MOVE_COLS})
+    out: list[dict[str, Any]] = []
+    for gid, rows in by_game.items():
+        out += _PUBLIC_MOVES.get(kind.get(gid, ""), list)(rows)
+    return out
 
 
 _TYPES = {"seed": pa.int64(), "winner": pa.int64(), "p_roll": pa.float64(), "p_hold": pa.float64(),
@@ -95,10 +109,23 @@ def export(db: Session, name: str, fmt: str) -> tuple[bytes, str, str]:
     t = table(db, name)
     buf = io.BytesIO()
     if fmt == "csv":
-        pacsv.write_csv(t, buf)
+        pacsv.write_csv(_defuse_formulas(t), buf)
     else:
         pq.write_table(t, buf)
     return buf.getvalue(), FORMATS[fmt], f"dicelab-{name}.{fmt}"
+
+
+def _defuse(value: str | None) -> str | None:
+    return "'" + value if value is not None and value.startswith(FORMULA_START) else value
+
+
+def _defuse_formulas(t: pa.Table) -> pa.Table:
+    """``t`` with every text cell that starts like a formula (:data:`FORMULA_START`) prefixed with
+    ``'``, so a spreadsheet shows it as text; numbers stay numbers."""
+    for n, field in enumerate(t.schema):
+        if pa.types.is_string(field.type):
+            t = t.set_column(n, field, pa.array([_defuse(v) for v in t.column(n).to_pylist()], type=pa.string()))
+    return t
 
 
 def _slope(x: np.ndarray, y: np.ndarray) -> float | None:

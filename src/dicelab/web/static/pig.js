@@ -98,7 +98,11 @@
     if ($("sides").value) body.sides = parseInt($("sides").value, 10);
     if ($("study").checked) {
       const pick = (n) => { const el = f.querySelector("input[name=" + n + "]:checked"); return el ? el.value : null; };
-      body.questionnaire = { risk_preference: pick("risk_preference"), q2: pick("q2"), q3: pick("q3") };
+      if (!$("consent").checked) {
+        $("setup-error").textContent = "Please read the consent text and tick it to take part (or untick the study).";
+        return;
+      }
+      body.questionnaire = { risk_preference: pick("risk_preference"), q2: pick("q2"), q3: pick("q3"), consent: true };
       if ($("participant").value) body.questionnaire.participant = $("participant").value;
       if (!body.questionnaire.risk_preference || !body.questionnaire.q2 || !body.questionnaire.q3) {
         $("setup-error").textContent = "Please answer all three questions (or untick the study).";

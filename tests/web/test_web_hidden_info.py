@@ -1,0 +1,293 @@
+"""Hidden information stays hidden: live Liar's Dice rounds, checked on every read path after every
+move, and the seed of a live game on every path.
+
+The truth comes from the database and the game engine, not from the web lab: the test reads the
+game's secret seed and its moves from SQLite and replays them in :class:`LiarsGame`, which deals
+the same hands as the server. A bot's hand (or the human's, for the researcher) may leave the
+server only once its round has been called.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import sqlite3
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+import pyarrow.parquet as pq
+import pytest
+
+from dicelab.games.liars import Bid, LiarsGame, LiarsRules
+
+TABLES = ("games", "moves", "turns")
+HAND_KEYS = ("hand", "hands", "faces")
+EVENT_KEYS = {"seq", "player", "actor", "bid", "result", "p_current_holds", "p_my_bid_holds"}
+STATE_KEYS = {"id", "game", "rules", "opponents", "human_seat", "status", "version", "round", "to_move",
+              "dice_counts", "hand", "current_bid", "bidder", "this_round", "last_round", "winner", "coach_view",
+              "seed", "rounds_played"}
+PLOTS = ("trajectories", "average", "behind-ahead", "quality")
+
+
+def db_file(db_url: str) -> str:
+    return db_url.split("///", 1)[1]
+
+
+def replay(db_url: str, gid: str) -> tuple[LiarsGame, str, int]:
+    """The game as it really is (every hand), from its database row: (engine, status, seed)."""
+    con = sqlite3.connect(db_file(db_url))
+    seed, players, dice, faces, wild, status = con.execute(
+        "select seed, players, goal, sides, variant, status from games where id=?", (gid,)).fetchone()
+    game = LiarsGame(LiarsRules(players=players, dice=dice, faces=faces, wild=wild), seed)
+    for player, action, q, f in con.execute("select player, action, i, j from moves where game_id=? order by seq",
+                                            (gid,)):
+        game.apply(Bid(q, f) if action == "bid" else None, player)
+    con.close()
+    return game, status, seed
+
+
+def live_hands(game: LiarsGame) -> dict[int, tuple[int, ...]]:
+    """Seat -> hand of the round being played (nothing once the game is over)."""
+    return {} if game.is_over else {p: h for p, h in enumerate(game.hands) if h}
+
+
+def spellings(hand: tuple[int, ...]) -> list[str]:
+    """How a hand could be written out: CSV cell, JSON list, Python tuple, spaced."""
+    return [",".join(map(str, hand)), json.dumps(list(hand)), str(tuple(hand)), " ".join(map(str, hand))]
+
+
+def hand_items(obj: Any, path: str = "") -> Iterator[tuple[str, Any]]:
+    """Every list or text under a key that names a hand, with its path (``rules.faces`` is a number)."""
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            p = f"{path}.{k}"
+            if k in HAND_KEYS and isinstance(v, (list, str)):
+                yield p, v
+            yield from hand_items(v, p)
+    elif isinstance(obj, list):
+        for n, v in enumerate(obj):
+            yield from hand_items(v, f"{path}[{n}]")
+
+
+def check_state(st: dict[str, Any], game: LiarsGame, status: str, seed: int) -> None:
+    """A game read by the human seat: its own hand, called rounds, public bids; never a live bot hand."""
+    assert set(st) <= STATE_KEYS, set(st) - STATE_KEYS
+    assert st["status"] == status
+    assert st["hand"] == (list(game.hands[0]) if game.dice_counts[0] and not game.is_over else [])
+    called = [r.to_dict() for r in game.record.rounds]
+    assert st["last_round"] == (called[-1] if called else None)
+    assert st["this_round"] == ([a.to_dict() for a in game._actions] if not game.is_over else [])
+    assert st["dice_counts"] == list(game.dice_counts)
+    if status == "finished":
+        assert st["seed"] == seed
+    else:
+        assert "seed" not in st
+    for path, value in hand_items(st):
+        assert path in (".hand", ".last_round.hands"), f"a hand at {path}"
+        if path == ".last_round.hands":
+            assert value == called[-1]["hands"]
+
+
+def check_answer(ans: dict[str, Any], before: int, game: LiarsGame, status: str, seed: int) -> None:
+    """A move answer: the human's probabilities only, and the hands of the rounds it called."""
+    for ev in ans["events"]:
+        assert set(ev) == EVENT_KEYS
+        if ev["actor"] == "bot":  # computed from the bot's hand: not for the human's eyes
+            assert ev["p_current_holds"] is None and ev["p_my_bid_holds"] is None, ev
+    called = [r.to_dict() for r in game.record.rounds]
+    assert ans["rounds"] == called[before:]
+    check_state(ans["state"], game, status, seed)
+    for path, _ in hand_items(ans):
+        assert path.startswith((".state.", ".rounds[")), f"a hand at {path}"
+
+
+def export_rows(client, admin, table: str, fmt: str) -> list[dict[str, Any]]:
+    r = client.get(f"/export/{table}.{fmt}", headers=admin)
+    assert r.status_code == 200, r.text
+    if fmt == "csv":
+        return [{k: (v if v != "" else None) for k, v in row.items()} for row in csv.DictReader(io.StringIO(r.text))]
+    return pq.read_table(io.BytesIO(r.content)).to_pylist()
+
+
+def check_exports(client, admin, gid: str, game: LiarsGame, status: str) -> None:
+    """The researcher's exports: hand columns blank until the round is called; no live hand anywhere."""
+    n_called = len(game.record.rounds)
+    hidden = [h for h in live_hands(game).values() if len(h) > 1]
+    for fmt in ("csv", "parquet"):
+        for table in TABLES:
+            rows = [r for r in export_rows(client, admin, table, fmt) if gid in (r.get("id"), r.get("game_id"))]
+            for row in rows:
+                if table == "moves" and int(row["turn_no"]) > n_called:  # a live round
+                    assert row["faces"] is None and row["p_roll"] is None and row["p_hold"] is None, (fmt, row)
+                elif table == "moves":  # a called round: its true hand
+                    hand = game.record.rounds[int(row["turn_no"]) - 1].hands[int(row["player"])]
+                    assert row["faces"] == ",".join(map(str, hand)), (fmt, row)
+                if table == "games":
+                    assert (row["seed"] is None) == (status != "finished"), (fmt, row)
+                cells = [str(v) for k, v in row.items() if k not in ("faces",) or table != "moves"]
+                for hand in hidden:
+                    assert not any(s in c for c in cells for s in spellings(hand)[:2]), (fmt, table, row)
+
+
+def check_study_pages(client, admin, gid: str, game: LiarsGame, seed: int) -> None:
+    """/api/analysis and the analysis page: nothing of a live game."""
+    a = client.get("/api/analysis", headers=admin)
+    page = client.get("/analysis", headers=admin)
+    assert a.status_code == 200 and page.status_code == 200
+    assert list(hand_items(a.json())) == []
+    for text in (a.text, page.text):
+        assert gid not in text and str(seed) not in text
+        for hand in live_hands(game).values():
+            if len(hand) > 1:
+                assert not any(s in text for s in spellings(hand)[:3])
+
+
+def check_strangers(client, gid: str, other_token: str, version: int) -> None:
+    """No token, a wrong one, another game's, or an unknown id: 403/404 and only a one-line detail."""
+    for headers in ({}, {"X-Game-Token": "x" * 32}, {"X-Game-Token": other_token}):
+        for r in (client.get(f"/api/games/{gid}", headers=headers),
+                  client.post(f"/api/games/{gid}/moves", json={"action": "call", "expected_move": version},
+                              headers=headers)):
+            assert r.status_code == 403, r.text
+            assert set(r.json()) == {"detail"} and "\n" not in r.json()["detail"]
+    r = client.get(f"/api/games/{gid}x", headers={"X-Game-Token": other_token})
+    assert r.status_code == 404 and set(r.json()) == {"detail"}
+
+
+def check_refusals(client, gid: str, h: dict, st: dict[str, Any], game: LiarsGame, seed: int) -> None:
+    """Refused moves (409, 422) name no hand and no seed, and change nothing."""
+    bodies = [{"action": "call", "expected_move": st["version"] + 7},  # stale
+              {"action": "bid", "quantity": 1, "face": 7, "expected_move": st["version"]}]  # no such face
+    if st["current_bid"]:
+        q, f = st["current_bid"]
+        bodies.append({"action": "bid", "quantity": q, "face": f, "expected_move": st["version"]})  # no raise
+    else:
+        bodies.append({"action": "call", "expected_move": st["version"]})  # nothing to call
+    for body in bodies:
+        r = client.post(f"/api/games/{gid}/moves", json=body, headers=h)
+        assert r.status_code in (409, 422), r.text
+        detail = r.json()["detail"]
+        assert isinstance(detail, str) and "\n" not in detail and str(seed) not in detail
+        for hand in live_hands(game).values():
+            if len(hand) > 1:
+                assert not any(s in detail for s in spellings(hand)), detail
+    assert client.get(f"/api/games/{gid}", headers=h).json()["version"] == st["version"]
+
+
+def human_move(st: dict[str, Any], rng: np.random.Generator) -> dict[str, Any]:
+    """Call now and then, else the smallest raise (a call when no raise is left)."""
+    total = sum(st["dice_counts"])
+    if st["current_bid"] is None:
+        return {"action": "bid", "quantity": 1, "face": int(rng.integers(1, 7))}
+    q, f = st["current_bid"]
+    q, f = (q, f + 1) if f < 6 else (q + 1, 1)
+    if rng.random() < 0.35 or q > total:
+        return {"action": "call"}
+    return {"action": "bid", "quantity": q, "face": f}
+
+
+def new_liars(client, **kw) -> tuple[str, dict[str, str], dict[str, Any]]:
+    r = client.post("/api/games", json={"game": "liars", **kw})
+    assert r.status_code == 201, r.text
+    return r.json()["id"], {"X-Game-Token": r.json()["token"]}, r.json()["state"]
+
+
+@pytest.mark.parametrize("players, dice, wild, opponents, seed", [
+    (2, 3, "none", ["random"], 1),
+    (2, 2, "ones", ["probabilistic"], 2),
+    (3, 2, "ones", ["random", "probabilistic"], 3),
+    (4, 2, "none", ["probabilistic", "random", "random"], 4),
+])
+def test_live_liars_rounds_leak_no_hand_on_any_path(client, admin, db_url, players, dice, wild, opponents, seed):
+    rng = np.random.default_rng(seed)
+    other, other_h, _ = new_liars(client, players=2, dice=3, opponent="random")  # a second live game
+    gid, h, st = new_liars(client, players=players, dice=dice, wild=wild, opponents=opponents)
+    plots = [client.get(f"/analysis/plot/{p}.png", headers=admin).content for p in PLOTS]
+    game, status, secret = replay(db_url, gid)
+    check_state(st, game, status, secret)
+    calls_seen = 0
+    for _ in range(80):
+        body = {**human_move(st, rng), "expected_move": st["version"]}
+        before = len(game.record.rounds)
+        r = client.post(f"/api/games/{gid}/moves", json=body, headers=h)
+        assert r.status_code == 200, r.text
+        ans = r.json()
+        game, status, secret = replay(db_url, gid)
+        calls_seen += len(game.record.rounds) > before
+        check_answer(ans, before, game, status, secret)
+        st = client.get(f"/api/games/{gid}", headers=h).json()
+        check_state(st, game, status, secret)
+        check_exports(client, admin, gid, game, status)
+        other_game, other_status, _ = replay(db_url, other)
+        check_exports(client, admin, other, other_game, other_status)
+        check_study_pages(client, admin, gid, game, secret)
+        check_strangers(client, gid, other_h["X-Game-Token"], st["version"])
+        if status == "finished":
+            break
+        check_refusals(client, gid, h, st, game, secret)
+    assert status == "finished" and calls_seen >= 2, "the game should run several rounds to its end"
+    # the hidden hands cannot move the study's plots: they are the same bytes as before the game
+    assert [client.get(f"/analysis/plot/{p}.png", headers=admin).content for p in PLOTS] == plots
+    # once over, every round has been called: every hand of the game is in the export
+    moves = [m for m in export_rows(client, admin, "moves", "parquet") if m["game_id"] == gid]
+    assert moves and all(m["faces"] is not None for m in moves if m["turn_no"] <= len(game.record.rounds))
+
+
+def _seed_of(db_url: str, gid: str) -> int:
+    con = sqlite3.connect(db_file(db_url))
+    (seed,) = con.execute("select seed from games where id=?", (gid,)).fetchone()
+    con.close()
+    return seed
+
+
+def _seed_shown(client, admin, gid: str, h: dict, seed: int) -> list[str]:
+    """Every read path on which the decimal seed appears (exports parsed, so compression cannot hide it)."""
+    found = []
+    read = client.get(f"/api/games/{gid}", headers=h)
+    if str(seed) in read.text:
+        found.append("game read")
+    stale = client.post(f"/api/games/{gid}/moves", json={"action": "roll", "expected_move": 10**6}, headers=h)
+    if str(seed) in stale.text:
+        found.append("409")
+    for fmt in ("csv", "parquet"):
+        for table in TABLES:
+            rows = export_rows(client, admin, table, fmt)
+            if any(str(seed) in str(v) for row in rows for v in row.values()):
+                found.append(f"{table}.{fmt}")
+    for url in ("/api/analysis", "/analysis"):
+        if str(seed) in client.get(url, headers=admin).text:
+            found.append(url)
+    return found
+
+
+@pytest.mark.parametrize("body, move", [
+    ({"game": "pig", "goal": 20, "opponent": "hold:10"}, {"action": "roll"}),
+    ({"game": "simpig", "goal": 20, "players": 3, "opponent": "hold:5"}, {"action": "target", "k": 3}),
+    ({"game": "supersix", "sticks": 3, "opponent": "always"}, {"action": "throw"}),
+    ({"game": "liars", "players": 3, "dice": 2, "opponent": "random"}, {"action": "bid", "quantity": 1, "face": 2}),
+])
+def test_the_seed_of_a_live_game_appears_on_no_path(client, admin, db_url, body, move):
+    r = client.post("/api/games", json={**body, "questionnaire": {"risk_preference": "neutral", "q2": "a", "q3": "a",
+                                                                   "consent": True}})
+    assert r.status_code == 201, r.text
+    gid, h = r.json()["id"], {"X-Game-Token": r.json()["token"]}
+    seed = _seed_of(db_url, gid)
+    assert str(seed) not in r.text
+    ans = client.post(f"/api/games/{gid}/moves", json={**move, "expected_move": r.json()["state"]["version"]},
+                      headers=h)
+    assert ans.status_code == 200 and str(seed) not in ans.text
+    if ans.json()["state"]["status"] == "playing":
+        assert _seed_shown(client, admin, gid, h, seed) == []
+
+
+def test_the_seed_search_finds_a_finished_games_seed(client, admin, db_url):
+    # the search above can fail: once a game is over its seed is public, and it finds it
+    r = client.post("/api/games", json={"game": "pig", "goal": 2, "opponent": "hold:1"})
+    gid, h = r.json()["id"], {"X-Game-Token": r.json()["token"]}
+    st = r.json()["state"]
+    while st["status"] == "playing":
+        st = client.post(f"/api/games/{gid}/moves", json={"action": "roll", "expected_move": st["version"]},
+                         headers=h).json()["state"]
+    assert {"game read", "games.csv", "games.parquet"} <= set(_seed_shown(client, admin, gid, h, _seed_of(db_url, gid)))
