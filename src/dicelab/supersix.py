@@ -69,6 +69,7 @@ parse_strategy = parse  # the name every game's facade uses
 
 Spec = str | Callable[..., bool] | Strategy
 BATCH = 500
+MAX_GAMES = 10_000_000
 
 
 def solve(rules: SuperSixRules | None = None) -> SuperSixSolution | MaxNSolution:
@@ -119,8 +120,9 @@ def simulate(
         len(specs) == rules.players,
         f"give one strategy per player ({rules.players}), got {len(specs)}",
     )
-    require(isinstance(games, int) and 1 <= games <= 10_000_000,
-            f"games must be a whole number from 1 to 10000000, got {games}")
+    require(isinstance(games, int) and 1 <= games <= MAX_GAMES,
+            f"games must be a whole number from 1 to {MAX_GAMES}, got {games}")
+    require(isinstance(seed, int) and seed >= 0, f"seed must be a whole number >= 0, got {seed}")
     strategies = [parse(s, rules) for s in specs]
     P = rules.players
     wins = np.zeros(P, dtype=np.int64)

@@ -67,7 +67,7 @@ def test_exploit_json(capsys):
         (["liars", "train", "--players", "9", "--out", "x"], "players must be"),
         (["liars", "train", "--wild", "twos", "--out", "x"], "unknown wild option"),
         (["liars", "train", "--design", "deep", "--out", "x", "--games", "5"], "unknown state design"),
-        (["liars", "eval", "--agent", "no-such-file"], "no table at"),
+        (["liars", "eval", "--agent", "no-such-file"], "no table"),
         (["liars", "eval", "--agent", "random", "--opponents", "random,genius"], "unknown opponent"),
         (["liars", "solve", "--dice", "2,2"], "at most 18"),
         (["liars", "solve", "--dice", "one"], "--dice must be"),

@@ -165,7 +165,7 @@ def test_dask_without_an_address_starts_a_local_cluster(capsys):
     [
         (["--address", "tcp://127.0.0.1:8786"], "--address needs --backend dask or ray"),
         (["--backend", "spark"], "unknown backend"),
-        (["--backend", "local", "--workers", "0"], "at least 1"),
+        (["--backend", "local", "--workers", "0"], "--workers must be from 1"),
     ],
 )
 def test_bad_backend_options(extra, message, capsys):

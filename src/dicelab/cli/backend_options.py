@@ -13,7 +13,10 @@ from typing import Any
 
 import typer
 
+from dicelab.cli.common import check_count, check_out_folder
 from dicelab.sim.backends import check_backend
+
+MAX_WORKERS = 4096
 
 BackendOption = typer.Option(
     None,
@@ -41,6 +44,8 @@ def backend_kwargs(
     backend: str | None, address: str | None, workers: int | None, store: Path | None
 ) -> dict[str, Any] | None:
     """Validated keyword arguments for :mod:`dicelab.sim.jobs`, or None for the single-process path."""
+    check_count(workers, "--workers", 1, MAX_WORKERS)
+    check_out_folder(store, "--store")
     if backend is None:
         check_backend("local", address)  # an address without a backend is an error too
         if workers is not None or store is not None:
@@ -48,10 +53,6 @@ def backend_kwargs(
         else:
             return None
     check_backend(backend, address)
-    if workers is not None and workers < 1:
-        from dicelab.errors import DicelabError
-
-        raise DicelabError(f"--workers must be at least 1, got {workers}")
     return {
         "backend": backend,
         "address": address,

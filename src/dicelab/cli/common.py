@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -13,9 +15,18 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from dicelab.errors import DicelabError
+from dicelab.errors import DicelabError, require
+from dicelab.strategies import shorten
 
 stdout_console = Console()
+
+#: The image formats every ``--out``/``--plot`` of a figure accepts.
+PLOT_SUFFIXES = (".png", ".pdf", ".svg")
+#: Longest file name (a store adds up to 16 characters, such as ``.tmp.npz``) and path, in bytes.
+NAME_MAX = 255 - 16
+PATH_MAX = 4000
+#: Largest ``--seed`` (numpy's SeedSequence takes any whole number >= 0; this keeps it sane).
+MAX_SEED = 2**63 - 1
 
 JsonOption = typer.Option(False, "--json", help="Print exactly one JSON object on stdout.")
 
@@ -99,3 +110,90 @@ def parse_int_list(text: str, what: str) -> list[int]:
         return [int(x) for x in text.split(",") if x.strip() != ""]
     except ValueError:
         raise DicelabError(f"{what} must be comma-separated whole numbers, got {text!r}") from None
+
+
+def _check_path_text(path: Path, option: str, folder: bool = False) -> str:
+    text = os.fspath(path)
+    require(
+        text != "" and (folder or text != "." and path.name not in ("", ".", "..")),
+        f"{option} needs a {'folder' if folder else 'file'} name, got {shorten(text)}",
+    )
+    require("\x00" not in text, f"{option} must not hold a NUL byte")
+    size = len(text.encode("utf-8", "surrogateescape"))
+    longest = max((len(part.encode("utf-8", "surrogateescape")) for part in path.parts), default=0)
+    require(
+        size <= PATH_MAX and longest <= NAME_MAX,
+        f"{option} is too long: a name may have at most {NAME_MAX} bytes and a path {PATH_MAX}, "
+        f"got {shorten(text)}",
+    )
+    return text
+
+
+def _check_writable_folder(folder: Path, option: str, text: str) -> None:
+    """The nearest existing folder above ``folder`` (or itself) must be one we may write into."""
+    p = folder
+    while not (p.exists() or p.is_symlink()) and p != p.parent:
+        p = p.parent
+    require(p.is_dir(), f"cannot write {option} {shorten(text)}: {shorten(str(p))} is not a folder")
+    require(
+        os.access(p, os.W_OK | os.X_OK),
+        f"cannot write {option} {shorten(text)}: no permission to write in {shorten(str(p))}",
+    )
+
+
+def check_out_file(
+    path: Path | None, option: str, suffixes: Sequence[str] | None = None
+) -> Path | None:
+    """Check an output file option before any work is done: a name, not too long, one of
+    ``suffixes`` (if given), not a folder, in a place we may write. None passes through."""
+    if path is None:
+        return None
+    text = _check_path_text(path, option)
+    if suffixes is not None:
+        require(
+            path.suffix.lower() in suffixes,
+            f"{option} must end in {', '.join(suffixes)}, got {shorten(path.name)}",
+        )
+    try:
+        require(not path.is_dir(), f"{option} {shorten(text)} is a folder; give a file name")
+        require(
+            not path.exists() or path.is_file(),
+            f"{option} {shorten(text)} exists and is not a regular file",
+        )
+        _check_writable_folder(path.parent, option, text)
+    except OSError as exc:
+        raise DicelabError(f"cannot write {option} {shorten(text)}: {exc.strerror}") from None
+    return path
+
+
+def check_out_plot(path: Path | None, option: str) -> Path | None:
+    """:func:`check_out_file` for a figure: ``.png``, ``.pdf`` or ``.svg``."""
+    return check_out_file(path, option, PLOT_SUFFIXES)
+
+
+def check_out_folder(path: Path | None, option: str) -> Path | None:
+    """Check an output folder option (``--store``): an existing folder or one we may create."""
+    if path is None:
+        return None
+    text = _check_path_text(path, option, folder=True)
+    try:
+        require(
+            not path.exists() or path.is_dir(),
+            f"{option} {shorten(text)} exists and is not a folder",
+        )
+        _check_writable_folder(path, option, text)
+    except OSError as exc:
+        raise DicelabError(f"cannot write {option} {shorten(text)}: {exc.strerror}") from None
+    return path
+
+
+def check_count(value: int | None, option: str, lo: int, hi: int) -> int | None:
+    """A whole-number option from ``lo`` to ``hi`` (None passes through)."""
+    if value is not None:
+        require(lo <= value <= hi, f"{option} must be from {lo:,} to {hi:,}, got {value}")
+    return value
+
+
+def check_seed(seed: int | None, option: str = "--seed") -> int | None:
+    """A seed from 0 to :data:`MAX_SEED` (None: fresh randomness, where a command allows it)."""
+    return check_count(seed, option, 0, MAX_SEED)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
@@ -14,8 +15,20 @@ from dicelab.cli.backend_options import (
     WorkersOption,
     backend_kwargs,
 )
-from dicelab.cli.common import JsonOption, emit, parse_int_list
+from dicelab.cli.common import (
+    JsonOption,
+    check_count,
+    check_out_file,
+    check_out_plot,
+    check_seed,
+    emit,
+    parse_int_list,
+)
 from dicelab.errors import DicelabError, require
+from dicelab.strategies import shorten
+
+if TYPE_CHECKING:
+    from dicelab.learn.qlearning import QAgent
 
 app = typer.Typer(help="Liar's Dice: engine, bots, Q-learning and equilibria.", no_args_is_help=True)
 
@@ -26,10 +39,30 @@ WildOption = typer.Option("none", "--wild", help="Wild face: none, ones or highe
 SeedOption = typer.Option(0, "--seed", help="Seed of the random source (same seed, same result).")
 
 
+MAX_GAMES = 100_000_000  # training or evaluation games
+MAX_ITERATIONS = 10_000_000  # CFR iterations
+
+
 def _names(text: str, what: str) -> list[str]:
     names = [x.strip() for x in text.split(",") if x.strip()]
-    require(len(names) >= 1, f"{what} must be a comma-separated list such as random,random,random; got {text!r}")
+    require(
+        1 <= len(names) <= 16,
+        f"{what} must be a comma-separated list such as random,random,random; got {shorten(text)}",
+    )
     return names
+
+
+def _load_agent(path: str) -> QAgent:
+    """A saved Q table, with every way a file can be damaged reported in one line."""
+    from dicelab.learn.qlearning import QAgent
+
+    require(path.strip() != "", "--agent needs a Q-table file or a bot name")
+    try:
+        return QAgent.load(path)
+    except DicelabError:
+        raise
+    except (ValueError, KeyError, TypeError, EOFError) as exc:  # damaged JSON or arrays
+        raise DicelabError(f"cannot read the Q table {shorten(path)}: {exc}") from None
 
 
 @app.command("train")
@@ -60,6 +93,11 @@ def train_cmd(
     from dicelab.learn.qlearning import train
 
     rules = LiarsRules(players, dice, faces, wild)
+    check_count(games, "--games", 1, MAX_GAMES)
+    check_count(eval_games, "--eval-games", 1, MAX_GAMES)
+    check_seed(seed)
+    check_out_file(out, "--out")
+    check_out_plot(plot, "--plot")
     opp = _names(opponents, "--opponents") if opponents else ["random"] * (players - 1)
     scale = backend_kwargs(backend, address, workers, store)
     if sweep is not None:  # a sweep over seeds and hyperparameters, on any backend
@@ -106,11 +144,13 @@ def eval_cmd(
     from dicelab.learn.qlearning import BOTS, QAgent, evaluate
 
     opp = _names(opponents, "--opponents")
+    check_count(games, "--games", 1, MAX_GAMES)
+    check_seed(seed)
     if agent in BOTS:
         rules = LiarsRules(len(opp) + 1, dice, faces, wild)
         who: QAgent | str = agent
     else:
-        who = QAgent.load(agent)
+        who = _load_agent(agent)
         rules = who.rules
     res = evaluate(who, opp, games=games, seed=seed, rules=rules, progress=not json_out)
     data = {**res.to_dict(), "agent": agent, "opponents": opp, "rules": rules.to_dict()}
@@ -135,6 +175,7 @@ def solve_cmd(
 
     d = parse_int_list(dice, "--dice")
     rules = DuelRules(tuple(d), faces, wild)
+    check_count(iterations, "--iterations", 1, MAX_ITERATIONS)
     sol = solve(rules, iterations=iterations, target=target, progress=not json_out, method=method)
     data = sol.to_dict()
     data["payoff_range"] = 2.0
@@ -152,7 +193,7 @@ def exploit_cmd(
     json_out: bool = JsonOption,
 ) -> None:
     """Exact exploitability of a policy playing both seats of the single-round duel."""
-    from dicelab.learn.qlearning import BOTS, QAgent
+    from dicelab.learn.qlearning import BOTS
     from dicelab.solvers.liars_cfr import DuelRules, policy_exploitability
     from dicelab.strategies.liars import action_distribution
 
@@ -161,7 +202,7 @@ def exploit_cmd(
         rules = DuelRules(d, faces, wild)
         res = policy_exploitability(rules, lambda v: action_distribution(agent, v))
     else:
-        qa = QAgent.load(agent)
+        qa = _load_agent(agent)
         require(qa.rules.players == 2, f"the agent was trained for {qa.rules.players} players; the duel needs 2")
         rules = DuelRules(d, qa.rules.faces, qa.rules.wild)
         res = policy_exploitability(rules, qa.action_distribution, qa.rules)
@@ -182,16 +223,16 @@ def play_cmd(
 ) -> None:
     """Play in the terminal against bots: type a bid such as 3x5 (three fives), or 'call'."""
     from dicelab.games.liars import Bid, LiarsGame, LiarsRules
-    from dicelab.learn.qlearning import QAgent
     from dicelab.strategies.liars import bot
 
     import numpy as np
 
     rules = LiarsRules(players, dice, faces, wild)
     require(1 <= seat <= players, f"--seat must be from 1 to {players}, got {seat}")
+    check_seed(seed)
     me = seat - 1
     if agent is not None:
-        qa = QAgent.load(str(agent))
+        qa = _load_agent(str(agent))
         from dicelab.learn.qlearning import check_rules
 
         check_rules(rules, qa.rules)

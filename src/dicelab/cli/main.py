@@ -1,12 +1,17 @@
 """The ``dicelab`` application: one sub-command group per game, plus statistics and the server.
 
 Errors a user can cause (bad options, impossible states, unknown strategies) end the command with a
-single line on stderr and exit code 2; no traceback is ever shown for them.
+single line on stderr and exit code 2; no traceback is ever shown for them. Inputs are validated
+where they are parsed; as a last line of defence :func:`main` also turns a file-system error, an
+early end of data, a recursion or memory overflow into one line and exit code 2.
 """
 
 from __future__ import annotations
 
+import functools
 import sys
+from collections.abc import Callable
+from typing import Any
 
 import typer
 
@@ -44,17 +49,65 @@ def version() -> None:
     typer.echo(__version__)
 
 
+MAX_ERROR_LINE = 400  # characters of an error line (a 5,000-digit number is cut in the middle)
+
+
+def _one_line(message: str) -> str:
+    text = " ".join(message.split())
+    if len(text) > MAX_ERROR_LINE:
+        cut = len(text) - MAX_ERROR_LINE + 80
+        text = f"{text[: MAX_ERROR_LINE - 100]} ...[{cut} characters]... {text[-80:]}"
+    return text
+
+
+def _os_message(exc: OSError) -> str:
+    reason = exc.strerror or str(exc) or type(exc).__name__
+    if exc.filename is None:
+        return reason
+    return f"cannot read or write {str(exc.filename)!r}: {reason}"
+
+
+def _guarded(callback: Callable[..., Any]) -> Callable[..., Any]:
+    """``callback`` with the last line of defence: OS, end-of-data, recursion and memory errors
+    become a :class:`DicelabError` (inside the command, so click never sees them)."""
+
+    @functools.wraps(callback)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return callback(*args, **kwargs)
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise DicelabError(_one_line(_os_message(exc))) from None
+        except EOFError as exc:  # np.load of an empty file, for one; click would turn it into Abort
+            raise DicelabError(_one_line(f"unexpected end of data: {exc}")) from None
+        except RecursionError:
+            raise DicelabError("the input is nested too deeply to process") from None
+        except MemoryError:
+            raise DicelabError("not enough memory for this input; choose smaller sizes") from None
+
+    return run
+
+
+def _guard_tree(command: Any) -> Any:
+    for sub in getattr(command, "commands", {}).values():
+        _guard_tree(sub)
+    if getattr(command, "callback", None) is not None:
+        command.callback = _guarded(command.callback)
+    return command
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point: run the app, turning user errors into one line and exit code 2."""
-    command = typer.main.get_command(app)
+    command = _guard_tree(typer.main.get_command(app))
     args = sys.argv[1:] if argv is None else argv
     try:
         rv = command.main(args=args, prog_name="dicelab", standalone_mode=False)
     except DicelabError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {_one_line(str(exc))}", file=sys.stderr)
         sys.exit(2)
     except _cx.UsageError as exc:
-        msg = exc.format_message().replace("\n", " ").strip()
+        msg = _one_line(exc.format_message())
         cmd = exc.ctx.command_path if exc.ctx else "dicelab"
         if msg:  # empty when no arguments were given and the help was shown instead
             print(f"error: {msg} (see '{cmd} --help')", file=sys.stderr)

@@ -12,7 +12,7 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
-from dicelab.cli.common import JsonOption, emit, kv_table
+from dicelab.cli.common import JsonOption, check_out_file, check_out_plot, emit, kv_table
 from dicelab.errors import DicelabError
 from dicelab.games.pig import VARIANTS, PigRules
 from dicelab.progress import progress_bar
@@ -64,6 +64,7 @@ def solve_cmd(
     repeated call loads the table instead of solving again; ``seconds`` is this call's time.
     """
     rules = make_rules(goal, sides, variant)
+    check_out_file(out, "--out")
     t0 = time.perf_counter()
     sol = solve_with_progress(rules, turn_limit, no_cache=no_cache)
     summary = sol.summary()
@@ -118,7 +119,9 @@ def plot_cmd(
     goal: int = GoalOption,
     sides: int | None = SidesOption,
     variant: str = VariantOption,
-    out: Path = typer.Option(Path("pig.png"), "--out", help="PNG file to write."),
+    out: Path = typer.Option(
+        Path("pig.png"), "--out", help="Image file to write (.png, .pdf or .svg)."
+    ),
     json_out: bool = JsonOption,
 ) -> None:
     """Draw Neller's roll/hold boundary or a heatmap of P(i, j, 0)."""
@@ -126,9 +129,8 @@ def plot_cmd(
 
     if kind not in ("boundary", "heatmap"):
         raise DicelabError(f"unknown plot kind {kind!r}; choose boundary or heatmap")
-    if out.suffix.lower() != ".png":
-        raise DicelabError(f"--out must name a .png file, got {out}")
     rules = make_rules(goal, sides, variant)
+    check_out_plot(out, "--out")
     sol = solve_with_progress(rules)
     path = plots.boundary(sol, out) if kind == "boundary" else plots.heatmap(sol, out)
     emit({"kind": kind, "out": str(path), "rules": rules.to_dict()}, json_out)

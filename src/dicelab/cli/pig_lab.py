@@ -19,10 +19,20 @@ from dicelab.cli.backend_options import (
     WorkersOption,
     backend_kwargs,
 )
-from dicelab.cli.common import JsonOption, emit, kv_table, rows_table
+from dicelab.cli.common import (
+    JsonOption,
+    check_out_file,
+    check_out_plot,
+    check_seed,
+    emit,
+    kv_table,
+    rows_table,
+)
 from dicelab.cli.pig import GoalOption, SidesOption, VariantOption, app, make_rules
 from dicelab.errors import require
 from dicelab.progress import progress_bar
+
+MAX_PAIRS = 1000
 
 SPEC_HELP = (
     "Strategy: optimal, hold:N, keep-pace, turtle, roll-to-win, roll-and-wait, "
@@ -83,10 +93,7 @@ def best_response_cmd(
 
     rules = make_rules(goal, sides, variant)
     require(1 <= max_iter <= 1000, f"--max-iter must be from 1 to 1000, got {max_iter}")
-    if out is not None:
-        require(
-            out.suffix.lower() in (".csv", ".npz"), f"--out must end in .csv or .npz, got {out}"
-        )
+    check_out_file(out, "--out", (".csv", ".npz"))
     sb = parse_strategy(b)
     br = best_response(sb, rules)
     e = br.evaluation
@@ -155,10 +162,8 @@ def simulate_cmd(
     require(
         0.0 < confidence < 1.0, f"--confidence must lie strictly between 0 and 1, got {confidence}"
     )
-    if records is not None:
-        require(
-            records.suffix.lower() == ".parquet", f"--records must end in .parquet, got {records}"
-        )
+    check_seed(seed)
+    check_out_file(records, "--records", (".parquet",))
     sa, sb = parse_strategy(a), parse_strategy(b)
     scale = backend_kwargs(backend, address, workers, store) or {}
     with progress_bar(
@@ -180,7 +185,9 @@ def tournament_cmd(
         None, "--simulate", help="Simulate N games per pair instead of exact values."
     ),
     seed: int = typer.Option(0, "--seed", help="Seed of the simulated tournament."),
-    plot: Path | None = typer.Option(None, "--plot", help="Write the win-matrix heatmap (.png)."),
+    plot: Path | None = typer.Option(
+        None, "--plot", help="Write the win-matrix heatmap (.png, .pdf or .svg)."
+    ),
     goal: int = GoalOption,
     sides: int | None = SidesOption,
     variant: str = VariantOption,
@@ -194,7 +201,8 @@ def tournament_cmd(
     from dicelab.sim.tournament import tournament
 
     rules = make_rules(goal, sides, variant)
-    require(seed >= 0, f"--seed must be >= 0, got {seed}")
+    check_seed(seed)
+    check_out_plot(plot, "--plot")
     scale = backend_kwargs(backend, address, workers, store) or {}
     t = tournament(specs, rules, simulate=simulate, seed=seed, progress=True, **scale)
     data = t.to_dict()
@@ -229,7 +237,7 @@ def vs_hold_cmd(
     x: str = typer.Argument(..., help=SPEC_HELP),
     n_max: int = typer.Option(100, "--max", help="Opponents hold:1 .. hold:MAX."),
     out: Path | None = typer.Option(
-        None, "--out", help="Write the plot (.png), like seed 002's Figure 18."
+        None, "--out", help="Write the plot (.png, .pdf or .svg), like seed 002's Figure 18."
     ),
     goal: int = GoalOption,
     sides: int | None = SidesOption,
@@ -241,6 +249,7 @@ def vs_hold_cmd(
 
     rules = make_rules(goal, sides, variant)
     require(1 <= n_max <= 1000, f"--max must be from 1 to 1000, got {n_max}")
+    check_out_plot(out, "--out")
     data = against_holds(x, rules, n_max)
     if out is not None:
         data["out"] = str(plot_against_holds(data, out, rules))
@@ -280,7 +289,10 @@ def fair_test_cmd(
 
     rules = make_rules(goal, sides, variant)
     require(games >= 2, f"--games must be at least 2, got {games}")
-    require(seed >= 0, f"--seed must be >= 0, got {seed}")
+    check_seed(seed)
+    require(
+        len(pairs or ()) <= MAX_PAIRS, f"give at most {MAX_PAIRS} pairs, got {len(pairs or ())}"
+    )
     require(
         0.0 < confidence < 1.0, f"--confidence must lie strictly between 0 and 1, got {confidence}"
     )

@@ -7,7 +7,6 @@ table:FILE, br:SPEC, equilibrium, svima, svima-b, cyclic:1, cyclic:2
 
 from __future__ import annotations
 
-import re
 import time
 from pathlib import Path
 
@@ -22,35 +21,43 @@ from dicelab.cli.backend_options import (
     WorkersOption,
     backend_kwargs,
 )
-from dicelab.cli.common import JsonOption, emit, rows_table
-from dicelab.errors import DicelabError, require
+from dicelab.cli.common import JsonOption, check_out_file, check_out_plot, emit, rows_table
+from dicelab.errors import require
 from dicelab.progress import progress_bar
+from dicelab.strategies import parse_whole, shorten
 
 app = typer.Typer(help="Simultaneous Pig for 2 to n players (Zhu & Ma 2023).", no_args_is_help=True)
 
 GoalOption = typer.Option(100, "--goal", help="Points needed to win.")
 
 
+def _at_goal(goal: int, n: int) -> int:
+    """``n`` (a hold-at value meant for goal 100) scaled to ``goal``: at least 1."""
+    return max(1, (n * goal + 50) // 100)
+
+
+def _default_range(goal: int, lo: int, hi: int) -> str:
+    """The range ``hold:LO..HI`` of goal 100, scaled to ``goal``."""
+    return f"hold:{_at_goal(goal, lo)}..{_at_goal(goal, hi)}"
+
+
+MAX_SURFACE = 40  # values of N in a surface3 plot (N (N + 1) / 2 three-player best responses)
+
+
 def _range_spec(text: str, goal: int) -> list[int]:
-    """``hold:10..40`` (or ``10..40``, or ``10,15,20``) -> the list of N."""
+    """``hold:10..40`` (or ``10..40``, or ``10,15,20``) -> the list of N, each from 1 to goal."""
     body = text[5:] if text.startswith("hold:") else text
-    m = re.fullmatch(r"(\d+)\.\.(\d+)", body.strip())
-    if m:
-        lo, hi = int(m.group(1)), int(m.group(2))
-        require(
-            1 <= lo <= hi <= goal,
-            f"range must be LO..HI with 1 <= LO <= HI <= {goal}, got {text!r}",
-        )
+    if ".." in body:
+        lo_text, _, hi_text = body.partition("..")
+        lo = parse_whole(lo_text, f"LO of the range {shorten(text)}", 1, goal)
+        hi = parse_whole(hi_text, f"HI of the range {shorten(text)}", lo, goal)
         return list(range(lo, hi + 1))
-    try:
-        ns = [int(x) for x in body.split(",")]
-    except ValueError:
-        raise DicelabError(
-            f"opponent range must look like hold:10..40 or hold:20,25,30, got {text!r}"
-        ) from None
-    for n in ns:
-        require(1 <= n <= goal, f"hold-at values must be from 1 to {goal}, got {n}")
-    return ns
+    items = body.split(",")
+    require(
+        len(items) <= goal,
+        f"an opponent list holds at most {goal} values (the goal), got {len(items)}",
+    )
+    return [parse_whole(x, "a hold-at value of the opponent range", 1, goal) for x in items]
 
 
 @app.command("dist")
@@ -107,6 +114,7 @@ def best_response_cmd(
     from dicelab.strategies.simpig import save_strategy
 
     rules = SimPigRules(goal=goal, players=len(opponents) + 1)
+    check_out_file(out, "--out")
     scale = backend_kwargs(backend, address, workers, store)
     if scale is not None:
         from dicelab.solvers.simpig_sharded import sharded_report
@@ -151,8 +159,10 @@ def best_response_cmd(
 
 @app.command("sweep")
 def sweep_cmd(
-    opponent: str = typer.Option(
-        "hold:10..40", "--opponent", help="Range of hold:N, e.g. hold:10..40."
+    opponent: str | None = typer.Option(
+        None,
+        "--opponent",
+        help="Range of hold:N, e.g. hold:10..40 (the default at goal 100; scaled to the goal).",
     ),
     goal: int = GoalOption,
     json_out: bool = JsonOption,
@@ -162,7 +172,7 @@ def sweep_cmd(
     from dicelab.solvers.simpig import local_minima, sweep_hold
 
     SimPigRules(goal=goal)
-    ns = _range_spec(opponent, goal)
+    ns = _range_spec(opponent or _default_range(goal, 10, 40), goal)
     rows = sweep_hold(ns, goal)
     data = {"goal": goal, "rows": rows, "local_minima": local_minima(rows)}
 
@@ -182,9 +192,12 @@ def selfplay_cmd(
     json_out: bool = JsonOption,
 ) -> None:
     """Symmetric self-play value iteration: the policy cycle it falls into (paper, Table 3)."""
+    from dicelab.games.simpig import SimPigRules
     from dicelab.solvers.simpig import selfplay
     from dicelab.strategies.simpig import save_strategy
 
+    SimPigRules(goal=goal)
+    check_out_file(out, "--out")
     with progress_bar("self-play", total=1, enabled=goal >= 60) as bar:
         r = selfplay(goal)
         bar.advance()
@@ -211,9 +224,12 @@ def svima_cmd(
     json_out: bool = JsonOption,
 ) -> None:
     """Stackelberg value iteration (SVIMA, Algorithm 0.2): where A's and B's policies differ."""
+    from dicelab.games.simpig import SimPigRules
     from dicelab.solvers.simpig import svima
     from dicelab.strategies.simpig import save_strategy
 
+    SimPigRules(goal=goal)
+    check_out_file(out, "--out")
     r = svima(goal)
     data = r.to_dict()
     if out is not None:
@@ -242,6 +258,7 @@ def equilibrium_cmd(
     from dicelab.strategies.simpig import save_strategy
 
     SimPigRules(goal=goal)
+    check_out_file(out, "--out")
     state = None
     if at is not None:
         state = parse_int_list(at, "--at")
@@ -314,13 +331,22 @@ def many_cmd(
     emit(data, json_out)
 
 
+def _plot_range(opponent: str | None, goal: int, lo: int, hi: int) -> str:
+    if opponent is not None and (".." in opponent or "," in opponent):
+        return opponent
+    return _default_range(goal, lo, hi)
+
+
 @app.command("plot")
 def plot_cmd(
     kind: str = typer.Option(..., "--kind", help="br-curve, contour, slices or surface3."),
     out: Path = typer.Option(..., "--out", help="Image file (.png, .pdf or .svg)."),
     goal: int = GoalOption,
-    opponent: str = typer.Option(
-        "hold:25", "--opponent", help="Opponent for contour/slices; range for br-curve/surface3."
+    opponent: str | None = typer.Option(
+        None,
+        "--opponent",
+        help="Opponent for contour/slices (default hold:25 at goal 100); range for "
+        "br-curve/surface3 (default hold:10..40 / hold:20..30). Defaults scale with the goal.",
     ),
     strategy: str | None = typer.Option(
         None,
@@ -331,19 +357,19 @@ def plot_cmd(
     json_out: bool = JsonOption,
 ) -> None:
     """Draw Figure 1 (br-curve), 2 (contour), 3 (slices) or 5 (surface3, three players)."""
+    from dicelab.games.simpig import SimPigRules
     from dicelab.plots import simpig as plots
     from dicelab.solvers.simpig import best_response, sweep_hold
 
     require(kind in plots.KINDS, f"--kind must be one of {', '.join(plots.KINDS)}, got {kind!r}")
-    require(
-        out.suffix.lower() in (".png", ".pdf", ".svg"),
-        f"--out must end in .png, .pdf or .svg, got {out.name!r}",
-    )
+    SimPigRules(goal=goal)
+    check_out_plot(out, "--out")
     if kind == "br-curve":
-        ns = _range_spec(opponent if ".." in opponent or "," in opponent else "hold:10..40", goal)
+        ns = _range_spec(_plot_range(opponent, goal, 10, 40), goal)
         path = plots.br_curve(sweep_hold(ns, goal), out)
     elif kind in ("contour", "slices"):
         if strategy is None:
+            opponent = opponent or f"hold:{_at_goal(goal, 25)}"
             pol = best_response([opponent], goal).policy[:goal, :goal]
             title = f"best response to {opponent}"
         else:
@@ -359,7 +385,11 @@ def plot_cmd(
                 pol, [j for j in (0, 25, 50, 75, 90) if j < goal], out, title
             )
     else:
-        ns = _range_spec(opponent if ".." in opponent or "," in opponent else "hold:20..30", goal)
+        ns = _range_spec(_plot_range(opponent, goal, 20, 30), goal)
+        require(
+            len(ns) <= MAX_SURFACE,
+            f"surface3 takes at most {MAX_SURFACE} values of N, got {len(ns)}",
+        )
         table = np.zeros((len(ns), len(ns)))
         with progress_bar("3-player best responses", total=len(ns) * (len(ns) + 1) // 2) as bar:
             for a, n1 in enumerate(ns):

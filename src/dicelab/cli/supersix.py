@@ -15,10 +15,19 @@ from dicelab.cli.backend_options import (
     WorkersOption,
     backend_kwargs,
 )
-from dicelab.cli.common import JsonOption, emit, rows_table
-from dicelab.errors import DicelabError, require
-from dicelab.games.supersix import SuperSixRules
+from dicelab.cli.common import (
+    JsonOption,
+    check_count,
+    check_out_plot,
+    check_seed,
+    emit,
+    rows_table,
+)
+from dicelab.errors import require
+from dicelab.games.supersix import MAX_STICKS, SuperSixRules
 from dicelab.progress import progress_bar
+from dicelab.strategies import parse_whole, shorten
+from dicelab.supersix import MAX_GAMES
 
 app = typer.Typer(help="Super Six: the stick-and-lid dice game.", no_args_is_help=True)
 
@@ -29,11 +38,10 @@ PlayersOption = typer.Option(2, "--players", help="Number of players (2 to 6 for
 def _state(text: str) -> tuple[int, int, int, int]:
     """Parse seed 001's ``LID/OWN/OPP/FORCED`` (FORCED optional, default 0)."""
     parts = text.strip().split("/")
-    require(len(parts) in (3, 4), f"a position is LID/OWN/OPP/FORCED, e.g. 5/1/1/1; got {text!r}")
-    try:
-        vals = [int(p) for p in parts]
-    except ValueError:
-        raise DicelabError(f"a position is four whole numbers LID/OWN/OPP/FORCED, got {text!r}") from None
+    require(
+        len(parts) in (3, 4), f"a position is LID/OWN/OPP/FORCED, e.g. 5/1/1/1; got {shorten(text)}"
+    )
+    vals = [parse_whole(p, "each number of LID/OWN/OPP/FORCED", 0, MAX_STICKS) for p in parts]
     if len(vals) == 3:
         vals.append(0)
     return vals[0], vals[1], vals[2], vals[3]
@@ -192,6 +200,11 @@ def simulate_cmd(
 
     require(len(specs) >= 2, f"give one strategy per player (at least 2), got {len(specs)}")
     rules = SuperSixRules(sticks=sticks, players=len(specs))
+    check_count(games, "--games", 1, MAX_GAMES)
+    check_seed(seed)
+    require(
+        0.0 < confidence < 1.0, f"--confidence must lie strictly between 0 and 1, got {confidence}"
+    )
     scale = backend_kwargs(backend, address, workers, store)
     if scale is not None:  # the same batches of games, spread over workers
         from dicelab.sim.jobs import supersix_simulate
@@ -210,7 +223,7 @@ def simulate_cmd(
 
 @app.command("plot")
 def plot_cmd(
-    out: Path = typer.Option(..., "--out", help="PNG file to write."),
+    out: Path = typer.Option(..., "--out", help="Image file to write (.png, .pdf or .svg)."),
     kind: str = typer.Option("strategy", "--kind", help="strategy (seed 001's chart) or edge."),
     sticks: int = SticksOption,
     max_total: int = typer.Option(7, "--max-total", help="Strategy chart: positions with at most this many sticks."),
@@ -222,7 +235,7 @@ def plot_cmd(
     from dicelab.solvers.supersix import solve_two_cached
 
     require(kind in ("strategy", "edge"), f"--kind must be strategy or edge, got {kind!r}")
-    require(out.suffix.lower() == ".png", f"--out must name a .png file, got {str(out)!r}")
+    check_out_plot(out, "--out")
     if kind == "strategy":
         require(max_total >= 2, f"--max-total must be at least 2, got {max_total}")
         path = strategy_chart(solve_two_cached(SuperSixRules(sticks=sticks)), out, max_total)

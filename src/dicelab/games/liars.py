@@ -81,9 +81,11 @@ class Bid:
     @classmethod
     def parse(cls, text: str) -> Bid:
         """Parse ``"3x5"``, ``"3 5"`` or ``"3,5"`` (three fives)."""
-        m = re.fullmatch(r"\s*(\d+)\s*[xX, ]\s*(\d+)\s*", text)
+        m = re.fullmatch(r"\s*([0-9]{1,4})\s*[xX, ]\s*([0-9]{1,4})\s*", text)
         if not m:
-            raise DicelabError(f"a bid is QUANTITYxFACE such as 3x5 (three fives), got {text!r}")
+            raise DicelabError(
+                f"a bid is QUANTITYxFACE such as 3x5 (three fives), got {text[:40]!r}"
+            )
         return cls(int(m.group(1)), int(m.group(2)))
 
     def __str__(self) -> str:

@@ -514,7 +514,7 @@ class SelfPlay:
         }
 
 
-def selfplay(goal: int = 100, start: str = "hold:25", max_sweeps: int = 400) -> SelfPlay:
+def selfplay(goal: int = 100, start: str | None = None, max_sweeps: int = 400) -> SelfPlay:
     """Value iteration with both players forced onto the same policy (paper, "Mixed-strategy
     equilibrium"): in-place sweeps in decreasing score-sum order where B plays A's current table.
 
@@ -525,7 +525,7 @@ def selfplay(goal: int = 100, start: str = "hold:25", max_sweeps: int = 400) -> 
     """
     g = SimPigRules(goal=goal).goal
     p0, pk = turn_total_table(g)
-    st = parse_strategy(start, g, 2)
+    st = parse_strategy(start or f"hold:{min(25, g)}", g, 2)  # hold:25, or hold:goal below 25
     _, k0 = st.target_table()
     pol = np.ones((g + 1, g + 1), np.int64)
     pol[:g, :g] = k0[0]

@@ -25,6 +25,7 @@ import numpy as np
 
 from dicelab.errors import require
 from dicelab.games.liars import Bid, PlayerView, Policy
+from dicelab.strategies import shorten
 
 BOT_NAMES: tuple[str, ...] = ("random", "probabilistic")
 
@@ -87,9 +88,16 @@ def make_probabilistic(bluff: float = 0.5) -> Policy:
 probabilistic_bot = make_probabilistic()
 
 
+def _check_name(name: object) -> None:
+    require(
+        name in BOT_NAMES,
+        f"unknown bot {shorten(str(name))}; choose one of {', '.join(BOT_NAMES)}",
+    )
+
+
 def bot(name: str) -> Policy:
     """The bot called ``name`` (``random`` or ``probabilistic``)."""
-    require(name in BOT_NAMES, f"unknown bot {name!r}; choose one of {', '.join(BOT_NAMES)}")
+    _check_name(name)
     return random_bot if name == "random" else probabilistic_bot
 
 
@@ -97,7 +105,7 @@ def action_distribution(
     name: str, view: PlayerView, bluff: float = 0.5
 ) -> dict[Bid | None, float]:
     """The exact distribution of a bot's next action (None is the call), for exact evaluation."""
-    require(name in BOT_NAMES, f"unknown bot {name!r}; choose one of {', '.join(BOT_NAMES)}")
+    _check_name(name)
     if name == "random":
         p_call, b = (0.0 if view.current_bid is None else 0.5), 1.0
     else:

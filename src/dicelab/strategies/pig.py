@@ -55,10 +55,22 @@ from typing import Any
 import numpy as np
 
 from dicelab.errors import DicelabError, require
-from dicelab.games.pig import PigRules
+from dicelab.games.pig import MAX_GOAL, PigRules
+from dicelab.strategies import (
+    MAX_DIGITS,
+    check_depth,
+    check_input_file,
+    check_spec,
+    parse_whole,
+    shorten,
+)
 
 KIND = "pig-strategy"
 MAX_RANGE = 1000
+#: Largest N of ``hold:N`` (any N >= goal means "roll until the goal").
+MAX_HOLD = 10**MAX_DIGITS - 1
+#: Most rows of a strategy CSV (goal 215 or so; larger tables belong in .npz files).
+MAX_CSV_ROWS = 5_000_000
 
 NAMED = (
     "optimal",
@@ -314,69 +326,114 @@ def save_strategy(
 
 def load_strategy_table(path: str | Path) -> np.ndarray:
     """Read a decision table from ``.npz`` or CSV (formats in the module docstring)."""
-    p = Path(path)
-    require(p.exists(), f"strategy file {p} does not exist")
+    p = check_input_file(path, "strategy file")
     if p.suffix.lower() == ".csv":
         return _load_csv(p)
-    require(p.suffix.lower() == ".npz", f"strategy file {p} must end in .csv or .npz")
-    if p.with_suffix(".json").exists():
-        from dicelab.store import load_table
+    require(p.suffix.lower() == ".npz", f"strategy file {shorten(str(p))} must end in .csv or .npz")
+    where = shorten(str(p))
+    try:
+        if p.with_suffix(".json").exists():
+            from dicelab.store import load_table
 
-        arrays, _ = load_table(p, KIND)
-    else:
-        try:
+            arrays, _ = load_table(p, KIND)
+        else:
             with np.load(p, allow_pickle=False) as data:
                 arrays = {n: data[n] for n in data.files}
-        except (OSError, ValueError) as exc:
-            raise DicelabError(f"cannot read strategy file {p}: {exc}") from None
-    require("roll" in arrays, f"strategy file {p} has no array named 'roll'")
+    except DicelabError:
+        raise
+    except (OSError, ValueError, EOFError, KeyError) as exc:  # zip, npy or JSON damage
+        raise DicelabError(f"cannot read strategy file {where}: {exc}") from None
+    require("roll" in arrays, f"strategy file {where} has no array named 'roll'")
     roll = arrays["roll"]
     require(
         roll.dtype == np.bool_ or np.issubdtype(roll.dtype, np.integer),
-        f"strategy file {p}: 'roll' must be boolean or 0/1, got dtype {roll.dtype}",
+        f"strategy file {where}: 'roll' must be boolean or 0/1, got dtype {roll.dtype}",
     )
-    require(bool(np.isin(roll, (0, 1)).all()), f"strategy file {p}: 'roll' must hold only 0 and 1")
+    require(
+        roll.ndim == 3 and 1 <= roll.shape[0] <= MAX_GOAL,
+        f"strategy file {where}: 'roll' must have shape (goal, goal, goal) with a goal from 1 to "
+        f"{MAX_GOAL}, got {roll.shape}",
+    )
+    require(
+        bool(np.isin(roll, (0, 1)).all()), f"strategy file {where}: 'roll' must hold only 0 and 1"
+    )
     return finish_table(roll)
 
 
-def _load_csv(p: Path) -> np.ndarray:
-    with p.open(newline="") as fh:
-        reader = csv.reader(fh)
-        header = [h.strip().lower() for h in next(reader, [])]
-        require(
-            header == ["i", "j", "k", "roll"],
-            f"strategy CSV {p} must start with the header i,j,k,roll, got {','.join(header)}",
-        )
-        try:
-            data = np.array([[int(x) for x in row] for row in reader if row], dtype=np.int64)
-        except ValueError:
-            raise DicelabError(f"strategy CSV {p} must hold whole numbers only") from None
+def _csv_rows(p: Path) -> np.ndarray:
+    """The rows of a strategy CSV as an int64 array (n, 4), at most MAX_CSV_ROWS of them."""
+    where = shorten(str(p))
+    rows: list[list[int]] = []
+    try:
+        with p.open(newline="", encoding="utf-8") as fh:
+            reader = csv.reader(fh)
+            header = [h.strip().lower() for h in next(reader, [])]
+            require(
+                header == ["i", "j", "k", "roll"],
+                f"strategy CSV {where} must start with the header i,j,k,roll, "
+                f"got {shorten(','.join(header))}",
+            )
+            for row in reader:
+                if not row:
+                    continue
+                require(
+                    len(row) == 4, f"strategy CSV {where} must have rows of 4 numbers i,j,k,roll"
+                )
+                require(
+                    len(rows) < MAX_CSV_ROWS,
+                    f"strategy CSV {where} has more than {MAX_CSV_ROWS:,} rows; "
+                    "store large tables as .npz",
+                )
+                rows.append([_csv_int(x, where) for x in row])
+    except UnicodeDecodeError:
+        raise DicelabError(f"strategy CSV {where} is not UTF-8 text") from None
+    except csv.Error as exc:
+        raise DicelabError(f"strategy CSV {where} is not valid CSV: {exc}") from None
+    require(len(rows) > 0, f"strategy CSV {where} must have rows of 4 numbers i,j,k,roll")
+    return np.array(rows, dtype=np.int64)
+
+
+def _csv_int(text: str, where: str) -> int:
+    t = text.strip()
     require(
-        data.ndim == 2 and data.shape[1] == 4 and data.shape[0] > 0,
-        f"strategy CSV {p} must have rows of 4 numbers i,j,k,roll",
+        re.fullmatch(r"-?[0-9]{1,9}", t) is not None,
+        f"strategy CSV {where} must hold whole numbers only, got {shorten(text, 30)}",
     )
+    return int(t)
+
+
+def _load_csv(p: Path) -> np.ndarray:
+    where = shorten(str(p))
+    data = _csv_rows(p)
     i, j, k, r = data.T
+    require(
+        bool((data[:, :3] >= 0).all()), f"strategy CSV {where}: i, j and k must not be negative"
+    )
     g = int(i.max()) + 1
     require(
-        bool(
-            (i >= 0).all()
-            and (j >= 0).all()
-            and (k >= 0).all()
-            and (j < g).all()
-            and (i + k < g).all()
-        ),
-        f"strategy CSV {p}: every row needs 0 <= i, j < goal and 0 <= k < goal - i",
+        g <= MAX_GOAL,
+        f"strategy CSV {where}: i must be below the goal, at most {MAX_GOAL}, got {g - 1}",
     )
-    require(bool(np.isin(r, (0, 1)).all()), f"strategy CSV {p}: the roll column must be 0 or 1")
+    require(
+        bool(((j < g) & (i + k < g)).all()),
+        f"strategy CSV {where}: every row needs 0 <= i, j < goal and 0 <= k < goal - i",
+    )
+    require(bool(np.isin(r, (0, 1)).all()), f"strategy CSV {where}: the roll column must be 0 or 1")
+    states = g * g * (g + 1) // 2
+    require(  # checked before the (goal, goal, goal) tables are allocated
+        len(r) == states,
+        f"strategy CSV {where} must list every state of goal {g} exactly once "
+        f"({states} rows), got {len(r)} rows",
+    )
     table = np.zeros((g, g, g), dtype=np.bool_)
     seen = np.zeros((g, g, g), dtype=np.bool_)
     table[i, j, k] = r == 1
     seen[i, j, k] = True
     missing = int(_valid_mask(g).sum() - seen.sum())
     require(
-        missing == 0 and len(r) == int(seen.sum()),
-        f"strategy CSV {p} must list every state of goal {g} exactly once "
-        f"({missing} missing, {len(r) - int(seen.sum())} repeated)",
+        missing == 0,
+        f"strategy CSV {where} must list every state of goal {g} exactly once "
+        f"({missing} missing, {missing} repeated)",
     )
     return table
 
@@ -391,18 +448,13 @@ _HELP = (
 )
 
 
-def _parse_int(text: str, spec: str) -> int:
-    require(
-        re.fullmatch(r"\d+", text or "") is not None,
-        f"bad strategy {spec!r}: {text!r} is not a whole number >= 0",
-    )
-    return int(text)
-
-
 def parse_strategy(spec: str) -> PigStrategy:
     """Parse one strategy spec (``hold:25``, ``keep-pace``, ``file:PATH`` ...) into a strategy."""
-    require(isinstance(spec, str), f"a strategy spec must be a string, got {type(spec).__name__}")
-    s = spec.strip()
+    return _parse(check_spec(spec, _HELP), 0)
+
+
+def _parse(s: str, depth: int) -> PigStrategy:
+    check_depth(depth, s)
     low = s.lower()
     if low in ("optimal", "opt"):
         return Optimal("optimal")
@@ -418,45 +470,53 @@ def parse_strategy(spec: str) -> PigStrategy:
         arg = s[5:]
         require(
             ".." not in arg,
-            f"bad strategy {spec!r}: a range like hold:1..100 names many "
+            f"bad strategy {shorten(s)}: a range like hold:1..100 names many "
             "strategies; it is allowed in tournaments only",
         )
-        return HoldAt(f"hold:{_parse_int(arg, spec)}", n=_parse_int(arg, spec))
+        n = parse_whole(arg, f"N in {shorten(s)}", 0, MAX_HOLD)
+        return HoldAt(f"hold:{n}", n=n)
     if low.startswith("best-response:"):
-        inner = s[len("best-response:") :]
+        inner = s[len("best-response:") :].strip()
         require(
             inner != "",
-            f"bad strategy {spec!r}: best-response needs a strategy, e.g. best-response:hold:20",
+            f"bad strategy {shorten(s)}: best-response needs a strategy, "
+            "e.g. best-response:hold:20",
         )
-        target = parse_strategy(inner)
+        target = _parse(inner, depth + 1)
         return BestResponse(f"best-response:{target.name}", against=target)
     if low.startswith("file:"):
         path = s[5:]
-        require(path != "", f"bad strategy {spec!r}: file: needs a path to a .csv or .npz table")
+        require(
+            path != "", f"bad strategy {shorten(s)}: file: needs a path to a .csv or .npz table"
+        )
         return TableStrategy(f"file:{path}", roll_table=load_strategy_table(path))
-    raise DicelabError(f"unknown strategy {spec!r}; {_HELP}")
+    raise DicelabError(f"unknown strategy {shorten(s)}; {_HELP}")
 
 
-_RANGE = re.compile(r"^hold:(\d+)\.\.(\d+)(?::(\d+))?$", re.IGNORECASE)
+_N = r"([0-9]{1,%d})" % MAX_DIGITS
+_RANGE = re.compile(rf"^hold:{_N}\.\.{_N}(?::{_N})?$", re.IGNORECASE)
 
 
 def expand_specs(specs: Iterable[str]) -> list[str]:
     """Expand ranges (``hold:1..100``, ``hold:10..50:5``) into single specs; others pass through."""
     out: list[str] = []
     for spec in specs:
-        m = _RANGE.match(spec.strip())
+        s = check_spec(spec, _HELP)
+        m = _RANGE.match(s)
         if m is None:
             require(
-                ".." not in spec, f"bad strategy range {spec!r}; write hold:A..B or hold:A..B:STEP"
+                ".." not in s,
+                f"bad strategy range {shorten(s)}; write hold:A..B or hold:A..B:STEP "
+                f"with numbers of at most {MAX_DIGITS} digits",
             )
-            out.append(spec.strip())
+            out.append(s)
             continue
         a, b = int(m.group(1)), int(m.group(2))
         step = int(m.group(3)) if m.group(3) else 1
-        require(a <= b and step >= 1, f"bad strategy range {spec!r}: need A <= B and STEP >= 1")
+        require(a <= b and step >= 1, f"bad strategy range {shorten(s)}: need A <= B and STEP >= 1")
         require(
             (b - a) // step + 1 <= MAX_RANGE,
-            f"strategy range {spec!r} names more than {MAX_RANGE} strategies",
+            f"strategy range {shorten(s)} names more than {MAX_RANGE} strategies",
         )
         out.extend(f"hold:{n}" for n in range(a, b + 1, step))
     return out

@@ -15,8 +15,9 @@ Spec grammar
     hold at ``K1`` while ``j < T1``, at ``K2`` while ``j < T2``, ..., then at ``KLAST``; each ``K``
     may be ``goal``. The paper's example is ``pw:25<40,30<60,goal``. Thresholds must increase.
 ``mix:P1*SPEC1+P2*SPEC2+...``
-    At every turn, independently, play ``SPECi`` with probability ``Pi`` (decimals or fractions
-    like ``1/3``; they must sum to 1). The parts must not themselves be ``mix:``.
+    At every turn, independently, play ``SPECi`` with probability ``Pi`` (decimals, fractions
+    like ``1/3`` or ``2.5e-1``, each from 1e-9 to 1; they must sum to 1). At most 32 parts; the
+    parts must not themselves be ``mix:``.
 ``table:PATH``
     A two-player strategy table saved by ``dicelab simpig best-response --out`` or
     ``dicelab simpig equilibrium --out`` (a :mod:`dicelab.store` table of kind ``simpig-strategy``).
@@ -28,6 +29,9 @@ Spec grammar
     Player A's (the follower's) / player B's (the leader's) policy from SVIMA (Algorithm 0.2).
 ``cyclic:1`` / ``cyclic:2``
     The two alternating policies of symmetric self-play value iteration.
+
+Numbers in specs have at most six digits and ``br:``/``mix:`` nest at most eight levels deep
+(:mod:`dicelab.strategies`).
 
 ``hold:`` and ``pw:`` strategies (and mixtures of them) work for any number of players; the others
 are two-player tables.
@@ -43,8 +47,12 @@ from pathlib import Path
 import numpy as np
 
 from dicelab.errors import DicelabError, require
+from dicelab.strategies import check_depth, check_spec, parse_whole, shorten
 
 STRATEGY_KIND = "simpig-strategy"
+#: Most parts of one ``mix:`` and the smallest probability of a part.
+MAX_MIX = 32
+MIN_WEIGHT = Fraction(1, 10**9)
 SPEC_HELP = (
     "hold:N, hold:goal, pw:K<T,...,K, mix:P*SPEC+..., table:PATH, br:SPEC, "
     "equilibrium, svima, svima-b, cyclic:1, cyclic:2"
@@ -115,103 +123,74 @@ class SimPigStrategy:
         return w, k
 
 
-def _parse_int(text: str, what: str, lo: int, hi: int) -> int:
-    try:
-        v = int(text)
-    except ValueError:
-        raise DicelabError(f"{what} must be a whole number, got {text!r}") from None
-    require(lo <= v <= hi, f"{what} must be from {lo} to {hi}, got {v}")
-    return v
-
-
 def _parse_target(text: str, goal: int) -> int | None:
     if text.strip() == "goal":
         return None
-    return _parse_int(text.strip(), "hold-at target", 1, goal)
+    return parse_whole(text, "hold-at target", 1, goal)
+
+
+_WEIGHT = re.compile(
+    r"(?P<num>[0-9]{1,9}(?:\.[0-9]{0,12})?|\.[0-9]{1,12})(?:[eE](?P<exp>[-+]?[0-9]{1,2}))?"
+    r"|(?P<p>[0-9]{1,9})/(?P<q>[0-9]{1,9})"
+)
 
 
 def _parse_prob(text: str) -> Fraction:
-    try:
-        p = Fraction(text.strip())
-    except (ValueError, ZeroDivisionError):
-        raise DicelabError(
-            f"mixture probability must be a number like 0.5 or 1/3, got {text!r}"
-        ) from None
-    require(0 < p <= 1, f"mixture probabilities must be in (0, 1], got {text!r}")
+    t = text.strip()
+    m = _WEIGHT.fullmatch(t)
+    require(
+        m is not None,
+        f"mixture probability must be a number like 0.5, 1/3 or 2.5e-1, got {shorten(text)}",
+    )
+    assert m is not None
+    if m.group("q") is not None:
+        require(int(m.group("q")) != 0, f"mixture probability {shorten(text)} divides by zero")
+        p = Fraction(int(m.group("p")), int(m.group("q")))
+    else:
+        require(
+            m.group("exp") is None or abs(int(m.group("exp"))) <= 20,
+            f"mixture probability {shorten(text)}: the exponent must be from -20 to 20",
+        )
+        p = Fraction(t)
+    require(
+        MIN_WEIGHT <= p <= 1,
+        f"mixture probabilities must be from {float(MIN_WEIGHT):g} to 1, got {shorten(text)}",
+    )
     return p
 
 
 def parse_strategy(spec: str, goal: int = 100, players: int = 2) -> SimPigStrategy:
     """Parse a strategy spec (see the module docstring) for a game to ``goal`` with ``players``."""
-    require(
-        isinstance(spec, str) and spec.strip() != "", f"empty strategy; use one of: {SPEC_HELP}"
-    )
-    s = spec.strip()
+    s = check_spec(spec, f"use one of: {SPEC_HELP}")
+    require(s != "", f"empty strategy; use one of: {SPEC_HELP}")
+    return _parse(s, goal, players, 0)
+
+
+def _parse(s: str, goal: int, players: int, depth: int) -> SimPigStrategy:
+    check_depth(depth, s)
+    require(s != "", f"empty strategy; use one of: {SPEC_HELP}")
     if s.startswith("hold:"):
         arg = s[5:]
-        if arg == "goal":
+        if arg.strip() == "goal":
             return SimPigStrategy(s, goal, True, True, False, ("hold", None))
         return SimPigStrategy(
-            s, goal, True, True, False, ("hold", _parse_int(arg, "N in hold:N", 1, goal))
+            s, goal, True, True, False, ("hold", parse_whole(arg, "N in hold:N", 1, goal))
         )
     if s.startswith("pw:") or ("<" in s and not s.startswith(("mix:", "table:", "br:"))):
-        body = s[3:] if s.startswith("pw:") else s
-        pieces = [p.strip() for p in body.split(",")]
-        require(
-            len(pieces) >= 2,
-            f"piecewise strategy needs at least two pieces like 25<40,goal; got {s!r}",
-        )
-        parsed = []
-        last_thr = -1
-        for n, piece in enumerate(pieces):
-            m = re.fullmatch(r"(\w+)\s*<\s*(\d+)", piece)
-            if n < len(pieces) - 1:
-                require(
-                    m is not None, f"piecewise piece must look like K<T, got {piece!r} in {s!r}"
-                )
-                assert m is not None
-                thr = int(m.group(2))
-                require(
-                    last_thr < thr <= goal,
-                    f"piecewise thresholds must increase within 1..{goal}; got {s!r}",
-                )
-                last_thr = thr
-                parsed.append((_parse_target(m.group(1), goal), thr))
-            else:
-                require(
-                    m is None,
-                    f"the last piecewise piece is a bare target (K or goal), got {piece!r}",
-                )
-                parsed.append((_parse_target(piece, goal), None))
-        return SimPigStrategy(s, goal, False, True, False, ("pw", tuple(parsed)))
+        return _parse_piecewise(s, goal)
     if s.startswith("mix:"):
-        parts = []
-        for term in s[4:].split("+"):
-            require("*" in term, f"mixture terms look like P*SPEC, got {term!r} in {s!r}")
-            p_text, sub = term.split("*", 1)
-            require(not sub.strip().startswith("mix:"), "mixtures cannot be nested")
-            parts.append((_parse_prob(p_text), parse_strategy(sub, goal, players)))
-        total = sum(p for p, _ in parts)
-        require(total == 1, f"mixture probabilities must sum to 1, got {float(total):g} in {s!r}")
-        fparts = tuple((float(p), sub) for p, sub in parts)
-        return SimPigStrategy(
-            s,
-            goal,
-            all(sub.state_independent for _, sub in parts),
-            all(sub.symmetric for _, sub in parts),
-            any(sub.two_player_only for _, sub in parts),
-            ("mix", fparts),
-        )
+        return _parse_mixture(s, goal, players, depth)
     # Two-player tables from here on.
     require(
-        players == 2 or not _is_table_spec(s), f"strategy {s!r} is defined for two players only"
+        players == 2 or not _is_table_spec(s),
+        f"strategy {shorten(s)} is defined for two players only",
     )
     if s.startswith("table:"):
         return load_strategy(s[6:], goal)
     if s.startswith("br:"):
         from dicelab.solvers.simpig import best_response
 
-        opp = parse_strategy(s[3:], goal, 2)
+        opp = _parse(s[3:].strip(), goal, 2, depth + 1)
         res = best_response([opp], goal=goal)
         k = res.policy[:goal, :goal].astype(np.int64)
         return _table(s, goal, np.ones((1, goal, goal)), k[None])
@@ -232,7 +211,67 @@ def parse_strategy(spec: str, goal: int = 100, players: int = 2) -> SimPigStrate
         r = selfplay(goal)
         k = r.policy_1 if s == "cyclic:1" else r.policy_2
         return _table(s, goal, np.ones((1, goal, goal)), k[None].astype(np.int64))
-    raise DicelabError(f"unknown strategy {s!r}; use one of: {SPEC_HELP}")
+    raise DicelabError(f"unknown strategy {shorten(s)}; use one of: {SPEC_HELP}")
+
+
+def _parse_piecewise(s: str, goal: int) -> SimPigStrategy:
+    body = s[3:] if s.startswith("pw:") else s
+    pieces = [p.strip() for p in body.split(",")]
+    require(
+        2 <= len(pieces) <= goal + 1,
+        f"piecewise strategy needs 2 to {goal + 1} pieces like 25<40,goal; got {shorten(s)}",
+    )
+    parsed = []
+    last_thr = -1
+    for n, piece in enumerate(pieces):
+        m = re.fullmatch(r"(\w+)\s*<\s*([0-9]+)", piece)
+        if n < len(pieces) - 1:
+            require(
+                m is not None,
+                f"piecewise piece must look like K<T, got {shorten(piece)} in {shorten(s)}",
+            )
+            assert m is not None
+            thr = parse_whole(m.group(2), "a piecewise threshold", 1, goal)
+            require(
+                last_thr < thr,
+                f"piecewise thresholds must increase within 1..{goal}; got {shorten(s)}",
+            )
+            last_thr = thr
+            parsed.append((_parse_target(m.group(1), goal), thr))
+        else:
+            require(
+                m is None,
+                f"the last piecewise piece is a bare target (K or goal), got {shorten(piece)}",
+            )
+            parsed.append((_parse_target(piece, goal), None))
+    return SimPigStrategy(s, goal, False, True, False, ("pw", tuple(parsed)))
+
+
+def _parse_mixture(s: str, goal: int, players: int, depth: int) -> SimPigStrategy:
+    terms = s[4:].split("+")
+    require(
+        len(terms) <= MAX_MIX,
+        f"a mixture has at most {MAX_MIX} parts, got {len(terms)} in {shorten(s)}",
+    )
+    parts = []
+    for term in terms:
+        require("*" in term, f"mixture terms look like P*SPEC, got {shorten(term)} in {shorten(s)}")
+        p_text, sub = term.split("*", 1)
+        require(not sub.strip().startswith("mix:"), "mixtures cannot be nested")
+        parts.append((_parse_prob(p_text), _parse(sub.strip(), goal, players, depth + 1)))
+    total = sum(p for p, _ in parts)
+    require(
+        total == 1, f"mixture probabilities must sum to 1, got {float(total):g} in {shorten(s)}"
+    )
+    fparts = tuple((float(p), sub) for p, sub in parts)
+    return SimPigStrategy(
+        s,
+        goal,
+        all(sub.state_independent for _, sub in parts),
+        all(sub.symmetric for _, sub in parts),
+        any(sub.two_player_only for _, sub in parts),
+        ("mix", fparts),
+    )
 
 
 def _is_table_spec(s: str) -> bool:
@@ -280,18 +319,36 @@ def load_strategy(path: str, goal: int) -> SimPigStrategy:
     """Load a table written by :func:`save_strategy` and check it fits ``goal``."""
     from dicelab.store import load_table
 
-    arrays, meta = load_table(path, STRATEGY_KIND)
+    where = shorten(path)
+    require(path.strip() != "", "table: needs the path of a saved strategy table")
+    try:
+        arrays, meta = load_table(path, STRATEGY_KIND)
+    except DicelabError:
+        raise
+    except (ValueError, EOFError, KeyError) as exc:  # a damaged or non-UTF-8 JSON or zip
+        raise DicelabError(f"cannot read strategy table {where}: {exc}") from None
     w, k = arrays.get("weights"), arrays.get("targets")
-    require(w is not None and k is not None, f"{path} lacks the weights/targets arrays")
+    require(w is not None and k is not None, f"{where} lacks the weights/targets arrays")
+    assert w is not None and k is not None
     require(
-        meta.get("goal") == goal and w.shape[1:] == (goal, goal) and k.shape == w.shape,
-        f"{path} holds a strategy for goal {meta.get('goal')}, not {goal}",
+        isinstance(meta, dict)
+        and meta.get("goal") == goal
+        and w.ndim == 3
+        and w.shape[1:] == (goal, goal)
+        and k.shape == w.shape
+        and 1 <= w.shape[0] <= goal,
+        f"{where} holds a strategy for goal {meta.get('goal') if isinstance(meta, dict) else '?'}"
+        f" with arrays of shape {w.shape}, not one for goal {goal}",
     )
     require(
-        np.all(w >= 0) and np.allclose(w.sum(axis=0), 1.0),
-        f"{path}: weights must sum to 1 at every state",
+        np.issubdtype(w.dtype, np.floating) and np.issubdtype(k.dtype, np.integer),
+        f"{where}: weights must be floating point and targets whole numbers",
+    )
+    require(
+        bool(np.all(w >= 0)) and np.allclose(w.sum(axis=0), 1.0),
+        f"{where}: weights must be non-negative and sum to 1 at every state",
     )
     own = np.arange(goal)[:, None]
     ok = (k >= 1) & (k <= goal - own[None]) | (w == 0)
-    require(bool(np.all(ok)), f"{path}: every target must be from 1 to goal - own score")
+    require(bool(np.all(ok)), f"{where}: every target must be from 1 to goal - own score")
     return _table(f"table:{path}", goal, w, k.astype(np.int64))

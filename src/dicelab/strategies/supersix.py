@@ -26,6 +26,7 @@ import numpy as np
 
 from dicelab.errors import DicelabError, require
 from dicelab.games.supersix import PITS, SuperSixRules
+from dicelab.strategies import check_spec, parse_whole, shorten
 
 NAMES = ("optimal", "always", "stop-at:N")
 
@@ -73,20 +74,18 @@ def parse(spec: str | Callable[..., bool] | Strategy, rules: SuperSixRules) -> S
     if callable(spec):
         name = getattr(spec, "__name__", "callable")
         return Strategy(name, spec)
-    require(isinstance(spec, str), f"a strategy is a spec string or a callable, got {spec!r}")
-    s = spec.strip().lower()
+    require(
+        isinstance(spec, str),
+        f"a strategy is a spec string or a callable, got {shorten(repr(spec))}",
+    )
+    s = check_spec(spec, f"use one of {', '.join(NAMES)}").lower()
     if s == "optimal":
         return _optimal(rules)
     if s == "always":
         return threshold(PITS + 1)
     if s.startswith("stop-at:"):
-        try:
-            n = int(s.split(":", 1)[1])
-        except ValueError:
-            raise DicelabError(f"stop-at takes a whole number of pits from 1 to {PITS}, got {spec!r}") from None
-        require(1 <= n <= PITS, f"stop-at takes a number of pits from 1 to {PITS}, got {n}")
-        return threshold(n)
-    raise DicelabError(f"unknown strategy {spec!r}; use one of {', '.join(NAMES)}")
+        return threshold(parse_whole(s.split(":", 1)[1], "the pits of stop-at:N", 1, PITS))
+    raise DicelabError(f"unknown strategy {shorten(spec)}; use one of {', '.join(NAMES)}")
 
 
 def policy_array(rules: SuperSixRules, strategy: Strategy) -> np.ndarray:
