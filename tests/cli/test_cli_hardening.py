@@ -205,15 +205,20 @@ def test_simpig_selfplay_defaults_follow_the_goal(goal, here, capsys):
         ["simpig", "plot", "--kind", "contour", "--goal", "12", "--out", "c.png"],
         ["simpig", "plot", "--kind", "br-curve", "--goal", "8", "--out", "b.png"],
         ["simpig", "plot", "--kind", "surface3", "--goal", "5", "--out", "s.svg"],
+        ["simpig", "plot", "--kind", "slices", "--goal", "10", "--out", "s.pdf"],
+        ["pig", "vs-hold", "hold:3", "--goal", "10"],
     ],
 )
-def test_simpig_default_ranges_follow_the_goal(args, here, capsys):
-    # hold:10..40, hold:25 and hold:20..30 are the defaults of goal 100; smaller goals scale them
+def test_defaults_follow_the_goal(args, here, capsys):
+    # hold:10..40, hold:25, hold:20..30, slices at 25..90 and --max 100 are the defaults of goal
+    # 100; other goals scale them
     code, out, err, _ = run([*args, "--json"], capsys)
     assert code == 0, err
     data = json.loads(out)
     if "rows" in data:  # the sweep: hold:1..5 at goal 12 (10% to 40% of the goal)
         assert [r["n"] for r in data["rows"]] == [1, 2, 3, 4, 5]
+    elif "a_overall" in data:  # vs-hold: opponents hold:1 .. hold:goal
+        assert data["n"] == list(range(1, 11))
     else:
         assert Path(data["out"]).stat().st_size > 0
 

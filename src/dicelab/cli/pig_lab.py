@@ -235,7 +235,9 @@ def tournament_cmd(
 @app.command("vs-hold")
 def vs_hold_cmd(
     x: str = typer.Argument(..., help=SPEC_HELP),
-    n_max: int = typer.Option(100, "--max", help="Opponents hold:1 .. hold:MAX."),
+    n_max: int | None = typer.Option(
+        None, "--max", help="Opponents hold:1 .. hold:MAX (default: the goal, 100)."
+    ),
     out: Path | None = typer.Option(
         None, "--out", help="Write the plot (.png, .pdf or .svg), like seed 002's Figure 18."
     ),
@@ -248,6 +250,7 @@ def vs_hold_cmd(
     from dicelab.plots.pig_lab import against_holds, plot_against_holds
 
     rules = make_rules(goal, sides, variant)
+    n_max = rules.goal if n_max is None else n_max
     require(1 <= n_max <= 1000, f"--max must be from 1 to 1000, got {n_max}")
     check_out_plot(out, "--out")
     data = against_holds(x, rules, n_max)

@@ -381,9 +381,8 @@ def plot_cmd(
         if kind == "contour":
             path = plots.policy_contour(pol, out, title)
         else:
-            path = plots.policy_slices(
-                pol, [j for j in (0, 25, 50, 75, 90) if j < goal], out, title
-            )
+            slices = sorted({min(goal - 1, _at_goal(goal, j)) for j in (25, 50, 75, 90)} | {0})
+            path = plots.policy_slices(pol, slices, out, title)
     else:
         ns = _range_spec(_plot_range(opponent, goal, 20, 30), goal)
         require(
