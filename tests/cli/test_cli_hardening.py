@@ -144,6 +144,9 @@ SPEC_CASES = [
     (["liars", "train", "--games", str(10**15), "--out", "q"], "--games"),
     (["liars", "train", "--seed", "-5", "--games", "5", "--out", "q"], "--seed"),
     (["liars", "solve", "--iterations", str(10**12)], "--iterations"),
+    (["stats", "sample-size", "--margin", "5e-324"], "--margin must be at least 1e-06"),
+    (["stats", "interval", "--wins", "6", "--games", str(10**21), "--method", "exact"],
+     "--games"),
 ]
 
 

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import typer
 
-from dicelab.cli.common import JsonOption, emit
+from dicelab.cli.common import JsonOption, check_count, emit
+from dicelab.errors import require
 from dicelab.sim import stats as st
+
+MAX_GAMES = 10**15  # counts beyond this lose precision as floats
+MIN_MARGIN = 1e-6  # a margin of 1e-6 already needs about 10^12 games
 
 app = typer.Typer(help="Statistics for simulations: sample sizes, intervals, comparisons.", no_args_is_help=True)
 
@@ -17,6 +21,10 @@ def sample_size(
     json_out: bool = JsonOption,
 ) -> None:
     """Games needed so that the win-rate interval has half-width MARGIN: n = z^2/(4 E^2)."""
+    require(
+        MIN_MARGIN <= margin < 0.5,
+        f"--margin must be at least {MIN_MARGIN:g} and below 0.5, got {margin}",
+    )
     n = st.sample_size(margin, confidence)
     z = st._z(confidence)
     emit(
@@ -34,6 +42,7 @@ def compare(
     json_out: bool = JsonOption,
 ) -> None:
     """Test whether A beats B more than half the time (exact one-sided binomial test)."""
+    check_count(games, "--games", 1, MAX_GAMES)
     emit(st.compare(wins_a, games, confidence).to_dict(), json_out)
 
 
@@ -46,5 +55,6 @@ def interval(
     json_out: bool = JsonOption,
 ) -> None:
     """A confidence interval for a win rate."""
+    check_count(games, "--games", 1, MAX_GAMES)
     lo, hi = st.interval(wins, games, confidence, method)
     emit({"rate": wins / games, "ci_low": lo, "ci_high": hi, "method": method}, json_out)
