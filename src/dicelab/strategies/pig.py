@@ -39,7 +39,9 @@ Ranges for tournaments: ``hold:1..100`` (or ``hold:5..50:5`` with a step) expand
 ``hold:N`` per value (:func:`expand_specs`).
 
 Every malformed spec raises a one-line :class:`~dicelab.errors.DicelabError` naming what is
-allowed.
+allowed. Limits (:mod:`dicelab.strategies`): ``N`` has at most six digits, ``best-response:``
+nests at most eight deep, and a CSV table has at most 5,000,000 rows for a goal of at most 1000
+(its row count is checked before the table is allocated).
 """
 
 from __future__ import annotations
