@@ -6,13 +6,23 @@
    identical uvicorn process (the floor of the HTTP stack); plus the server's CPU time per move.
 2. The load test's scenario (tests/web/test_web_load.py): 200 simulated players, each a whole game
    of Pig to 20 against the optimal bot, all live at once; p50/p95 of the server's answer time
-   (Server-Timing), of the bot's share and of the client's round trip.
+   (Server-Timing), of the bot's share, of the client's round trip and of the queueing time
+   (round trip - server time).
+3. Saturation, open loop: moves arrive at a fixed rate (each on its own schedule, whether or not
+   earlier ones have been answered; a pool of live games, up to 1,000 keep-alive connections, a
+   small raw HTTP/1.1 client so that the client is not the bottleneck), stepped up for
+   ``STEP_S`` seconds a step until the server sheds more than ``STOP_SHED`` of them. Per step: the
+   answered rate, the share of 503s, the round trip, server time and queueing time of the answered
+   moves. Reported: the first rate with 503s (>= 1 %) and the p95 round trip of the step below it.
+   Bounded: at most ``len(RATES)`` steps, every request has a 10 s timeout, loopback only.
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections
 import importlib.util
+import json
 import os
 import random
 import statistics
@@ -65,7 +75,266 @@ def cpu_seconds(pid: int) -> float:
     return (int(f[13]) + int(f[14])) / os.sysconf("SC_CLK_TCK")
 
 
+RATES = (50, 100, 150, 200, 250, 300, 400, 500, 600, 800, 1000)
+STEP_S = 4.0
+STOP_SHED = 0.2
+CLIENT_LAG_MS = 50.0  # beyond it the client, not the server, limits the step: stop
+GAMES_POOL = 600
+REQUEST_TIMEOUT = 10.0
+
+
+class RawClient:
+    """Keep-alive HTTP/1.1 over loopback with as little client CPU as possible (no httpx)."""
+
+    def __init__(self, port: int, max_connections: int = 1000) -> None:
+        self.port, self.max = port, max_connections
+        self.idle: collections.deque[tuple[asyncio.StreamReader, asyncio.StreamWriter]] = collections.deque()
+        self.opened = 0
+        self.connect_s: list[float] = []  # how long each new connection took to open
+
+    async def _connection(self) -> tuple[asyncio.StreamReader, asyncio.StreamWriter, bool]:
+        if self.idle:  # oldest first: every warm connection is used often, none idles into the timeout
+            return *self.idle.popleft(), True
+        if self.opened >= self.max:
+            raise RuntimeError("out of client connections")
+        t0 = time.perf_counter()
+        reader, writer = await asyncio.open_connection("127.0.0.1", self.port)
+        self.connect_s.append(time.perf_counter() - t0)
+        self.opened += 1
+        return reader, writer, False
+
+    async def request(self, method: str, path: str, body: dict | None = None,
+                      headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], bytes]:
+        data = json.dumps(body).encode() if body is not None else b""
+        head = [f"{method} {path} HTTP/1.1", "Host: 127.0.0.1", f"Content-Length: {len(data)}",
+                "Content-Type: application/json"] + [f"{k}: {v}" for k, v in (headers or {}).items()]
+        message = ("\r\n".join(head) + "\r\n\r\n").encode() + data
+        while True:  # an idle keep-alive connection may have been closed by the server (after 5 s)
+            reader, writer, reused = await self._connection()
+            try:
+                writer.write(message)
+                raw = await reader.readuntil(b"\r\n\r\n")
+                break
+            except (asyncio.IncompleteReadError, ConnectionError):
+                writer.close()
+                self.opened -= 1
+                if not reused:  # a fresh connection failed: a real error
+                    raise
+        lines = raw.decode("latin-1").split("\r\n")
+        status = int(lines[0].split()[1])
+        hdrs = {k.lower(): v.strip() for k, _, v in (line.partition(":") for line in lines[1:] if line)}
+        payload = await reader.readexactly(int(hdrs.get("content-length", "0")))
+        if hdrs.get("connection", "").lower() == "close":
+            writer.close()
+            self.opened -= 1
+        else:
+            self.idle.append((reader, writer))
+        return status, hdrs, payload
+
+    async def warm(self, n: int) -> None:
+        """Open ``n`` keep-alive connections before a step, as players' browsers hold theirs."""
+        async def one() -> None:
+            reader, writer = await asyncio.open_connection("127.0.0.1", self.port)
+            self.opened += 1
+            self.idle.append((reader, writer))
+
+        await asyncio.gather(*(one() for _ in range(n)))
+
+    def close(self) -> None:
+        """Close the idle connections."""
+        for _, w in self.idle:
+            w.close()
+        self.opened -= len(self.idle)
+        self.idle.clear()
+
+
+def warm_connections(rate: float) -> int:
+    """Warm connections for a step: enough for half a second of arrivals (16 to 256)."""
+    return int(min(256, max(16, rate // 2)))
+
+
+def timings(hdrs: dict[str, str]) -> tuple[float, float]:
+    """(server time, event-loop backlog at admission) in seconds, from ``Server-Timing``."""
+    timing = dict(part.strip().split(";dur=") for part in hdrs["server-timing"].split(","))
+    return float(timing["app"]) / 1000, float(timing.get("lag", 0.0)) / 1000
+
+
+async def client_lag(samples: list[float], stop: asyncio.Event) -> None:
+    """The client's own event-loop lag every 10 ms: when it grows, the client, not the server, is
+    the bottleneck and the step's round trips are not the server's."""
+    loop = asyncio.get_running_loop()
+    while not stop.is_set():
+        t0 = loop.time()
+        await asyncio.sleep(0.01)
+        samples.append(loop.time() - t0 - 0.01)
+
+
+async def saturation(port: int) -> list[dict]:
+    """The open-loop steps (see the module docstring); one dict of figures per step."""
+    client = RawClient(port)
+    games: list[dict] = []
+
+    async def new_game() -> None:
+        for _ in range(50):
+            st, _, body = await client.request("POST", "/api/games", {"goal": 100, "opponent": "optimal",
+                                                                      "human_first": True})
+            if st == 201:
+                j = json.loads(body)
+                games.append({"id": j["id"], "h": {"X-Game-Token": j["token"]}, "st": j["state"]})
+                return
+            await asyncio.sleep(0.2)
+
+    for first in range(0, GAMES_POOL, 20):
+        await asyncio.gather(*(new_game() for _ in range(first, min(GAMES_POOL, first + 20))))
+    steps: list[dict] = []
+    background: set[asyncio.Task] = set()
+    for rate in RATES:
+        ok: list[tuple[float, float, float]] = []
+        counts = {"ok": 0, "shed": 0, "other": 0, "no_game": 0}
+
+        async def one_move() -> None:
+            if not games:
+                counts["no_game"] += 1
+                return
+            g = games.pop()
+            st = g["st"]
+            body = {"action": "roll" if st["turn_total"] < 20 else "hold", "expected_move": st["version"]}
+            t0 = time.perf_counter()
+            try:
+                code, hdrs, payload = await asyncio.wait_for(
+                    client.request("POST", f"/api/games/{g['id']}/moves", body, g["h"]), REQUEST_TIMEOUT)
+            except (TimeoutError, OSError, asyncio.IncompleteReadError):
+                counts["other"] += 1
+                return
+            rtt = time.perf_counter() - t0
+            if code == 200:
+                counts["ok"] += 1
+                ok.append((rtt, *timings(hdrs)))
+                g["st"] = json.loads(payload)["state"]
+            elif code == 503:
+                counts["shed"] += 1
+            else:
+                counts["other"] += 1
+                if counts["other"] <= 3:
+                    print(f"  unexpected answer {code}: {payload[:200]!r}", flush=True)
+            if g["st"]["status"] == "playing":
+                games.append(g)
+            else:
+                task = asyncio.ensure_future(new_game())
+                background.add(task)
+                task.add_done_callback(background.discard)
+
+        client.close()  # no connection left idle past the server's keep-alive timeout
+        await asyncio.sleep(1.0)
+        await client.warm(warm_connections(rate))
+        client.connect_s = []
+        loop = asyncio.get_running_loop()
+        n = int(rate * STEP_S)
+        tasks: list[asyncio.Task] = []
+        lags: list[float] = []
+        stop = asyncio.Event()
+        lag_task = asyncio.ensure_future(client_lag(lags, stop))
+        t0 = loop.time()
+        while len(tasks) < n:
+            due = min(n, int((loop.time() - t0) * rate) + 1)
+            tasks += [asyncio.ensure_future(one_move()) for _ in range(due - len(tasks))]
+            await asyncio.sleep(0.001)
+        sent_s = loop.time() - t0
+        await asyncio.gather(*tasks)
+        wall = loop.time() - t0
+        stop.set()
+        await lag_task
+        await asyncio.gather(*background)
+        rtt = [r for r, _, _ in ok]
+        queue = [max(0.0, r - a) for r, a, _ in ok]
+        pct = lambda xs, q: round(float(np.percentile(xs, q)) * 1e3, 2) if xs else None  # noqa: E731
+        step = {"offered_per_s": rate, "sent_per_s": round(n / sent_s, 1), "answered_ok_per_s": round(counts["ok"] / wall, 1),
+                **counts, "shed_share": round(counts["shed"] / max(1, n), 4),
+                "rtt_ms_p50": pct(rtt, 50), "rtt_ms_p95": pct(rtt, 95), "server_ms_p95": pct([a for _, a, _ in ok], 95),
+                "queue_ms_p50": pct(queue, 50), "queue_ms_p95": pct(queue, 95),
+                "server_lag_ms_p95": pct([g for _, _, g in ok], 95), "client_lag_ms_p95": pct(lags, 95),
+                "connections": client.opened, "new_connections_in_step": len(client.connect_s),
+                "connect_ms_p95": pct(client.connect_s, 95),
+                "load_average": round(os.getloadavg()[0], 1)}
+        steps.append(step)
+        print("  step:", json.dumps(step), flush=True)
+        if step["shed_share"] > STOP_SHED or step["other"] > n // 10 or step["no_game"] > n // 10 \
+                or (step["client_lag_ms_p95"] or 0) > CLIENT_LAG_MS:
+            break
+    client.close()
+    return steps
+
+
+def saturation_summary(steps: list[dict]) -> str:
+    first = next((i for i, s in enumerate(steps) if s["shed_share"] >= 0.01), None)
+    if first is None:
+        return f"no 503s up to {steps[-1]['offered_per_s']} moves/s offered"
+    below = steps[first - 1] if first > 0 else None
+    text = f"503s begin at {steps[first]['offered_per_s']} moves/s offered ({steps[first]['shed_share']:.1%} shed)"
+    if below is not None:
+        text += (f"; below it, at {below['offered_per_s']} moves/s: round trip p50 {below['rtt_ms_p50']} ms "
+                 f"p95 {below['rtt_ms_p95']} ms, queueing p95 {below['queue_ms_p95']} ms, "
+                 f"server p95 {below['server_ms_p95']} ms")
+    worst = max((s["rtt_ms_p95"] or 0.0) for s in steps)
+    return text + f"; worst answered-move p95 round trip over all steps {worst} ms"
+
+
+def sequential(url: str, bare_url: str, lab_pid: int) -> None:
+    """Part 1: one client, a move at a time, beside the bare FastAPI endpoint."""
+    with httpx.Client(base_url=url) as c:
+        times: list[float] = []
+        c0 = cpu_seconds(lab_pid)
+        n = 0
+        while n < 400:
+            j = c.post("/api/games", json={"goal": 30, "opponent": "optimal", "human_first": True}).json()
+            h, st = {"X-Game-Token": j["token"]}, j["state"]
+            while st["status"] == "playing" and n < 400:
+                body = {"action": "roll" if st["turn_total"] < 8 else "hold", "expected_move": st["version"]}
+                t0 = time.perf_counter()
+                st = c.post(f"/api/games/{j['id']}/moves", json=body, headers=h).json()["state"]
+                times.append(time.perf_counter() - t0)
+                n += 1
+        cpu = (cpu_seconds(lab_pid) - c0) / n
+    with httpx.Client(base_url=bare_url) as c:
+        base = []
+        for _ in range(400):
+            t0 = time.perf_counter()
+            c.post("/api/games/x/moves", json={"action": "roll", "expected_move": 0})
+            base.append(time.perf_counter() - t0)
+    report("Pig move over HTTP (median of 400)", statistics.median(times[20:]), statistics.median(base[20:]),
+           "bare FastAPI")
+    print(f"{'server CPU per move (game creations included)':<48} dicelab {cpu * 1e3:10.2f} ms", flush=True)
+
+
+def two_hundred_games(url: str) -> None:
+    """Part 2: the load test's scenario."""
+    spec = importlib.util.spec_from_file_location("load", ROOT / "tests/web/test_web_load.py")
+    load = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(load)  # type: ignore[union-attr]
+    rtt: list[float] = []
+    bot: list[float] = []
+    app: list[float] = []
+
+    async def run() -> list[int]:
+        limits = httpx.Limits(max_connections=load.CONNECTIONS, max_keepalive_connections=load.CONNECTIONS)
+        async with httpx.AsyncClient(base_url=url, limits=limits, timeout=30.0) as client:
+            return await asyncio.gather(*(load.play(client, random.Random(s), rtt, bot, app)
+                                          for s in range(load.GAMES)))
+
+    t0 = time.perf_counter()
+    moves = asyncio.run(run())
+    wall = time.perf_counter() - t0
+    pct = lambda xs, q: float(np.percentile(xs, q)) * 1e3  # noqa: E731
+    queue = [max(0.0, r - a) for r, a in zip(rtt, app, strict=True)]
+    print(f"200 games at once: {sum(moves)} moves in {wall:.1f} s; server answer p50 {pct(app, 50):.2f} ms "
+          f"p95 {pct(app, 95):.2f} ms; bot p95 {pct(bot, 95):.3f} ms; client round trip p50 "
+          f"{pct(rtt, 50):.1f} ms p95 {pct(rtt, 95):.1f} ms; queueing (round trip - server) p50 "
+          f"{pct(queue, 50):.1f} ms p95 {pct(queue, 95):.1f} ms; load average {os.getloadavg()[0]:.1f}", flush=True)
+
+
 def main() -> None:
+    """All three parts; ``--saturation`` runs only part 3."""
+    only_saturation = "--saturation" in sys.argv[1:]
     tmp = Path(tempfile.mkdtemp(prefix="dicelab-bench-web-"))
     port, bare_port = free_port(), free_port()
     lab = subprocess.Popen([sys.executable, "-m", "dicelab", "serve", "--port", str(port), "--db",
@@ -75,50 +344,13 @@ def main() -> None:
     try:
         wait(url + "/healthz", lab)
         wait(f"http://127.0.0.1:{bare_port}/docs", bare)
-        with httpx.Client(base_url=url) as c:
-            times: list[float] = []
-            c0 = cpu_seconds(lab.pid)
-            n = 0
-            while n < 400:
-                j = c.post("/api/games", json={"goal": 30, "opponent": "optimal", "human_first": True}).json()
-                h, st = {"X-Game-Token": j["token"]}, j["state"]
-                while st["status"] == "playing" and n < 400:
-                    body = {"action": "roll" if st["turn_total"] < 8 else "hold", "expected_move": st["version"]}
-                    t0 = time.perf_counter()
-                    st = c.post(f"/api/games/{j['id']}/moves", json=body, headers=h).json()["state"]
-                    times.append(time.perf_counter() - t0)
-                    n += 1
-            cpu = (cpu_seconds(lab.pid) - c0) / n
-        with httpx.Client(base_url=f"http://127.0.0.1:{bare_port}") as c:
-            base = []
-            for _ in range(400):
-                t0 = time.perf_counter()
-                c.post("/api/games/x/moves", json={"action": "roll", "expected_move": 0})
-                base.append(time.perf_counter() - t0)
-        report("Pig move over HTTP (median of 400)", statistics.median(times[20:]), statistics.median(base[20:]),
-               "bare FastAPI")
-        print(f"{'server CPU per move (game creations included)':<48} dicelab {cpu * 1e3:10.2f} ms", flush=True)
-
-        spec = importlib.util.spec_from_file_location("load", ROOT / "tests/web/test_web_load.py")
-        load = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(load)  # type: ignore[union-attr]
-        rtt: list[float] = []
-        bot: list[float] = []
-        app: list[float] = []
-
-        async def run() -> list[int]:
-            limits = httpx.Limits(max_connections=load.CONNECTIONS, max_keepalive_connections=load.CONNECTIONS)
-            async with httpx.AsyncClient(base_url=url, limits=limits, timeout=30.0) as client:
-                return await asyncio.gather(*(load.play(client, random.Random(s), rtt, bot, app)
-                                              for s in range(load.GAMES)))
-
-        t0 = time.perf_counter()
-        moves = asyncio.run(run())
-        wall = time.perf_counter() - t0
-        pct = lambda xs, q: float(np.percentile(xs, q)) * 1e3  # noqa: E731
-        print(f"200 games at once: {sum(moves)} moves in {wall:.1f} s; server answer p50 {pct(app, 50):.2f} ms "
-              f"p95 {pct(app, 95):.2f} ms; bot p95 {pct(bot, 95):.3f} ms; client round trip p50 "
-              f"{pct(rtt, 50):.1f} ms p95 {pct(rtt, 95):.1f} ms; load average {os.getloadavg()[0]:.1f}", flush=True)
+        if not only_saturation:
+            sequential(url, f"http://127.0.0.1:{bare_port}", lab.pid)
+            two_hundred_games(url)
+        print("saturation, open loop (moves of Pig to 100 against the optimal bot at a fixed arrival rate):",
+              flush=True)
+        steps = asyncio.run(saturation(port))
+        print("saturation:", saturation_summary(steps), flush=True)
     finally:
         for p in (lab, bare):
             p.terminate()

@@ -12,10 +12,17 @@ Measured per move request:
   starting (``Server-Timing: app``): the human's move applied and recorded, the bot's whole reply
   computed and recorded, both committed. **p95 must be under 50 ms.**
 * ``bot_ms``: the bot's share of it (``Server-Timing: bot``), also under 50 ms.
-* ``rtt_ms``: the round trip the client sees. On the shared 2-core project machine, with the rest of
-  the test suite running, this mostly measures how long the client and server processes wait for
-  a core, so it is reported (and appended to the file ``DICELAB_LOAD_REPORT`` when set) but only
-  held to 50 ms when ``DICELAB_LOAD_STRICT=1`` (a quiet machine).
+* ``rtt_ms``: the round trip the client sees, and ``queue_ms`` = round trip - server time: the
+  time the request spent outside the app (in sockets, the event loop's queue, the client's own
+  pool, waiting for a core). On the shared 2-core project machine, with the rest of the test suite
+  running, this mostly measures how long the client and server processes wait for a core, so it
+  is reported (and appended to the file ``DICELAB_LOAD_REPORT`` when set) but only held to 50 ms
+  when ``DICELAB_LOAD_STRICT=1`` (a quiet machine).
+
+Hardly any request may be shed: 200 players thinking 0.5-2 s offer about 130 moves a second,
+under what the server answers, so its admission limit (503 with ``Retry-After`` under saturation,
+see ``benchmarks/bench_web.py``) should not trigger; a player told 503 retries as told, and at
+most 1 % of the moves may meet a 503.
 """
 
 from __future__ import annotations
@@ -36,12 +43,19 @@ DEADLINE = 120.0
 MAX_MOVES = 200
 CONNECTIONS = 20  # the 200 games share a pool of keep-alive connections, as behind a proxy
 P95_LIMIT_MS = 50.0
+MAX_RETRIES = 3
+MAX_SHED_SHARE = 0.01  # a pause of the server process (a busy machine) may shed a few; no more
 
 
 async def play(client: httpx.AsyncClient, rng: random.Random, rtt: list[float], bot: list[float],
-               app: list[float]) -> int:
+               app: list[float], shed: list[float] | None = None) -> int:
+    shed = [] if shed is None else shed
     await asyncio.sleep(rng.uniform(0.0, 2.0))
-    r = await client.post("/api/games", json={"goal": GOAL, "opponent": "optimal", "human_first": None})
+    for _ in range(MAX_RETRIES + 1):
+        r = await client.post("/api/games", json={"goal": GOAL, "opponent": "optimal", "human_first": None})
+        if r.status_code != 503:
+            break
+        await asyncio.sleep(float(r.headers["retry-after"]))
     assert r.status_code == 201, r.text
     j = r.json()
     gid, h, st = j["id"], {"X-Game-Token": j["token"]}, j["state"]
@@ -50,9 +64,14 @@ async def play(client: httpx.AsyncClient, rng: random.Random, rtt: list[float], 
         assert moves < MAX_MOVES
         await asyncio.sleep(rng.uniform(0.5, 2.0))
         action = "roll" if st["turn_total"] < rng.choice((6, 10, 15)) else "hold"
-        t0 = time.perf_counter()
-        r = await client.post(f"/api/games/{gid}/moves", json={"action": action, "expected_move": st["version"]},
-                              headers=h)
+        for _ in range(MAX_RETRIES + 1):
+            t0 = time.perf_counter()
+            r = await client.post(f"/api/games/{gid}/moves", json={"action": action, "expected_move": st["version"]},
+                                  headers=h)
+            if r.status_code != 503:
+                break
+            shed.append(time.perf_counter() - t0)  # shed under saturation: retry as the answer says
+            await asyncio.sleep(float(r.headers["retry-after"]))
         rtt.append(time.perf_counter() - t0)
         assert r.status_code == 200, r.text
         timing = dict(part.strip().split(";dur=") for part in r.headers["server-timing"].split(","))
@@ -63,6 +82,12 @@ async def play(client: httpx.AsyncClient, rng: random.Random, rtt: list[float], 
     return moves
 
 
+def percentiles(xs: list[float]) -> dict[str, float]:
+    """p50, p95 and max of ``xs`` (seconds) in milliseconds."""
+    return {"p50": round(float(np.percentile(xs, 50)) * 1000, 2), "p95": round(float(np.percentile(xs, 95)) * 1000, 2),
+            "max": round(max(xs) * 1000, 2)}
+
+
 def test_200_concurrent_games(server_factory, tmp_path):
     server = server_factory()
     server.start()
@@ -70,30 +95,31 @@ def test_200_concurrent_games(server_factory, tmp_path):
     rtt: list[float] = []
     bot: list[float] = []
     app: list[float] = []
+    shed: list[float] = []
 
     async def main() -> list[int]:
         limits = httpx.Limits(max_connections=CONNECTIONS, max_keepalive_connections=CONNECTIONS)
         async with httpx.AsyncClient(base_url=server.url, limits=limits, timeout=30.0) as client:
             rngs = [random.Random(seed) for seed in range(GAMES)]
-            return await asyncio.wait_for(asyncio.gather(*(play(client, r, rtt, bot, app) for r in rngs)), DEADLINE)
+            return await asyncio.wait_for(asyncio.gather(*(play(client, r, rtt, bot, app, shed) for r in rngs)), DEADLINE)
 
     t0 = time.perf_counter()
     moves = asyncio.run(main())
     wall = time.perf_counter() - t0
     p95_rtt = float(np.percentile(rtt, 95)) * 1000
     p95_bot = float(np.percentile(bot, 95)) * 1000
+    queue = [max(0.0, r - a) for r, a in zip(rtt, app, strict=True)]
     report = {"games": GAMES, "moves": int(sum(moves)), "wall_s": round(wall, 2),
-              "moves_per_s": round(sum(moves) / wall, 1),
-              "rtt_ms": {"p50": round(float(np.percentile(rtt, 50)) * 1000, 2), "p95": round(p95_rtt, 2),
-                         "max": round(max(rtt) * 1000, 2)},
-              "server_ms": {"p50": round(float(np.percentile(app, 50)) * 1000, 2),
-                            "p95": round(float(np.percentile(app, 95)) * 1000, 2)},
-              "bot_ms": {"p50": round(float(np.percentile(bot, 50)) * 1000, 3), "p95": round(p95_bot, 3)}}
+              "moves_per_s": round(sum(moves) / wall, 1), "rtt_ms": percentiles(rtt),
+              "server_ms": percentiles(app), "queue_ms": percentiles(queue),
+              "bot_ms": {"p50": round(float(np.percentile(bot, 50)) * 1000, 3), "p95": round(p95_bot, 3)},
+              "shed_503": len(shed), "load_average": round(os.getloadavg()[0], 1)}
     print("load:", json.dumps(report))
     if os.environ.get("DICELAB_LOAD_REPORT"):
         with open(os.environ["DICELAB_LOAD_REPORT"], "a") as f:
             f.write(json.dumps(report) + "\n")
     assert len(moves) == GAMES
+    assert len(shed) <= MAX_SHED_SHARE * sum(moves), report
     assert p95_bot < P95_LIMIT_MS, report
     assert report["server_ms"]["p95"] < P95_LIMIT_MS, report
     if os.environ.get("DICELAB_LOAD_STRICT") == "1":

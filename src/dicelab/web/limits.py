@@ -252,29 +252,77 @@ async def send_503(send: Any, detail: str, retry_after: int) -> None:
 
 
 class Admission:
-    """ASGI middleware: at most ``limit`` requests under ``prefix`` in the app at once; beyond, 503.
+    """ASGI middleware: admit a game request (path under ``prefix``) only while the server keeps up.
 
-    A quick game request takes 1 to 3 ms of the event loop, so ``limit`` requests in flight mean at
-    most about ``limit`` x 3 ms of queueing; past that a client is better told to retry than left
-    waiting seconds in a queue that only grows while the offered rate exceeds what one core serves.
+    Two signals, either one sheds the request with 503 and ``Retry-After`` at once (a few tenths of
+    a millisecond, no database work):
+
+    * ``limit`` game requests already in the app (requests that wait for a thread or a lock);
+    * the event loop is behind by more than ``max_lag`` seconds. A game move runs in the event loop
+      without yielding (1 to 3 ms), so under overload requests queue as ready tasks and unread
+      socket data, where no counter sees them. A timer re-arms itself every ``tick`` seconds; when
+      it has not run for ``tick + max_lag``, the loop is busy with a backlog and this request would
+      wait about that long: it is told to retry instead, so the backlog drains instead of growing.
+      As in CoDel, one late timer is not enough (the process may just have waited for a core):
+      the timer before must have been late by over half of ``max_lag`` too, unless the loop is
+      behind by over twice ``max_lag``.
+
+    An admitted request's ``Server-Timing`` header gets ``lag;dur=`` (ms): the loop's backlog when
+    the request was admitted, the server's own view of its queueing time.
     """
 
-    def __init__(self, app: Any, prefix: str = "/api/games", limit: int = 48, retry_after: int = 1) -> None:
+    def __init__(self, app: Any, prefix: str = "/api/games", limit: int = 48, max_lag: float = 0.1,
+                 tick: float = 0.005, retry_after: int = 1) -> None:
         self.app, self.prefix, self.limit, self.retry_after = app, prefix, limit, retry_after
+        self.max_lag, self.tick = max_lag, tick
         self.in_flight = 0
         self.shed = 0
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._last_tick = 0.0
+        self._behind = False  # the last timer ran late by over max_lag / 2
+
+    def _beat(self) -> None:
+        loop = self._loop
+        if loop is not None and not loop.is_closed():
+            now = loop.time()
+            self._behind = now - self._last_tick - self.tick > self.max_lag / 2
+            self._last_tick = now
+            loop.call_later(self.tick, self._beat)
+
+    def lag(self) -> float:
+        """How far the event loop is behind its timer, in seconds (0 when it keeps up)."""
+        loop = asyncio.get_running_loop()
+        if loop is not self._loop:  # first request, or a new loop (tests make several)
+            self._loop, self._last_tick = loop, loop.time()
+            self._beat()
+        return max(0.0, loop.time() - self._last_tick - self.tick)
+
+    def overloaded(self) -> float | None:
+        """The loop's lag when it is overloaded (see the class docstring), else None."""
+        lag = self.lag()
+        return lag if lag > 2 * self.max_lag or (lag > self.max_lag and self._behind) else None
 
     async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
         if scope["type"] != "http" or not scope.get("path", "").startswith(self.prefix):
             await self.app(scope, receive, send)
             return
-        if self.in_flight >= self.limit:
+        lag = self.overloaded()
+        if self.in_flight >= self.limit or lag is not None:
             self.shed += 1
-            await send_503(send, f"the server is at its limit ({self.limit} game requests at once); retry in "
-                           f"{self.retry_after} s", self.retry_after)
+            why = f"{lag * 1000:.0f} ms behind" if lag is not None else f"{self.in_flight} game requests at once"
+            await send_503(send, f"the server is at its limit ({why}); retry in {self.retry_after} s",
+                           self.retry_after)
             return
+        waited = f", lag;dur={self.lag() * 1000:.3f}".encode()  # the loop's backlog this request met
+
+        async def with_lag(msg: dict) -> None:
+            if msg["type"] == "http.response.start":
+                headers = [(k, v + waited) if k == b"server-timing" else (k, v) for k, v in msg.get("headers", [])]
+                msg = {**msg, "headers": headers}
+            await send(msg)
+
         self.in_flight += 1
         try:
-            await self.app(scope, receive, send)
+            await self.app(scope, receive, with_lag)
         finally:
             self.in_flight -= 1
