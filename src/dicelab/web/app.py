@@ -42,14 +42,15 @@ from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 from pydantic import BaseModel, ConfigDict, Field
-from sqlalchemy import text
 from sqlalchemy.orm import Session
 
 from dicelab import __version__
 from dicelab.errors import DicelabError, require
 from dicelab.games.pig import PigRules
 from dicelab.web import bots, explorer, liars_play, pig_play, simpig_play, study, supersix_play
-from dicelab.web.db import default_db_url, make_engine, make_sessionmaker, migrate
+from dicelab.web.db import (DB_ERRORS, damage_of, default_db_url, health_read, make_sessionmaker, open_database,
+                            start_checkpoints)
+from dicelab.web.limits import Admission, Busy, HeavyPool, cache_stats
 from dicelab.web.gamecore import Forbidden, Unauthorized
 
 HERE = Path(__file__).parent
@@ -308,22 +309,35 @@ def state_of(db: Session, g: Any, with_moves: bool = True) -> dict[str, Any]:
     return mod.public_state(db, g, with_moves=with_moves)
 
 
+def mark_damaged(app: FastAPI, detail: str) -> None:
+    """Remember database damage met by a request: ``/healthz`` reports it until a restart."""
+    if app.state.damaged is None:
+        log.error("%s", detail)
+    app.state.damaged = detail
+
+
 async def run_game_db(request: Request, fn: Callable[[Session], T]) -> T:
     """:func:`run_db` (quick) for work on one game; if the game's tables are not in memory (after a
-    restart, say), build them in a worker thread and run ``fn`` again."""
-    try:
-        return await run_db(request, fn, quick=True)
-    except _NotPrepared as need:
-        if isinstance(need.rules, PigRules):
-            await prepare_bot(need.spec, need.rules)
-        elif need.rules.game == "liars":
-            await anyio.to_thread.run_sync(liars_play.prepare, need.rules)
-        elif need.rules.game == "supersix":
-            await anyio.to_thread.run_sync(supersix_play.solution, need.rules.goal)
-        else:
-            g = need.rules
-            await anyio.to_thread.run_sync(simpig_play.prepare, g.opponent.split(","), g.goal, g.players)
-        return await run_db(request, fn, quick=True)
+    restart, or dropped from a full cache), build them in a worker thread and run ``fn`` again."""
+    for _ in range(3):
+        try:
+            return await run_db(request, fn, quick=True)
+        except _NotPrepared as need:
+            await prepare_game(need)
+    return await run_db(request, fn, quick=True)
+
+
+async def prepare_game(need: _NotPrepared) -> None:
+    """Build the tables a game needs (the bot's, the coach's) in a worker thread."""
+    if isinstance(need.rules, PigRules):
+        await prepare_bot(need.spec, need.rules)
+    elif need.rules.game == "liars":
+        await anyio.to_thread.run_sync(liars_play.prepare, need.rules)
+    elif need.rules.game == "supersix":
+        await anyio.to_thread.run_sync(supersix_play.solution, need.rules.goal)
+    else:
+        g = need.rules
+        await anyio.to_thread.run_sync(simpig_play.prepare, g.opponent.split(","), g.goal, g.players)
 
 
 async def prepare_bot(spec: str, rules: PigRules) -> None:
@@ -333,6 +347,9 @@ async def prepare_bot(spec: str, rules: PigRules) -> None:
 
 
 Token = Annotated[str | None, Header(alias="X-Game-Token", max_length=200)]
+Goal = Annotated[int, Query(ge=2, le=100)]  # the explorer's query parameters
+Sides = Annotated[int | None, Query(ge=2, le=12)]
+Spec = Annotated[str, Query(max_length=80)]
 
 
 GAMES = [
@@ -368,8 +385,7 @@ def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | No
     (None: any Host, as for the in-process test client).
     """
     url = db_url or default_db_url()
-    engine = make_engine(url)
-    migrate(engine)
+    engine = open_database(url)  # a damaged SQLite file stops here with one line
     sessions = make_sessionmaker(engine)
     # SQLite allows one writer: serialise writers in-process so no request meets "database is locked"
     write_lock: contextlib.AbstractContextManager = (
@@ -380,7 +396,10 @@ def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | No
     async def lifespan(app: FastAPI):
         if warm:
             threading.Thread(target=_warm, name="dicelab-warm", daemon=True).start()
+        stop_checkpoints = start_checkpoints(engine)
         yield
+        stop_checkpoints()
+        app.state.heavy.close()
         engine.dispose()
 
     app = FastAPI(
@@ -396,8 +415,11 @@ def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | No
     app.state.db_limiter = anyio.CapacityLimiter(DB_THREADS)
     app.state.is_sqlite = url.startswith("sqlite")
     app.state.db_url = url
+    app.state.damaged = None  # the one-line description of damage a request met, for /healthz
+    app.state.heavy = HeavyPool()  # the explorer's worker process (started at its first request)
     app.state.admin_key = admin_key or secrets.token_urlsafe(24)
     app.add_middleware(BodyLimit)
+    app.add_middleware(Admission)  # game requests over its limit: 503 at once, before any other work
     if bind_host is not None and is_loopback(host_name(bind_host)):
         app.add_middleware(LoopbackHost)
     app.add_middleware(SecurityHeaders)  # outermost: on every answer, 400 and 413 included
@@ -432,11 +454,35 @@ def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | No
         log.exception("unexpected error")
         return JSONResponse({"detail": "internal error"}, status_code=500)
 
+    async def _db_error(req: Request, exc: Exception) -> JSONResponse:
+        detail = damage_of(exc)
+        if detail is None:
+            return await _unexpected(req, exc)
+        mark_damaged(req.app, detail)
+        return JSONResponse({"detail": detail}, status_code=503)
+
+    for db_error in DB_ERRORS:
+        app.add_exception_handler(db_error, _db_error)
+
+    @app.exception_handler(Busy)
+    async def _busy(_req: Request, exc: Busy) -> JSONResponse:
+        return JSONResponse({"detail": str(exc)}, status_code=503, headers={"Retry-After": str(exc.retry_after)})
+
     # ------------------------------------------------------------------ API
     @app.get("/healthz", tags=["meta"])
-    async def healthz(request: Request) -> dict[str, Any]:
-        await run_db(request, lambda db: db.execute(text("SELECT 1")), quick=True)
-        return {"status": "ok", "version": __version__, "pig_100_solved": bots.solved(PigRules())}
+    async def healthz(request: Request) -> Any:
+        """ok after a real read of the database; 503 ``damaged`` once this or any request met damage."""
+        if request.app.state.damaged is None:
+            try:
+                await run_db(request, health_read, quick=True)
+            except DB_ERRORS as exc:
+                if damage_of(exc) is None:
+                    raise
+                mark_damaged(request.app, damage_of(exc))
+        if request.app.state.damaged is not None:
+            return JSONResponse({"status": "damaged", "detail": request.app.state.damaged}, status_code=503)
+        return {"status": "ok", "version": __version__, "pig_100_solved": bots.solved(PigRules()),
+                "caches": cache_stats(), "explorer_admitted": request.app.state.heavy.admitted}
 
     @app.post("/api/games", status_code=201, tags=["games"])
     async def new_game(body: NewGame, request: Request) -> dict[str, Any]:
@@ -579,52 +625,55 @@ def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | No
         return Response(await run_db(request, lambda db: study.plot(db, name)), media_type="image/png")
 
     # ------------------------------------------------------------------ strategy explorer
+    # Checked here (422 for bad or absurd input), computed in the explorer's worker process (503
+    # with Retry-After when its queue is full); the event loop only waits.
+    async def explore(request: Request, tool: str, media: str, **params: Any) -> Response:
+        checked = explorer.check_job(tool, params)
+        data = await request.app.state.heavy.run("dicelab.web.explorer", "job", tool, checked)
+        return Response(data, media_type=media)
+
+    JSON, PNG = "application/json", "image/png"
+
     @app.get("/api/explorer/pig", tags=["explorer"])
-    def explorer_pig(variant: str = "standard", goal: int = Query(100, ge=2, le=100),
-                     sides: int | None = Query(None, ge=2, le=12)) -> dict[str, Any]:
-        return explorer.pig_tables(pig_play.make_rules(variant, goal, sides))
+    async def explorer_pig(request: Request, variant: str = "standard", goal: Goal = 100,
+                           sides: Sides = None) -> Response:
+        return await explore(request, "pig", JSON, variant=variant, goal=goal, sides=sides)
 
     @app.get("/explorer/plot/pig-{kind}.png", tags=["explorer"])
-    def explorer_plot(kind: str, variant: str = "standard", goal: int = Query(100, ge=2, le=100),
-                      sides: int | None = Query(None, ge=2, le=12), k: int = Query(0, ge=0, le=99)) -> Response:
-        return Response(explorer.pig_plot(pig_play.make_rules(variant, goal, sides), kind, k),
-                        media_type="image/png")
+    async def explorer_plot(request: Request, kind: str, variant: str = "standard", goal: Goal = 100,
+                            sides: Sides = None, k: int = Query(0, ge=0, le=99)) -> Response:
+        return await explore(request, "pig-plot", PNG, variant=variant, goal=goal, sides=sides, kind=kind, k=k)
 
     @app.get("/api/explorer/evaluate", tags=["explorer"])
-    def explorer_evaluate(a: str = Query(..., max_length=80), b: str = Query(..., max_length=80),
-                          variant: str = "standard", goal: int = Query(100, ge=2, le=100),
-                          sides: int | None = Query(None, ge=2, le=12)) -> dict[str, Any]:
-        return explorer.evaluate(pig_play.make_rules(variant, goal, sides), a, b)
+    async def explorer_evaluate(request: Request, a: Spec, b: Spec, variant: str = "standard", goal: Goal = 100,
+                                sides: Sides = None) -> Response:
+        return await explore(request, "evaluate", JSON, variant=variant, goal=goal, sides=sides, a=a, b=b)
 
     @app.get("/explorer/plot/evaluate.png", tags=["explorer"])
-    def explorer_evaluate_plot(a: str = Query(..., max_length=80), b: str = Query(..., max_length=80),
-                               variant: str = "standard", goal: int = Query(100, ge=2, le=100),
-                               sides: int | None = Query(None, ge=2, le=12)) -> Response:
-        res = explorer.evaluate(pig_play.make_rules(variant, goal, sides), a, b)
-        return Response(explorer.evaluate_plot(res), media_type="image/png")
+    async def explorer_evaluate_plot(request: Request, a: Spec, b: Spec, variant: str = "standard",
+                                     goal: Goal = 100, sides: Sides = None) -> Response:
+        return await explore(request, "evaluate", PNG, variant=variant, goal=goal, sides=sides, a=a, b=b, plot=True)
 
     @app.get("/api/explorer/tournament", tags=["explorer"])
-    def explorer_tournament(specs: str = Query(..., max_length=400), variant: str = "standard",
-                            goal: int = Query(100, ge=2, le=100),
-                            sides: int | None = Query(None, ge=2, le=12)) -> dict[str, Any]:
-        return explorer.tournament(pig_play.make_rules(variant, goal, sides), specs)
+    async def explorer_tournament(request: Request, specs: str = Query(..., max_length=400),
+                                  variant: str = "standard", goal: Goal = 100, sides: Sides = None) -> Response:
+        return await explore(request, "tournament", JSON, variant=variant, goal=goal, sides=sides, specs=specs)
 
     @app.get("/explorer/plot/tournament.png", tags=["explorer"])
-    def explorer_tournament_plot(specs: str = Query(..., max_length=400), variant: str = "standard",
-                                 goal: int = Query(100, ge=2, le=100),
-                                 sides: int | None = Query(None, ge=2, le=12)) -> Response:
-        res = explorer.tournament(pig_play.make_rules(variant, goal, sides), specs)
-        return Response(explorer.tournament_plot(res), media_type="image/png")
+    async def explorer_tournament_plot(request: Request, specs: str = Query(..., max_length=400),
+                                       variant: str = "standard", goal: Goal = 100, sides: Sides = None) -> Response:
+        return await explore(request, "tournament", PNG, variant=variant, goal=goal, sides=sides, specs=specs,
+                             plot=True)
 
     @app.get("/api/explorer/simpig-curve", tags=["explorer"])
-    def explorer_simpig(lo: int = Query(10, ge=1, le=100), hi: int = Query(40, ge=1, le=100),
-                        goal: int = Query(100, ge=2, le=100)) -> dict[str, Any]:
-        return explorer.simpig_curve(lo, hi, goal)
+    async def explorer_simpig(request: Request, lo: int = Query(10, ge=1, le=100), hi: int = Query(40, ge=1, le=100),
+                              goal: Goal = 100) -> Response:
+        return await explore(request, "simpig", JSON, lo=lo, hi=hi, goal=goal)
 
     @app.get("/explorer/plot/simpig-curve.png", tags=["explorer"])
-    def explorer_simpig_plot(lo: int = Query(10, ge=1, le=100), hi: int = Query(40, ge=1, le=100),
-                             goal: int = Query(100, ge=2, le=100)) -> Response:
-        return Response(explorer.simpig_plot(explorer.simpig_curve(lo, hi, goal)), media_type="image/png")
+    async def explorer_simpig_plot(request: Request, lo: int = Query(10, ge=1, le=100),
+                                   hi: int = Query(40, ge=1, le=100), goal: Goal = 100) -> Response:
+        return await explore(request, "simpig", PNG, lo=lo, hi=hi, goal=goal, plot=True)
 
     # ------------------------------------------------------------------ pages
     def page(request: Request, name: str, status_code: int = 200, **ctx: Any) -> HTMLResponse:

@@ -28,7 +28,6 @@ mover's bid / the bid before it holds given the mover's hand (so they too are ha
 from __future__ import annotations
 
 import secrets
-import threading
 import time
 from typing import Any
 
@@ -41,6 +40,7 @@ from dicelab.web.db import utcnow
 from dicelab.web.gamecore import (MOVES, Conflict, Created, LiveGame, check_move, commit_pending,
                                   hash_token, importable, insert_game, public_seed, thinking_ms)
 from dicelab.web.gamecore import moves_of  # noqa: F401  (liars_play.moves_of, as before)
+from dicelab.web.limits import bounded_cache
 
 BOTS = [{"spec": "probabilistic", "label": "Probabilistic"}, {"spec": "random", "label": "Random (always bluffs)"},
         {"spec": "agent", "label": "Q-learning agent (seed 004)"}]
@@ -48,8 +48,7 @@ MAX_PLAYERS = 4
 MAX_DICE = 6
 HUMAN_SEAT = 0
 HAND_COLUMNS = ("faces", "p_roll", "p_hold")  # what a moves row tells about its mover's hand
-_agents: dict[Any, Any] = {}
-_lock = threading.Lock()
+_agents = bounded_cache("liars agents", 64)
 
 
 def available() -> bool:
@@ -63,16 +62,9 @@ def rules_of(g: Any) -> Any:
 
 
 def agent(rules: Any) -> Any:
-    a = _agents.get(rules)
-    if a is None:
-        with _lock:
-            a = _agents.get(rules)
-            if a is None:
-                from dicelab.learn.qlearning import train
+    from dicelab.learn.qlearning import cached_agent
 
-                a = train(rules, games=5000, seed=0).agent
-                _agents[rules] = a
-    return a
+    return _agents.get_or_build(rules, lambda: cached_agent(rules, games=5000, seed=0))
 
 
 def is_ready(g: Any) -> bool:

@@ -23,7 +23,6 @@ from __future__ import annotations
 import json
 import re
 import secrets
-import threading
 import time
 from typing import Any
 
@@ -35,6 +34,7 @@ from dicelab.errors import require
 from dicelab.web.db import Move, utcnow
 from dicelab.web.gamecore import (MOVES, TURNS, Created, LiveGame, check_move, commit_move,
                                   hash_token, importable, insert_game, moves_of, public_seed, thinking_ms)
+from dicelab.web.limits import bounded_cache
 
 WEB_MAX_GOAL = 100
 BOTS = [
@@ -45,9 +45,8 @@ BOTS = [
     {"spec": "pw:25<40,30<60,goal", "label": "Piecewise 25/30/goal (the paper's example)", "two_player": False},
 ]
 _SPEC = re.compile(r"^(br:)?(hold:(\d{1,3}|goal)|pw:[0-9a-z<,]{1,60}|equilibrium|optimal|svima|svima-b)$")
-_strategies: dict[tuple[str, int], Any] = {}
-_br: dict[tuple[str, int], Any] = {}
-_lock = threading.RLock()  # re-entrant: best_response() calls strategy() while holding it
+_strategies = bounded_cache("simpig strategies", 32)
+_br = bounded_cache("simpig best responses", 64)
 
 
 def available() -> bool:
@@ -66,32 +65,16 @@ def check_spec(spec: str, goal: int, players: int) -> str:
 
 
 def strategy(spec: str, goal: int) -> Any:
-    key = (spec, goal)
-    st = _strategies.get(key)
-    if st is None:
-        with _lock:
-            st = _strategies.get(key)
-            if st is None:
-                from dicelab.strategies.simpig import parse_strategy
+    from dicelab.strategies.simpig import parse_strategy
 
-                st = parse_strategy(spec, goal, 2)
-                _strategies[key] = st
-    return st
+    return _strategies.get_or_build((spec, goal), lambda: parse_strategy(spec, goal, 2))
 
 
 def best_response(spec: str, goal: int) -> Any:
     """The exact two-player best response to the bot ``spec`` (the coach's value table)."""
-    key = (spec, goal)
-    br = _br.get(key)
-    if br is None:
-        with _lock:
-            br = _br.get(key)
-            if br is None:
-                from dicelab.simpig import best_response as solve_br
+    from dicelab.simpig import best_response as solve_br
 
-                br = solve_br([strategy(spec, goal)], goal)
-                _br[key] = br
-    return br
+    return _br.get_or_build((spec, goal), lambda: solve_br([strategy(spec, goal)], goal))
 
 
 def prepare(specs: list[str], goal: int, players: int) -> None:
