@@ -82,3 +82,11 @@ def test_simpig_env_is_fair_between_equal_strategies():
     share = float(np.mean(r))  # shares of the win: ties split, so the mean is the win probability
     half = 3.3 * 0.5 / np.sqrt(len(r))
     assert abs(share - 0.5) < half
+
+
+def test_simpig_env_default_opponent_follows_the_goal():
+    # at goal 20 the default opponent is hold:20 (hold:25 does not exist there): playing hold:20
+    # against it is a fair game, while hold:5 against hold:20 is far from fair
+    env = gym.make("dicelab/SimPig-v0", goal=20).unwrapped
+    r = play(env, lambda o: 20 - int(o["observation"][0]) - 1, 2000, seed=3)
+    assert abs(float(np.mean(r)) - 0.5) < 3.3 * 0.5 / np.sqrt(len(r))

@@ -104,3 +104,5 @@ def test_estimate_counts_states():
     est = sh.estimate(4, 20, ["hold:5"] * 3)
     assert est["states"] == 20 * (22 * 21 * 20 // 6)  # sorted opponent columns: C(20 + 2, 3)
     assert sh.estimate(3, 20, ["hold:5", "hold:6"])["states"] == 20**3
+    # the default opponents follow the goal (hold:25 is not a strategy at goal 20)
+    assert sh.estimate(3, 20)["states"] == 20 * (21 * 20 // 2)  # C(20 + 1, 2) sorted columns

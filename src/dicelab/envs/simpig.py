@@ -171,7 +171,8 @@ def env(**kwargs: Any) -> parallel_env:
 class SimPigEnv(gymnasium.Env):
     """Gymnasium simultaneous Pig: the learner at seat 0 against fixed strategies of the others.
 
-    ``opponents``: one strategy spec for every other seat, or one for all of them. The reward at
+    ``opponents``: one strategy spec for every other seat, or one for all of them (default
+    ``hold:25``, or ``hold:goal`` below goal 25). The reward at
     the end is the learner's share of the win, so the mean return estimates its win probability.
     An action outside the mask forfeits the game (reward 0, ``info["illegal_action"]``).
     """
@@ -182,12 +183,13 @@ class SimPigEnv(gymnasium.Env):
         self,
         goal: int = 100,
         players: int = 2,
-        opponents: str | Sequence[str] = "hold:25",
+        opponents: str | Sequence[str] | None = None,
         max_turns: int = 10_000,
         render_mode: str | None = None,
     ) -> None:
         check_render_mode(render_mode)
         self.rules = SimPigRules(goal=goal, players=players)
+        opponents = f"hold:{min(25, goal)}" if opponents is None else opponents
         specs = [opponents] * (players - 1) if isinstance(opponents, str) else list(opponents)
         require(
             len(specs) == players - 1,

@@ -524,8 +524,11 @@ class ShardedBestResponse:
 
 
 def estimate(players: int, goal: int, opponents: list[str] | None = None) -> dict[str, float]:
-    """Disk, per-worker memory and work of a sharded solve, before running it."""
-    opponents = opponents or ["hold:25"] * (players - 1)
+    """Disk, per-worker memory and work of a sharded solve, before running it.
+
+    ``opponents`` defaults to ``hold:25`` (``hold:goal`` below goal 25) in every other seat.
+    """
+    opponents = opponents or [f"hold:{min(25, goal)}"] * (players - 1)
     strats, symmetric = _parse(opponents, goal)
     m = players - 1
     columns = float(goal) ** m
