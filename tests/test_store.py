@@ -49,13 +49,20 @@ def test_an_edited_metadata_value_is_refused_but_old_tables_still_load(tmp_path)
     assert load_table(tmp_path / "x", "demo")[1]["residual"] == 1e-15
 
 
-@pytest.mark.parametrize("content", [b"", b"[1, 2]", b"\xff\xfe\x00", b'{"kind": "demo"}', b"[" * 100_000])
-def test_bad_json_is_one_dicelab_error(tmp_path, content):
+@pytest.mark.parametrize(
+    "content",
+    [b"", b"[1, 2]", b'"a string"', b"3", b"2.5", b"null", b"true", b"\xff\xfe\x00", b'{"kind": "demo"}',
+     b'{"kind": ["demo"]}', b"[" * 100_000],
+)
+@pytest.mark.parametrize(("name", "kind"), [("x", "demo"), ("x.json", "demo"), ("x.json", None)])
+def test_bad_json_is_one_dicelab_error(tmp_path, content, name, kind):
     save_table(tmp_path / "x", "demo", {"a": np.zeros(2)}, {})
     (tmp_path / "x.json").write_bytes(content)
-    with pytest.raises(DicelabError) as err:
-        load_table(tmp_path / "x", "demo")
+    with pytest.raises(DicelabError) as err:  # never AttributeError, TypeError or RecursionError
+        load_table(tmp_path / name, kind)
     assert "\n" not in str(err.value) and str(tmp_path / "x.npz") in str(err.value)
+    if content in (b"[1, 2]", b'"a string"', b"3", b"2.5", b"null", b"true"):  # JSON, not an object
+        assert "not a metadata object" in str(err.value)
 
 
 def test_a_directory_is_not_a_table(tmp_path):
