@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import math
+import zipfile
 from fractions import Fraction
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -140,6 +142,56 @@ def test_plain_npz_and_bad_files(tmp_path):
         with pytest.raises(DicelabError, match=match) as exc:
             parse_strategy(f"file:{tmp_path / name}")
         assert "\n" not in str(exc.value)
+
+
+def _damaged_npz(tmp_path, how: str) -> Path:
+    """A bare ``roll`` table (no JSON beside it) damaged in one way."""
+    good = tmp_path / "good.npz"
+    np.savez_compressed(good, roll=np.zeros((8, 8, 8), dtype=bool))
+    data = good.read_bytes()
+    bad = tmp_path / f"{how}.npz"
+    if how == "truncated":
+        bad.write_bytes(data[: len(data) // 2])
+    elif how == "empty":
+        bad.write_bytes(b"")
+    elif how == "text":
+        bad.write_text("i,j,k,roll\n0,0,0,1\n")
+    elif how == "npy":  # a plain .npy file renamed .npz
+        np.save(tmp_path / "t.npy", np.zeros((8, 8, 8), dtype=bool))
+        (tmp_path / "t.npy").rename(bad)
+    elif how in ("crc", "deflate"):  # one flipped byte inside, or a stretch of garbage in, the data
+        info = zipfile.ZipFile(good).infolist()[0]
+        at = info.header_offset  # the data follows the local header and its name and extra field
+        start = at + 30 + int.from_bytes(data[at + 26 : at + 28], "little") + int.from_bytes(
+            data[at + 28 : at + 30], "little"
+        )
+        raw = bytearray(data)
+        if how == "crc":
+            raw[start + info.compress_size // 2] ^= 0x01
+        else:
+            raw[start + 2 : start + 12] = b"\xff" * 10
+        bad.write_bytes(bytes(raw))
+    elif how == "not-npy-member":
+        with zipfile.ZipFile(bad, "w") as z:
+            z.writestr("roll.npy", b"hello")
+    return bad
+
+
+@pytest.mark.parametrize(
+    "how", ["truncated", "empty", "text", "npy", "crc", "deflate", "not-npy-member"]
+)
+def test_a_damaged_npz_is_one_line_naming_the_file(tmp_path, how, capsys, monkeypatch):
+    from dicelab.cli.main import main
+
+    monkeypatch.chdir(tmp_path)  # a short name, shown whole in the message
+    bad = _damaged_npz(tmp_path, how).name
+    with pytest.raises(DicelabError) as exc:
+        parse_strategy(f"file:{bad}")
+    assert "\n" not in str(exc.value) and f"{how}.npz" in str(exc.value)
+    with pytest.raises(SystemExit) as code:
+        main(["pig", "eval", f"file:{bad}", "hold:3", "--goal", "8"])
+    err = capsys.readouterr().err
+    assert code.value.code == 2 and err.startswith("error: ") and err.count("\n") == 1
 
 
 @pytest.mark.parametrize(

@@ -333,20 +333,18 @@ def load_strategy_table(path: str | Path) -> np.ndarray:
         return _load_csv(p)
     require(p.suffix.lower() == ".npz", f"strategy file {shorten(str(p))} must end in .csv or .npz")
     where = shorten(str(p))
-    try:
-        if p.with_suffix(".json").exists():
-            from dicelab.store import load_table
+    if p.with_suffix(".json").exists():
+        from dicelab.store import load_table
 
-            arrays, _ = load_table(p, KIND)
-        else:
-            with np.load(p, allow_pickle=False) as data:
-                arrays = {n: data[n] for n in data.files}
-    except DicelabError:
-        raise
-    except (OSError, ValueError, EOFError, KeyError) as exc:  # zip, npy or JSON damage
-        raise DicelabError(f"cannot read strategy file {where}: {exc}") from None
+        arrays, _ = load_table(p, KIND)
+    else:
+        arrays = _read_bare_npz(p, where)
     require("roll" in arrays, f"strategy file {where} has no array named 'roll'")
     roll = arrays["roll"]
+    require(
+        isinstance(roll, np.ndarray),
+        f"strategy file {where}: 'roll' is not a numpy array (roll.npy is damaged)",
+    )
     require(
         roll.dtype == np.bool_ or np.issubdtype(roll.dtype, np.integer),
         f"strategy file {where}: 'roll' must be boolean or 0/1, got dtype {roll.dtype}",
@@ -360,6 +358,25 @@ def load_strategy_table(path: str | Path) -> np.ndarray:
         bool(np.isin(roll, (0, 1)).all()), f"strategy file {where}: 'roll' must hold only 0 and 1"
     )
     return finish_table(roll)
+
+
+def _read_bare_npz(p: Path, where: str) -> dict[str, Any]:
+    """The members of an ``.npz`` with no JSON beside it; any damage is one DicelabError line."""
+    try:
+        with p.open("rb") as fh:
+            head = fh.read(4)
+        if head not in (b"PK\x03\x04", b"PK\x05\x06"):  # a zip file (or an empty one)
+            what = "it is empty" if not head else "it is not a zip archive"
+            raise DicelabError(f"cannot read strategy file {where}: {what}, so not an .npz table")
+        with np.load(p, allow_pickle=False) as data:
+            return {n: data[n] for n in data.files}
+    except DicelabError:
+        raise
+    except Exception as exc:  # BadZipFile, zlib.error, EOFError, KeyError, ValueError, OSError, ...
+        reason = " ".join(f"{type(exc).__name__}: {exc}".split())[:200]
+        raise DicelabError(
+            f"cannot read strategy file {where}: not a readable .npz table ({reason})"
+        ) from None
 
 
 def _csv_rows(p: Path) -> np.ndarray:
