@@ -23,8 +23,10 @@ def test_solve_json_goal_100(capsys):
     assert code == 0
     data = json.loads(out)
     assert set(data) >= {"rules", "win_probability", "states", "max_residual", "seconds"}
-    assert data["win_probability"] == pytest.approx(0.5305927, abs=1e-7)
-    assert data["states"] == 505000 and data["max_residual"] <= 1e-12
+    assert round(data["win_probability"], 4) == 0.5306  # Neller & Presser (2004)
+    # states (i, j, k) with i, j < goal and i + k < goal, counted from the rules
+    assert data["states"] == sum(100 - i for i in range(100)) * 100
+    assert data["max_residual"] <= 1e-12
 
 
 def test_solve_table_and_out(tmp_path, capsys):
@@ -34,13 +36,29 @@ def test_solve_table_and_out(tmp_path, capsys):
     assert (tmp_path / "s.npz").exists() and (tmp_path / "s.json").exists()
 
 
-def test_query_json(capsys):
-    code, out, _ = run(["pig", "query", "0", "0", "1", "--goal", "2", "--variant", "piglet",
-                        "--json"], capsys)
-    data = json.loads(out)
-    assert code == 0 and data["action"] in ("roll", "hold")
+def _query_piglet_2(i: int, j: int, k: int, capsys) -> dict:
+    code, out, _ = run(["pig", "query", str(i), str(j), str(k), "--goal", "2", "--variant",
+                        "piglet", "--json"], capsys)
+    assert code == 0
+    return json.loads(out)
+
+
+def test_query_json_obeys_bellmans_equation(capsys):
+    """Piglet to 2 (a coin: heads adds 1 to the turn total, tails loses it), from the rules:
+    hold(i, j, k) = 1 - P(j, i + k, 0) and roll(i, j, k) = (1 - P(j, i, 0)) / 2 + P(i, j, k + 1) / 2,
+    where P(i, j, k + 1) = 1 once i + k + 1 reaches the goal."""
+
+    def p(i: int, j: int, k: int) -> float:
+        return _query_piglet_2(i, j, k, capsys)["win_probability"]
+
+    data = _query_piglet_2(0, 0, 1, capsys)
     assert data["win_probability"] == pytest.approx(5 / 7, abs=1e-12)
-    assert max(data["p_roll"], data["p_hold"]) == pytest.approx(data["win_probability"])
+    assert data["p_hold"] == pytest.approx(1 - p(0, 1, 0), abs=1e-12)
+    assert data["p_roll"] == pytest.approx((1 - p(0, 0, 0)) / 2 + 1 / 2, abs=1e-12)
+    assert data["action"] == "roll"  # 5/7 > 3/5
+    data = _query_piglet_2(0, 1, 0, capsys)
+    assert data["p_hold"] == pytest.approx(1 - p(1, 0, 0), abs=1e-12)
+    assert data["p_roll"] == pytest.approx((1 - p(1, 0, 0)) / 2 + p(0, 1, 1) / 2, abs=1e-12)
 
 
 def test_plot_writes_png(tmp_path, capsys):
