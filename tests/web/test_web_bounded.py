@@ -7,6 +7,9 @@
   explorer requests are refused at once with 503 and ``Retry-After``.
 * Absurd explorer input (a tournament whose work estimate is over the limit) is refused with 422
   before any work starts, and the server answers the next request at once.
+* A game against a bot whose tables take seconds to build (a best response to a best response on
+  two-dice Pig with a d12) is prepared in a worker process: the other games' moves keep their
+  speed meanwhile, and the tables that come back are the ones the server would have built.
 * Many rule sets: the solution cache stays within its memory budget (the budget is made small with
   ``DICELAB_WEB_CACHE_MIB``), and games whose tables were dropped still play.
 """
@@ -17,6 +20,7 @@ import asyncio
 import json
 import random
 import time
+from pathlib import Path
 
 import httpx
 import numpy as np
@@ -112,6 +116,99 @@ def test_absurd_explorer_work_is_refused_up_front(server_factory):
     assert r.status_code == 422 and "too much work" in r.json()["detail"], r.text
     assert took < 2.0  # refused before any work starts
     assert httpx.get(server.url + "/healthz", timeout=10).json()["explorer_admitted"] == 0
+
+
+def test_a_heavy_bot_is_built_off_the_event_loop(server_factory):
+    server = server_factory()
+    server.start()
+    httpx.post(server.url + "/api/games", json={"goal": 20, "opponent": "optimal"}, timeout=60)
+    app_ms: list[float] = []
+    heavy = {"goal": 100, "variant": "two-dice", "sides": 12, "opponent": "best-response:best-response:hold:30",
+             "human_first": True}
+
+    async def main() -> httpx.Response:
+        stop = asyncio.Event()
+        async with httpx.AsyncClient(base_url=server.url, timeout=120.0) as client:
+            games = [asyncio.create_task(live_game(client, random.Random(s), stop, app_ms)) for s in range(LIVE_GAMES)]
+            await asyncio.sleep(0.5)
+            r = await client.post("/api/games", json=heavy)
+            stop.set()
+            await asyncio.gather(*games)
+            return r
+
+    r = asyncio.run(asyncio.wait_for(main(), 90))
+    assert r.status_code == 201, r.text
+    p95 = float(np.percentile(app_ms, 95))
+    print("heavy bot:", json.dumps({"moves": len(app_ms), "server_ms_p95": round(p95, 2)}))
+    assert len(app_ms) >= 20 and p95 < P95_LIMIT_MS, (len(app_ms), p95)
+    j = r.json()
+    m = httpx.post(f"{server.url}/api/games/{j['id']}/moves", headers={"X-Game-Token": j["token"]}, timeout=60,
+                   json={"action": "roll", "expected_move": j["state"]["version"]})
+    assert m.status_code == 200, m.text
+
+
+def descendants(pid: int) -> set[int]:
+    """Every live (not zombie) process below ``pid``, from /proc."""
+    parents: dict[int, int] = {}
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                stat = (d / "stat").read_text()
+            except OSError:
+                continue
+            fields = stat[stat.rindex(")") + 2:].split()
+            if fields[0] != "Z":
+                parents[int(d.name)] = int(fields[1])
+    out, todo = set(), [pid]
+    while todo:
+        p = todo.pop()
+        kids = {c for c, pp in parents.items() if pp == p}
+        todo += list(kids - out)
+        out |= kids
+    return out
+
+
+def alive(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split(") ")[1][0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
+def test_a_killed_server_leaves_no_worker_behind(server_factory):
+    server = server_factory()
+    server.start()
+    r = httpx.get(server.url + "/api/explorer/evaluate", params={"a": "hold:20", "b": "hold:25", "goal": 40},
+                  timeout=60)
+    assert r.status_code == 200
+    helpers = descendants(server.proc.pid)
+    assert helpers, "the explorer worker (and its forkserver) run below the server"
+    server.kill()  # SIGKILL: no shutdown code runs in the server
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and any(alive(p) for p in helpers):
+        time.sleep(0.2)
+    assert not [p for p in helpers if alive(p)], "a worker outlived its server"
+
+
+def test_tables_from_the_worker_are_the_servers_own():
+    """The .npz round trip of a worker-built bot (run here in-process) gives back the same arrays."""
+    from dicelab.games.pig import PigRules
+    from dicelab.solvers.pig import solve
+    from dicelab.strategies.pig import compile_table
+    from dicelab.web import bots
+
+    rules = PigRules(goal=25, sides=8, variant="two-dice")
+    spec = "best-response:hold:12"
+    data = bots.build_bytes(spec, rules.variant, rules.goal, rules.sides)
+    bots._tables.discard((spec, rules))  # forget what the in-process build left, install what came back
+    bots._solutions.discard(rules)
+    assert not bots.is_ready(spec, rules)
+    bots.install(spec, rules, data)
+    assert bots.is_ready(spec, rules)
+    assert np.array_equal(bots.table(spec, rules), compile_table(spec, rules))
+    sol = bots.solution(rules)
+    assert np.array_equal(sol.p, solve(rules).p) and np.array_equal(sol.roll, solve(rules).roll)
 
 
 BUDGET_TOTAL_MIB = 24  # of the default 384: the Pig solutions get 128 * 24 / 384 = 8 MiB

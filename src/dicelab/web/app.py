@@ -340,9 +340,19 @@ async def prepare_game(need: _NotPrepared) -> None:
         await anyio.to_thread.run_sync(simpig_play.prepare, g.opponent.split(","), g.goal, g.players)
 
 
+# heavy Pig bot builds (two-dice solves, best responses on big dice): one worker process for all
+BOT_BUILDS = HeavyPool(queue=16)
+
+
 async def prepare_bot(spec: str, rules: PigRules) -> None:
-    """Solve/compile what the bot and the coach need in a worker thread, so quick work never blocks."""
-    if not bots.is_ready(spec, rules):
+    """Solve/compile what the bot and the coach need, so quick work never blocks: in a worker
+    thread, or when heavy (:func:`bots.needs_worker`) in a worker process, off the server's GIL."""
+    if bots.is_ready(spec, rules):
+        return
+    if bots.needs_worker(spec, rules):
+        data = await BOT_BUILDS.run("dicelab.web.bots", "build_bytes", spec, rules.variant, rules.goal, rules.sides)
+        bots.install(spec, rules, data)
+    else:
         await anyio.to_thread.run_sync(bots.prepare, spec, rules)
 
 

@@ -20,12 +20,16 @@ total ``k``), and then a table lookup per decision. The web offers the built-ins
 
 Solutions and tables are built once per rules object and kept in memory in LRU caches with a
 memory budget (:class:`dicelab.web.limits.BudgetLRU`); concurrent first requests for one key wait
-for a single build.
+for a single build. A build estimated over :data:`QUICK_WORK` (a two-dice solve, a best response
+on a big die) runs in a worker process (:func:`build_bytes`, sent back as ``.npz`` bytes), so it
+never holds the server's GIL while games are moving.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import io
+import json
 import re
 from collections.abc import Callable
 from typing import Any
@@ -43,6 +47,21 @@ _solutions = bounded_cache("pig solutions", 128)
 _tables = bounded_cache("pig decision tables", 48)
 _SIMPLE = ("optimal", "keep-pace", "turtle", "roll-to-win", "roll-and-wait")
 ALLOWED = "optimal, hold:N, keep-pace, turtle, roll-to-win, roll-and-wait, best-response:SPEC"
+
+
+# Work estimates in "state-outcome visits": an exact evaluation of two strategies visits every
+# state (about goal^3) with every roll outcome; a best response or a solve costs a few evaluations
+# (two-dice d12 to 100 on the project machine: one evaluation 0.17 s, one best response 1.0 s).
+BR_EVALS = 7
+SOLVE_EVALS = 2
+QUICK_WORK = 5e7  # about 50-150 ms: below it a table is built in a thread of the server itself
+
+
+def work_units(rules: PigRules, evaluations: int, specs: list[str]) -> float:
+    """Estimated work of ``evaluations`` exact evaluations plus the tables ``specs`` need."""
+    outcomes = rules.sides ** 2 if rules.variant == "two-dice" else rules.sides
+    builds = sum(BR_EVALS * s.count("best-response:") + SOLVE_EVALS * s.endswith("optimal") for s in set(specs))
+    return float(evaluations + builds) * rules.goal ** 3 * outcomes
 
 
 def module_available(name: str) -> bool:
@@ -130,6 +149,39 @@ def prepare(spec: str, rules: PigRules) -> None:
     """Build everything a game with bot ``spec`` under ``rules`` needs (table and coach solution)."""
     table(spec, rules)
     solution(rules)
+
+
+def needs_worker(spec: str, rules: PigRules) -> bool:
+    """True when building what a game with bot ``spec`` needs is estimated over :data:`QUICK_WORK`
+    (the coach's solution included)."""
+    todo = [] if (spec, rules) in _tables else [spec]
+    if rules not in _solutions:
+        todo.append("optimal")
+    return work_units(rules, 0, todo) > QUICK_WORK
+
+
+def build_bytes(spec: str, variant: str, goal: int, sides: int) -> bytes:
+    """In a worker process: the decision table of ``spec`` and the exact solution for the rules,
+    as ``.npz`` bytes (no pickle) for :func:`install`."""
+    rules = PigRules(goal=goal, sides=sides, variant=variant)
+    sol_arrays, meta = solution(rules).to_arrays()
+    buf = io.BytesIO()
+    np.savez(buf, table=table(spec, rules), meta=np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8),
+             **{f"solution_{k}": v for k, v in sol_arrays.items()})
+    return buf.getvalue()
+
+
+def install(spec: str, rules: PigRules, data: bytes) -> None:
+    """Put what :func:`build_bytes` sent into this process's caches."""
+    from dicelab.solvers.pig import PigSolution
+
+    with np.load(io.BytesIO(data), allow_pickle=False) as z:
+        meta = json.loads(z["meta"].tobytes().decode())
+        sol = PigSolution.from_arrays({k[len("solution_"):]: z[k] for k in z.files if k.startswith("solution_")},
+                                      meta, rules)
+        t = z["table"]
+    _solutions.put(rules, sol)
+    _tables.put((spec, rules), sol.roll if spec == "optimal" else t)
 
 
 def is_ready(spec: str, rules: PigRules) -> bool:

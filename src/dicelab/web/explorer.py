@@ -28,13 +28,7 @@ from dicelab.games.pig import PigRules
 from dicelab.web import bots
 
 MAX_TOURNAMENT = 12
-# A work estimate in "state-outcome visits": an exact evaluation of two strategies visits every
-# state (about goal^3) with every roll outcome; a best response or a solve costs a few evaluations.
-# 2.5e9 is about 3 s of one core on the project machine (two-dice d12 to 100: one evaluation
-# 0.17 s, one best response 1.0 s).
-MAX_WORK = 2.5e9
-BR_EVALS = 7
-SOLVE_EVALS = 2
+MAX_WORK = 2.5e9  # of :func:`dicelab.web.bots.work_units`: about 3 s of one core on the project machine
 
 
 class Coming(DicelabError):
@@ -204,16 +198,9 @@ def tournament_plot(res: dict[str, Any]) -> bytes:
 SIMPIG_MAX_GOAL = 100
 
 
-def work_units(rules: PigRules, evaluations: int, specs: list[str]) -> float:
-    """Estimated work of ``evaluations`` exact evaluations plus the tables ``specs`` need."""
-    outcomes = rules.sides ** 2 if rules.variant == "two-dice" else rules.sides
-    builds = sum(BR_EVALS * s.count("best-response:") + SOLVE_EVALS * s.endswith("optimal") for s in set(specs))
-    return float(evaluations + builds) * rules.goal ** 3 * outcomes
-
-
 def check_work(rules: PigRules, evaluations: int, specs: list[str]) -> None:
     """Refuse (422) a request whose estimated work is over :data:`MAX_WORK`."""
-    work = work_units(rules, evaluations, specs)
+    work = bots.work_units(rules, evaluations, specs)
     require(work <= MAX_WORK,
             f"too much work for one web request ({work:.2g} state visits, limit {MAX_WORK:.2g}): use fewer "
             "strategies, less best-response nesting, a smaller goal or die, or the command line")

@@ -22,6 +22,7 @@ import multiprocessing
 import os
 import sys
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from concurrent.futures import ProcessPoolExecutor
@@ -116,6 +117,12 @@ class BudgetLRU(Generic[K, V]):
                 _, (_, freed) = self._data.popitem(last=False)
                 self._bytes -= freed
 
+    def discard(self, key: K) -> None:
+        with self._guard:
+            old = self._data.pop(key, None)
+            if old is not None:
+                self._bytes -= old[1]
+
     def get_or_build(self, key: K, build: Callable[[], V]) -> V:
         """The cached value, or ``build()`` run once however many threads ask at the same time."""
         value = self.get(key)
@@ -172,14 +179,28 @@ WORKER_NICE = 5
 PRELOAD = ["dicelab.web.explorer", "dicelab.solvers.pig", "dicelab.solvers.pig_eval", "dicelab.sim.tournament"]
 
 
-def _worker_init() -> None:
-    """In the worker: a lower CPU priority (game moves in the server come first) and one numba thread."""
+def _worker_init(server_pid: int) -> None:
+    """In the worker: a lower CPU priority (game moves in the server come first), one numba thread,
+    and an end when the server is gone (killed, even with SIGKILL: a pool worker would otherwise
+    wait for work forever, and keep the forkserver alive with it)."""
     with contextlib.suppress(OSError):
         os.nice(WORKER_NICE)
+    threading.Thread(target=_exit_with, args=(server_pid,), name="dicelab-watch-server", daemon=True).start()
     with contextlib.suppress(Exception):  # numba missing or without a threading layer: one thread anyway
         import numba
 
         numba.set_num_threads(1)
+
+
+def _exit_with(pid: int, every: float = 0.5) -> None:
+    while True:
+        time.sleep(every)
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            os._exit(0)
+        except PermissionError:  # pragma: no cover - the pid was reused by another user's process
+            os._exit(0)
 
 
 def _call(module: str, name: str, args: tuple) -> bytes:
@@ -199,6 +220,7 @@ class HeavyPool:
         self._pool: ProcessPoolExecutor | None = None
         self._admitted = 0
         self._running: asyncio.Semaphore | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
 
     @property
     def admitted(self) -> int:
@@ -209,7 +231,7 @@ class HeavyPool:
             ctx = multiprocessing.get_context("forkserver")
             ctx.set_forkserver_preload(PRELOAD)
             self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=ctx, initializer=_worker_init,
-                                             max_tasks_per_child=self.tasks_per_child)
+                                             initargs=(os.getpid(),), max_tasks_per_child=self.tasks_per_child)
         return self._pool
 
     async def run(self, module: str, name: str, *args: Any) -> bytes:
@@ -217,8 +239,9 @@ class HeavyPool:
         if self._admitted >= self.workers + self.queue:
             raise Busy(f"the explorer is busy ({self._admitted} requests running or waiting); retry in "
                        f"{self.retry_after} s", self.retry_after)
-        if self._running is None:
-            self._running = asyncio.Semaphore(self.workers)
+        loop = asyncio.get_running_loop()
+        if self._running is None or self._loop is not loop:  # one pool may serve several apps (tests)
+            self._loop, self._running = loop, asyncio.Semaphore(self.workers)
         self._admitted += 1
         try:
             async with self._running:
