@@ -87,7 +87,7 @@ def _call_value(bid: tuple[int, int], caller_is_me: bool, mine: int) -> Fraction
 
 
 def _best(last: tuple[int, int] | None, my_turn: bool, mine: int) -> Fraction:
-    """My best expected payoff from here (``last``: the standing bid, mine if it is the bot's turn)."""
+    """My best expected payoff from here (``last``: the standing bid; mine on the bot's turn)."""
     higher = [b for b in BIDS if last is None or b > last]
     if my_turn:
         options = [_best(b, False, mine) for b in higher]
@@ -108,8 +108,8 @@ def _best_response_to_random(seat: int) -> Fraction:
 
 
 def test_exploit_json_matches_a_brute_force_best_response(capsys):
-    code, out, _ = run(["liars", "exploit", "--agent", "random", "--dice", "1,1", "--faces", "3", "--json"],
-                       capsys)
+    args = ["liars", "exploit", "--agent", "random", "--dice", "1,1", "--faces", "3", "--json"]
+    code, out, _ = run(args, capsys)
     assert code == 0
     d = json.loads(out)
     br0, br1 = _best_response_to_random(0), _best_response_to_random(1)

@@ -45,8 +45,9 @@ def _query_piglet_2(i: int, j: int, k: int, capsys) -> dict:
 
 def test_query_json_obeys_bellmans_equation(capsys):
     """Piglet to 2 (a coin: heads adds 1 to the turn total, tails loses it), from the rules:
-    hold(i, j, k) = 1 - P(j, i + k, 0) and roll(i, j, k) = (1 - P(j, i, 0)) / 2 + P(i, j, k + 1) / 2,
-    where P(i, j, k + 1) = 1 once i + k + 1 reaches the goal."""
+    hold(i, j, k) = 1 - P(j, i + k, 0) and
+    roll(i, j, k) = (1 - P(j, i, 0)) / 2 + P(i, j, k + 1) / 2, where P(i, j, k + 1) = 1 once
+    i + k + 1 reaches the goal."""
 
     def p(i: int, j: int, k: int) -> float:
         return _query_piglet_2(i, j, k, capsys)["win_probability"]

@@ -177,5 +177,6 @@ def test_bad_backend_options(extra, message, capsys):
 
 def test_ray_backend_without_ray_is_one_line(capsys, monkeypatch):
     monkeypatch.setitem(sys.modules, "ray", None)  # ``import ray`` fails, installed or not
-    code, _, err = run(["pig", "tournament", "hold:1..3", "--goal", "20", "--backend", "ray"], capsys)
+    args = ["pig", "tournament", "hold:1..3", "--goal", "20", "--backend", "ray"]
+    code, _, err = run(args, capsys)
     assert code == 2 and "pip install 'dicelab[ray]'" in err and err.count("\n") == 1
