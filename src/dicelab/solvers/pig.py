@@ -61,6 +61,11 @@ from dicelab.games.pig import PigRules
 from dicelab.store import cached, expect_array, load_as, save_table
 
 KIND = "pig-solution"
+FALLBACK_PASSES = 200_000  # plain fixed-point passes per pair when Newton does not settle
+FLOOR = 1e-12  # a fixed-point step this small that stops shrinking is rounding noise
+MAX_SWEEPS = 500  # outer sweeps of the two-dice reset iteration
+MAX_RESIDUAL = 1e-9  # a finished table further than this from the Bellman equations is an error
+MAX_WORK = 5e10  # multiply-adds a solve may need (a minute or two on one core)
 
 # ---------------------------------------------------------------------------------------------
 # numba kernels
@@ -141,18 +146,22 @@ def _solve_pair(P, i, j, y0, R, goal, pts, prb, p_bust, p_reset, Vi, dVi, Vj, dV
         y = y_new
     if not converged:
         # guarded fallback: plain fixed-point iteration, a contraction off stalemate pairs
+        # (y -> g(f(y)) has slope in [0, 1), so its steps shrink until rounding noise; a step that
+        # no longer shrinks is that noise, and the Bellman check in ``solve`` judges the result)
         passes = -passes
-        for it in range(200000):
+        prev = 2.0
+        for it in range(FALLBACK_PASSES):
             _turn(P, i, j, y, R[j], goal, pts, prb, p_bust, p_reset, Vi, dVi)
             if same:
                 y_new = Vi[0]
             else:
                 _turn(P, j, i, Vi[0], R[i], goal, pts, prb, p_bust, p_reset, Vj, dVj)
                 y_new = Vj[0]
-            if abs(y_new - y) <= 1e-15:
-                y = y_new
-                break
+            step = abs(y_new - y)
             y = y_new
+            if step <= 1e-15 or (step >= prev and step <= FLOOR):
+                break
+            prev = step
         # final consistent passes at the fixed point
         _turn(P, i, j, y, R[j], goal, pts, prb, p_bust, p_reset, Vi, dVi)
         if not same:
@@ -376,6 +385,31 @@ def _check_turn_limit(turn_limit: int | None) -> None:
         raise DicelabError(f"turn limit must be a whole number from 1 to 100000, got {turn_limit}")
 
 
+def work_needed(rules: PigRules, turn_limit: int | None = None) -> float:
+    """Multiply-adds a solve needs, about: states x roll outcomes x passes over the table.
+
+    Unlimited: about 4 passes per sweep (Newton and the Bellman check), ten sweeps with the
+    two-dice reset. Turn-limited: one pass per turn, twice (the table, then its actions).
+    Calibrated at 1-4 ns each on one core.
+    """
+    per_pass = float(rules.n_states) * (len(rules.outcomes.add_points) + 2)
+    if turn_limit is not None:
+        return 2.0 * turn_limit * per_pass
+    return per_pass * 4 * (10 if rules.outcomes.reset > 0 else 1)
+
+
+def check_work(rules: PigRules, turn_limit: int | None = None, max_work: float = MAX_WORK) -> None:
+    """Refuse up front, in one line, a solve that would need more than ``max_work`` operations."""
+    work = work_needed(rules, turn_limit)
+    if work > max_work:
+        limited = f" with a turn limit of {turn_limit}" if turn_limit is not None else ""
+        raise DicelabError(
+            f"solving {rules.variant} Pig at goal {rules.goal} with {rules.sides} sides{limited} "
+            f"needs about {work:.1e} multiply-adds (limit {max_work:.0e}, a minute or two); "
+            f"lower the goal, the sides or the turn limit"
+        )
+
+
 def solve(rules: PigRules | None = None, turn_limit: int | None = None) -> PigSolution:
     """Solve Pig exactly: the optimal win probability and action at every state.
 
@@ -384,6 +418,7 @@ def solve(rules: PigRules | None = None, turn_limit: int | None = None) -> PigSo
     """
     rules = rules or PigRules()
     _check_turn_limit(turn_limit)
+    check_work(rules, turn_limit)
     g = rules.goal
     pts, prb, p_bust, p_reset = _kernel_args(rules)
     t0 = time.perf_counter()
@@ -393,6 +428,7 @@ def solve(rules: PigRules | None = None, turn_limit: int | None = None) -> PigSo
         P = np.full((g, g, g), 1.0)
         P[:, :, 0] = 0.5
         R = np.full(g, 0.5)
+        prev = 2.0
         while True:
             outer += 1
             fallbacks += _sweep_layers(P, R, g, pts, prb, p_bust, p_reset, outer == 1)
@@ -401,15 +437,22 @@ def solve(rules: PigRules | None = None, turn_limit: int | None = None) -> PigSo
             R_new = P[:, 0, 0].copy()
             change = float(np.max(np.abs(R_new - R)))
             R = R_new
-            if change <= 1e-15 or outer >= 500:
+            # settled, at the rounding floor (the change no longer shrinks), or out of sweeps
+            if change <= 1e-15 or FLOOR >= change >= prev or outer >= MAX_SWEEPS:
                 fallbacks += _sweep_layers(P, R, g, pts, prb, p_bust, p_reset, False)
                 break
+            prev = change
     else:
         P = np.full((g, g, g), 1.0)
         _turn_limited(g, turn_limit, pts, prb, p_bust, p_reset, P)
     roll = np.zeros((g, g, g), dtype=np.bool_)
     if turn_limit is None:
         residual = float(_bellman(P, g, pts, prb, p_bust, p_reset, roll))
+        if not residual <= MAX_RESIDUAL:  # NaN included
+            raise DicelabError(
+                f"the Pig solver did not converge for {rules} (Bellman residual {residual:.3g}, "
+                f"allowed {MAX_RESIDUAL:g}, after {outer} sweeps)"
+            )
     else:
         residual = 0.0  # finite-horizon backward induction: exact by construction
         _limited_actions(rules, turn_limit, P, roll)

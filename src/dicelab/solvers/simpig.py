@@ -524,17 +524,20 @@ def selfplay(goal: int = 100, start: str | None = None, max_sweeps: int = 400) -
     win probability against ``hold:25``.
     """
     g = SimPigRules(goal=goal).goal
+    max_sweeps = _selfplay_sweep_cap(g, max_sweeps)
     p0, pk = turn_total_table(g)
     st = parse_strategy(start or f"hold:{min(25, g)}", g, 2)  # hold:25, or hold:goal below 25
     _, k0 = st.target_table()
     pol = np.ones((g + 1, g + 1), np.int64)
     pol[:g, :g] = k0[0]
     v = _terminal2(g)
-    block = 20
+    # sweeps per kernel call: fewer at large goals, so that little runs past the cycle
+    block = int(min(20, max(1, 2e9 // _selfplay_sweep_work(g))))
     phist_all: list[np.ndarray] = []
     vhist_all: list[np.ndarray] = []
     found = None
     while len(phist_all) < max_sweeps and found is None:
+        block = min(block, max_sweeps - len(phist_all))
         ph = np.empty((block, g + 1, g + 1), np.int64)
         vh = np.empty((block, g + 1, g + 1))
         _selfplay_sweeps(g, p0, pk, v, pol, vh, ph)
@@ -553,7 +556,11 @@ def selfplay(goal: int = 100, start: str | None = None, max_sweeps: int = 400) -
             if found:
                 break
     if found is None:
-        raise DicelabError(f"self-play did not settle into a cycle within {max_sweeps} sweeps")
+        last = vhist_all[-1] - vhist_all[-2] if len(vhist_all) > 1 else np.ones(1)
+        raise DicelabError(
+            f"self-play at goal {g} did not settle into a cycle within {max_sweeps} sweeps "
+            f"(the last sweep changed a value by up to {float(np.max(np.abs(last))):.3g})"
+        )
     n, lag = found
     p1, p2 = phist_all[n - 1][:g, :g], phist_all[n][:g, :g]
     v1, v2 = vhist_all[n - 1][:g, :g], vhist_all[n][:g, :g]
@@ -584,6 +591,29 @@ def selfplay(goal: int = 100, start: str | None = None, max_sweeps: int = 400) -
         (w1, w2),
         float(evaluate(s1, s2, g)[0, 0]),
     )
+
+
+def _selfplay_sweep_work(g: int) -> float:
+    """Multiply-adds of one self-play sweep: each state scores every target against B's."""
+    return g * g * (g / 2 + 1) * 13.0
+
+
+def _selfplay_sweep_cap(g: int, max_sweeps: int, max_work: float = DEFAULT_MAX_WORK) -> int:
+    """The sweeps self-play may run: ``max_sweeps``, fewer if they would exceed ``max_work``.
+
+    Refuses (one line) when not even the 8 sweeps that goals 100-300 need would fit.
+    """
+    require(
+        isinstance(max_sweeps, int) and 1 <= max_sweeps <= 100_000,
+        f"max_sweeps must be a whole number from 1 to 100000, got {max_sweeps}",
+    )
+    per = _selfplay_sweep_work(g)
+    require(
+        8 * per <= max_work,
+        f"self-play at goal {g} needs about {8 * per:.1e} multiply-adds for 8 sweeps "
+        f"(limit {max_work:.0e}); lower the goal",
+    )
+    return int(min(max_sweeps, max_work // per))
 
 
 def _table_strategy(spec: str, g: int, k: np.ndarray) -> SimPigStrategy:
