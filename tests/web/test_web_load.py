@@ -48,8 +48,9 @@ MAX_SHED_SHARE = 0.01  # a pause of the server process (a busy machine) may shed
 
 
 async def play(client: httpx.AsyncClient, rng: random.Random, rtt: list[float], bot: list[float],
-               app: list[float], shed: list[float] | None = None) -> int:
+               app: list[float], shed: list[float] | None = None, lag: list[float] | None = None) -> int:
     shed = [] if shed is None else shed
+    lag = [] if lag is None else lag
     await asyncio.sleep(rng.uniform(0.0, 2.0))
     for _ in range(MAX_RETRIES + 1):
         r = await client.post("/api/games", json={"goal": GOAL, "opponent": "optimal", "human_first": None})
@@ -77,6 +78,7 @@ async def play(client: httpx.AsyncClient, rng: random.Random, rtt: list[float], 
         timing = dict(part.strip().split(";dur=") for part in r.headers["server-timing"].split(","))
         bot.append(float(timing["bot"]) / 1000)
         app.append(float(timing["app"]) / 1000)
+        lag.append(float(timing.get("lag", 0.0)) / 1000)  # the server's event-loop backlog at admission
         st = r.json()["state"]
         moves += 1
     return moves

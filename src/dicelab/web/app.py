@@ -341,7 +341,7 @@ async def prepare_game(need: _NotPrepared) -> None:
 
 
 # heavy Pig bot builds (two-dice solves, best responses on big dice): one worker process for all
-BOT_BUILDS = HeavyPool(queue=16)
+BOT_BUILDS = HeavyPool(queue=16, name="the bot builder")
 
 
 async def prepare_bot(spec: str, rules: PigRules) -> None:

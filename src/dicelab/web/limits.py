@@ -176,15 +176,18 @@ def cache_stats() -> dict[str, dict[str, Any]]:
 
 # ------------------------------------------------------------------------------ worker process
 WORKER_NICE = 5
+WORKER_CACHE_SHARE = 0.25
 PRELOAD = ["dicelab.web.explorer", "dicelab.solvers.pig", "dicelab.solvers.pig_eval", "dicelab.sim.tournament"]
 
 
 def _worker_init(server_pid: int) -> None:
-    """In the worker: a lower CPU priority (game moves in the server come first), one numba thread,
-    and an end when the server is gone (killed, even with SIGKILL: a pool worker would otherwise
-    wait for work forever, and keep the forkserver alive with it)."""
+    """In the worker: a lower CPU priority (game moves in the server come first), a quarter of each
+    cache budget, one numba thread, and an end when the server is gone (killed, even with SIGKILL:
+    a pool worker would otherwise wait for work forever, and keep the forkserver alive with it)."""
     with contextlib.suppress(OSError):
         os.nice(WORKER_NICE)
+    for cache in CACHES.values():  # a worker is replaced every few tasks: a small share of each budget
+        cache.budget = int(cache.budget * WORKER_CACHE_SHARE)
     threading.Thread(target=_exit_with, args=(server_pid,), name="dicelab-watch-server", daemon=True).start()
     with contextlib.suppress(Exception):  # numba missing or without a threading layer: one thread anyway
         import numba
@@ -214,8 +217,8 @@ class HeavyPool:
     """One worker process for heavy requests, at most ``running + queue`` admitted at once."""
 
     def __init__(self, workers: int = 1, queue: int = 3, tasks_per_child: int = 25,
-                 retry_after: int = RETRY_AFTER_S) -> None:
-        self.workers, self.queue, self.tasks_per_child = workers, queue, tasks_per_child
+                 retry_after: int = RETRY_AFTER_S, name: str = "the explorer") -> None:
+        self.workers, self.queue, self.tasks_per_child, self.name = workers, queue, tasks_per_child, name
         self.retry_after = retry_after
         self._pool: ProcessPoolExecutor | None = None
         self._admitted = 0
@@ -237,7 +240,7 @@ class HeavyPool:
     async def run(self, module: str, name: str, *args: Any) -> bytes:
         """``module.name(*args)`` in the worker; :class:`Busy` at once when the queue is full."""
         if self._admitted >= self.workers + self.queue:
-            raise Busy(f"the explorer is busy ({self._admitted} requests running or waiting); retry in "
+            raise Busy(f"{self.name} is busy ({self._admitted} requests running or waiting); retry in "
                        f"{self.retry_after} s", self.retry_after)
         loop = asyncio.get_running_loop()
         if self._running is None or self._loop is not loop:  # one pool may serve several apps (tests)
@@ -250,7 +253,7 @@ class HeavyPool:
                     return await asyncio.wrap_future(fut)
                 except BrokenProcessPool as exc:
                     self.close()
-                    raise Busy("the explorer's worker stopped (out of memory?); retry", self.retry_after) from exc
+                    raise Busy(f"{self.name}'s worker stopped (out of memory?); retry", self.retry_after) from exc
         finally:
             self._admitted -= 1
 
