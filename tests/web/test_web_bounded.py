@@ -235,3 +235,41 @@ def test_caches_stay_within_their_budget(server_factory, monkeypatch, goals):
         h = {"X-Game-Token": first["token"]}
         r = c.post(f"/api/games/{first['id']}/moves", json={"action": "roll", "expected_move": 0}, headers=h)
         assert r.status_code == 200, r.text
+
+
+def test_budget_lru_evicts_least_recently_used_and_builds_once():
+    """The cache's rules, checked from outside: least recently used out first, the byte budget kept
+    (the newest entry is kept even alone over budget), one build for many concurrent first asks."""
+    import threading
+
+    from dicelab.web.limits import BudgetLRU
+
+    kib = np.zeros(1024, dtype=np.uint8)
+    c: BudgetLRU = BudgetLRU("test", 3 * 1024)
+    for k in range(5):
+        c.put(k, kib.copy())
+    assert sorted(c._data) == [2, 3, 4] and c.nbytes == 3 * 1024
+    c.get(2)  # now 3 is the least recently used
+    c.put(5, kib.copy())
+    assert sorted(c._data) == [2, 4, 5]
+    c.put(6, np.zeros(10 * 1024, dtype=np.uint8))  # over the budget alone: kept, the rest dropped
+    assert list(c._data) == [6]
+
+    calls = []
+    barrier = threading.Barrier(8)
+
+    def build() -> np.ndarray:
+        calls.append(1)
+        time.sleep(0.2)
+        return kib.copy()
+
+    def ask() -> None:
+        barrier.wait()
+        c.get_or_build("k", build)
+
+    threads = [threading.Thread(target=ask) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(calls) == 1 and "k" in c

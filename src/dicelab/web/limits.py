@@ -123,6 +123,11 @@ class BudgetLRU(Generic[K, V]):
             if old is not None:
                 self._bytes -= old[1]
 
+    def clear(self) -> None:
+        with self._guard:
+            self._data.clear()
+            self._bytes = 0
+
     def get_or_build(self, key: K, build: Callable[[], V]) -> V:
         """The cached value, or ``build()`` run once however many threads ask at the same time."""
         value = self.get(key)
