@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 
 from dicelab.errors import require
-from dicelab.games.supersix import SuperSixGame, SuperSixRules
+from dicelab.games.supersix import MAX_GAMES, SuperSixGame, SuperSixRules
 from dicelab.sim.stats import interval
 from dicelab.solvers.supersix import (
     HeadToHead,
@@ -69,7 +69,6 @@ parse_strategy = parse  # the name every game's facade uses
 
 Spec = str | Callable[..., bool] | Strategy
 BATCH = 500
-MAX_GAMES = 10_000_000
 
 
 def solve(rules: SuperSixRules | None = None) -> SuperSixSolution | MaxNSolution:

@@ -24,10 +24,9 @@ from dicelab.cli.common import (
     rows_table,
 )
 from dicelab.errors import require
-from dicelab.games.supersix import MAX_STICKS, SuperSixRules
+from dicelab.games.supersix import MAX_GAMES, MAX_STICKS, SuperSixRules
 from dicelab.progress import progress_bar
 from dicelab.strategies import parse_whole, shorten
-from dicelab.supersix import MAX_GAMES
 
 app = typer.Typer(help="Super Six: the stick-and-lid dice game.", no_args_is_help=True)
 

@@ -39,6 +39,7 @@ PITS = 5
 """Pits in the lid, numbered 1 to 5; a 6 goes into the hole."""
 MAX_STICKS = 60
 MAX_PLAYERS = 10
+MAX_GAMES = 10_000_000  # simulated games in one call
 
 Decide = Callable[[int, int, tuple[int, ...]], bool]
 """A strategy: ``decide(lid, own, others) -> True`` to throw again, ``False`` to stop."""
