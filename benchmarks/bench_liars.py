@@ -23,11 +23,11 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from dicelab.games.liars import LiarsRules
-from dicelab.learn import liars_kernel as K
-from dicelab.learn.qlearning import DESIGNS, QAgent, binomial_tails, evaluate, train
-from dicelab.sim.stats import wilson_interval
-from dicelab.solvers.liars_cfr import (
+from dicelab.liars.rules import LiarsRules
+from dicelab.liars import kernel as K
+from dicelab.liars.qlearning import DESIGNS, QAgent, binomial_tails, evaluate, train
+from dicelab.core.stats import wilson_interval
+from dicelab.liars.cfr import (
     METHODS,
     OPENSPIEL_VALUE_1V1_6_HIGHEST,
     DuelRules,

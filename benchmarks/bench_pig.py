@@ -23,14 +23,14 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 from _common import median_time, report  # noqa: E402
 
-from dicelab.games.pig import PigRules  # noqa: E402
-from dicelab.solvers.pig import solve  # noqa: E402
-from dicelab.solvers.pig_reference import value_iteration  # noqa: E402
+from dicelab.pig.rules import PigRules  # noqa: E402
+from dicelab.pig.solver import solve  # noqa: E402
+from dicelab.pig.reference import value_iteration  # noqa: E402
 
 PEAK_SCRIPT = """
 import sys, tracemalloc
-from dicelab.games.pig import PigRules
-from dicelab.solvers.pig import solve
+from dicelab.pig.rules import PigRules
+from dicelab.pig.solver import solve
 solve(PigRules(goal=10))  # load compiled kernels
 if sys.argv[1] == "trace":  # tracemalloc costs memory itself: measured in its own process
     tracemalloc.start()

@@ -23,11 +23,11 @@ import scipy.sparse.linalg as sl
 sys.path.insert(0, str(Path(__file__).parent))
 from _common import median_time, report  # noqa: E402
 
-from dicelab.games.pig import PigRules  # noqa: E402
-from dicelab.sim.pig_sim import simulate  # noqa: E402
-from dicelab.sim.tournament import tournament  # noqa: E402
-from dicelab.solvers.pig import solve_cached  # noqa: E402
-from dicelab.solvers.pig_eval import best_response, evaluate, linear_system  # noqa: E402
+from dicelab.pig.rules import PigRules  # noqa: E402
+from dicelab.pig.simulation import simulate  # noqa: E402
+from dicelab.pig.tournaments import tournament  # noqa: E402
+from dicelab.pig.solver import solve_cached  # noqa: E402
+from dicelab.pig.evaluation import best_response, evaluate, linear_system  # noqa: E402
 
 
 def bench_evaluate(rules: PigRules, label: str) -> None:

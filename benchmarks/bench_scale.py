@@ -27,36 +27,36 @@ def peak_mb():
 
 CASES = {
     "pig-simulate-single": """
-from dicelab.sim.pig_sim import simulate
+from dicelab.pig.simulation import simulate
 simulate("hold:20", "keep-pace", games=200_000, seed=1, exact=False)  # compile
 t = time.perf_counter(); r = simulate("hold:20", "keep-pace", games=4_000_000, seed=1, exact=False)
 out = {"seconds": time.perf_counter() - t, "a_wins": r.a_wins}
 """,
     "pig-simulate-local2": """
 import numpy as np
-from dicelab.games.pig import PigRules
-from dicelab.sim import jobs
-from dicelab.strategies.pig import as_strategy
+from dicelab.pig.rules import PigRules
+from dicelab.pig import simulation
+from dicelab.pig.strategies import as_strategy
 rules = PigRules()
 T = np.stack([as_strategy("hold:20").table(rules), as_strategy("keep-pace").table(rules)])
-t = time.perf_counter(); c = jobs.pig_counts(T, rules, 4_000_000, 1, workers=2, progress=False)
+t = time.perf_counter(); c = simulation.pig_counts(T, rules, 4_000_000, 1, workers=2, progress=False)
 out = {"seconds": time.perf_counter() - t, "a_wins": int(c[0] + c[3])}
 """,
     "pig-simulate-dask2": """
 import numpy as np
-from dicelab.games.pig import PigRules
-from dicelab.sim import jobs
-from dicelab.strategies.pig import as_strategy
+from dicelab.pig.rules import PigRules
+from dicelab.pig import simulation
+from dicelab.pig.strategies import as_strategy
 rules = PigRules()
 T = np.stack([as_strategy("hold:20").table(rules), as_strategy("keep-pace").table(rules)])
-t = time.perf_counter(); c = jobs.pig_counts(T, rules, 4_000_000, 1, backend="dask", workers=2, progress=False)
+t = time.perf_counter(); c = simulation.pig_counts(T, rules, 4_000_000, 1, backend="dask", workers=2, progress=False)
 out = {"seconds": time.perf_counter() - t, "a_wins": int(c[0] + c[3])}
 """,
     "pig-round-robin-single": """
 import numpy as np
-from dicelab.games.pig import PigRules
-from dicelab.solvers.pig_eval import evaluate_many
-from dicelab.strategies.pig import as_strategy
+from dicelab.pig.rules import PigRules
+from dicelab.pig.evaluation import evaluate_many
+from dicelab.pig.strategies import as_strategy
 rules = PigRules()
 tabs = np.ascontiguousarray(np.stack([as_strategy(f"hold:{n}").table(rules) for n in range(1, 61)]))
 pairs = np.array([(a, b) for a in range(60) for b in range(a, 60)], dtype=np.int64)
@@ -66,9 +66,9 @@ out = {"seconds": time.perf_counter() - t, "sum": float(res[:, 0].sum())}
 """,
     "pig-round-robin-dask2": """
 import numpy as np
-from dicelab.games.pig import PigRules
-from dicelab.sim import jobs
-from dicelab.strategies.pig import as_strategy
+from dicelab.pig.rules import PigRules
+from dicelab.pig import jobs
+from dicelab.pig.strategies import as_strategy
 rules = PigRules()
 tabs = np.ascontiguousarray(np.stack([as_strategy(f"hold:{n}").table(rules) for n in range(1, 61)]))
 pairs = np.array([(a, b) for a in range(60) for b in range(a, 60)], dtype=np.int64)
@@ -85,13 +85,13 @@ def simpig_cases(full: bool) -> dict[str, str]:
     out = {}
     for n, g, opps in sizes:
         out[f"simpig-{n}p-goal{g}-in-memory"] = f"""
-from dicelab.solvers.simpig import best_response
+from dicelab.simpig.solver import best_response
 best_response({["hold:3"] * (n - 1)!r}, goal=8)  # compile
 t = time.perf_counter(); r = best_response({opps!r}, goal={g})
 out = {{"seconds": time.perf_counter() - t, "win": r.win_probability}}
 """
         out[f"simpig-{n}p-goal{g}-sharded-local2"] = f"""
-from dicelab.solvers.simpig_sharded import best_response_sharded
+from dicelab.simpig.sharded import best_response_sharded
 best_response_sharded({["hold:3"] * (n - 1)!r}, goal=8, path=tempfile.mkdtemp() + "/w", workers=1,
                       progress=False)  # compile
 t = time.perf_counter()

@@ -1,6 +1,6 @@
 """Super Six benchmarks: the exact two-player solve beside seed 001's own algorithm.
 
-* Two-player solve (layered policy iteration, :func:`dicelab.solvers.supersix.solve_two`) for
+* Two-player solve (layered policy iteration, :func:`dicelab.supersix.solver.solve_two`) for
   S = 4 and S = 15 sticks each (target for S = 15: under 50 ms warm), each beside seed 001's value
   iteration re-implemented plainly in Python (synchronous sweeps over every i/j/k/l state until the
   largest change is at most 1e-10, as in the seed; a dict replaces the seed's ``list.index``
@@ -23,8 +23,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import median_time, report  # noqa: E402
 
 from dicelab import supersix as ss  # noqa: E402
-from dicelab.games.supersix import SuperSixRules  # noqa: E402
-from dicelab.solvers.supersix import solve_maxn, solve_two  # noqa: E402
+from dicelab.supersix.rules import SuperSixRules  # noqa: E402
+from dicelab.supersix.solver import solve_maxn, solve_two  # noqa: E402
 
 
 def seed_value_iteration(n: int, eps: float = 1e-10) -> tuple[dict, int]:

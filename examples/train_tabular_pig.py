@@ -4,7 +4,7 @@ The agent never sees the rules: it plays ``dicelab/Pig-v0`` against dicelab's ex
 player, one seat drawn at random per game, and learns action values ``Q[i, j, k, a]`` for every
 state (own score ``i``, opponent score ``j``, turn total ``k``) with one-step Q-learning
 (reward +1 / -1 at the end of the game, no discount, epsilon-greedy exploration). Its greedy
-policy is a decision table, which dicelab's exact evaluator (:func:`dicelab.solvers.pig_eval.evaluate`)
+policy is a decision table, which dicelab's exact evaluator (:func:`dicelab.pig.evaluation.evaluate`)
 plays against ``optimal`` with no sampling: the result is the learned policy's true win
 probability, moving first, second and overall (first move alternating). Against ``optimal`` no
 policy can do better than 0.5 overall, so ``0.5 - overall`` is exactly what the agent has left to
@@ -35,9 +35,9 @@ import gymnasium as gym
 import numpy as np
 
 import dicelab.envs  # noqa: F401  (registers dicelab/Pig-v0)
-from dicelab.games.pig import PigRules
-from dicelab.solvers.pig import solve
-from dicelab.solvers.pig_eval import evaluate
+from dicelab.pig.rules import PigRules
+from dicelab.pig.solver import solve
+from dicelab.pig.evaluation import evaluate
 
 HOLD, ROLL = 0, 1
 

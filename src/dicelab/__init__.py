@@ -10,7 +10,7 @@ Game-level facades (:mod:`dicelab.pig`, :mod:`dicelab.simpig`, :mod:`dicelab.sup
 ``best_response`` and ``simulate``.
 """
 
-from dicelab.errors import DicelabError
+from dicelab.core.errors import DicelabError
 
 __version__ = "0.1.0"
 

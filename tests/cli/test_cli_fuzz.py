@@ -6,7 +6,7 @@ new command is fuzzed without editing this file): real option names mixed with h
 deeply nested or huge strategy specs). Each example runs in-process through ``main(argv)`` under a
 time limit and must end with exit 0, or with exit 2 and exactly one line on stderr; any escaping
 exception, other exit code or hang fails. The parser targets feed grammar-built and random text to
-each game's spec parser: it must succeed or raise :class:`~dicelab.errors.DicelabError`, quickly.
+each game's spec parser: it must succeed or raise :class:`~dicelab.core.errors.DicelabError`, quickly.
 
 ``DICELAB_FUZZ_EXAMPLES=N`` sets the examples per command (default: a few, about a minute in all);
 the ``slow`` variants run many more.
@@ -31,7 +31,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dicelab.cli.main import app, main
-from dicelab.errors import DicelabError
+from dicelab.core.errors import DicelabError
 
 QUICK = int(os.environ.get("DICELAB_FUZZ_EXAMPLES", "3"))
 SLOW = int(os.environ.get("DICELAB_FUZZ_SLOW_EXAMPLES", "60"))
@@ -465,12 +465,12 @@ def test_every_command_is_fuzzed() -> None:
 
 
 def _parsers() -> dict[str, tuple[Callable[[str], Any], st.SearchStrategy[str]]]:
-    from dicelab.games.pig import PigRules
-    from dicelab.games.supersix import SuperSixRules
-    from dicelab.strategies import liars as lstrat
-    from dicelab.strategies import pig as pstrat
-    from dicelab.strategies import simpig as sstrat
-    from dicelab.strategies import supersix as s6strat
+    from dicelab.pig.rules import PigRules
+    from dicelab.supersix.rules import SuperSixRules
+    from dicelab.liars import strategies as lstrat
+    from dicelab.pig import strategies as pstrat
+    from dicelab.simpig import strategies as sstrat
+    from dicelab.supersix import strategies as s6strat
 
     def pig(spec: str) -> Any:
         return pstrat.parse_strategy(spec).table(PigRules(goal=8))

@@ -176,7 +176,7 @@ def test_absurd_specs_and_counts_are_refused_up_front(args, needle, here, capsys
 
 
 def test_plot_extension_is_checked_before_the_work(here, capsys, monkeypatch):
-    import dicelab.plots.pig_lab as lab
+    import dicelab.pig.lab_plots as lab
 
     def no_work(*a, **k):
         raise AssertionError("the evaluation ran before --out was checked")

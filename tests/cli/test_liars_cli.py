@@ -13,7 +13,7 @@ import pytest
 from scipy.stats import binomtest
 
 from dicelab.cli.main import main
-from dicelab.solvers.liars_cfr import OPENSPIEL_VALUE_1V1_6_HIGHEST
+from dicelab.liars.cfr import OPENSPIEL_VALUE_1V1_6_HIGHEST
 
 DICELAB = str(Path(sys.executable).with_name("dicelab"))
 

@@ -30,7 +30,7 @@ def run_json(args: list[str], capsys) -> dict:
 
 
 def wilson(wins: int, games: int, confidence: float = 0.95) -> tuple[float, float]:
-    """scipy's Wilson score interval, independent of dicelab.sim.stats."""
+    """scipy's Wilson score interval, independent of dicelab.core.stats."""
     ci = binomtest(wins, games).proportion_ci(confidence, method="wilson")
     return ci.low, ci.high
 

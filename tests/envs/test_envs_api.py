@@ -12,7 +12,7 @@ from pettingzoo.test import api_test, parallel_api_test
 
 import dicelab.envs  # noqa: F401  (registers the Gymnasium names)
 from dicelab.envs import ENVIRONMENTS, make_aec, make_parallel
-from dicelab.errors import DicelabError
+from dicelab.core.errors import DicelabError
 
 AEC_CASES = [
     ("dicelab/Pig-v0", {"goal": 20}),

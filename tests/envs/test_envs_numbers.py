@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import gymnasium as gym
 import numpy as np
-import pytest
 
 import dicelab.envs  # noqa: F401
-from dicelab.games.pig import PigRules
-from dicelab.sim.stats import wilson_interval
+from dicelab.pig.rules import PigRules
+from dicelab.core.stats import wilson_interval
 
 
 def play(env, choose, episodes, seed):
@@ -28,7 +27,7 @@ def play(env, choose, episodes, seed):
 
 
 def test_pig_env_matches_the_exact_evaluator():
-    from dicelab.solvers.pig_eval import evaluate
+    from dicelab.pig.evaluation import evaluate
 
     rules = PigRules(goal=30)
     exact = evaluate("hold:8", "hold:12", rules).a_first  # the learner (seat 0) moves first
@@ -40,8 +39,8 @@ def test_pig_env_matches_the_exact_evaluator():
 
 
 def test_supersix_env_reproduces_the_start_players_edge():
-    from dicelab.games.supersix import SuperSixRules
-    from dicelab.strategies.supersix import parse
+    from dicelab.supersix.rules import SuperSixRules
+    from dicelab.supersix.strategies import parse
 
     optimal = parse("optimal", SuperSixRules(sticks=4))
     env = gym.make("dicelab/SuperSix-v0", sticks=4, opponents="optimal").unwrapped
@@ -56,9 +55,9 @@ def test_supersix_env_reproduces_the_start_players_edge():
 
 
 def test_liars_env_agrees_with_the_compiled_training_loop():
-    from dicelab.games.liars import LiarsRules
-    from dicelab.learn.qlearning import evaluate
-    from dicelab.strategies.liars import probabilistic_bot
+    from dicelab.liars.rules import LiarsRules
+    from dicelab.liars.qlearning import evaluate
+    from dicelab.liars.strategies import probabilistic_bot
 
     rules = LiarsRules(players=3, dice=2, faces=6)
     compiled = evaluate(

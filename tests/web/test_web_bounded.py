@@ -193,9 +193,9 @@ def test_a_killed_server_leaves_no_worker_behind(server_factory):
 
 def test_tables_from_the_worker_are_the_servers_own():
     """The .npz round trip of a worker-built bot (run here in-process) gives back the same arrays."""
-    from dicelab.games.pig import PigRules
-    from dicelab.solvers.pig import solve
-    from dicelab.strategies.pig import compile_table
+    from dicelab.pig.rules import PigRules
+    from dicelab.pig.solver import solve
+    from dicelab.pig.strategies import compile_table
     from dicelab.web import bots
 
     rules = PigRules(goal=25, sides=8, variant="two-dice")

@@ -20,7 +20,7 @@ import numpy as np
 import pyarrow.parquet as pq
 import pytest
 
-from dicelab.games.liars import Bid, LiarsGame, LiarsRules
+from dicelab.liars.rules import Bid, LiarsGame, LiarsRules
 
 TABLES = ("games", "moves", "turns")
 HAND_KEYS = ("hand", "hands", "faces")

@@ -39,7 +39,7 @@ def test_whole_game_hides_hands_and_replays(client, db_url):
     assert st["status"] == "finished" and rounds_seen >= 1
     assert sum(1 for n in st["dice_counts"] if n > 0) == 1
     # the stored actions replay from the seed into the same game (the engine's own replay check)
-    from dicelab.games.liars import Bid, LiarsGame, LiarsRules
+    from dicelab.liars.rules import Bid, LiarsGame, LiarsRules
 
     con = sqlite3.connect(db_url.split("///", 1)[1])
     game = LiarsGame(LiarsRules(players=3, dice=2), st["seed"])

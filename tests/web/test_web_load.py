@@ -36,7 +36,6 @@ import time
 
 import httpx
 import numpy as np
-import pytest
 
 GAMES = 200
 GOAL = 20

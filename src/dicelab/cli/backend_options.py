@@ -14,7 +14,7 @@ from typing import Any
 import typer
 
 from dicelab.cli.common import check_count, check_out_folder
-from dicelab.sim.backends import check_backend
+from dicelab.core.backends import check_backend
 
 MAX_WORKERS = 4096
 
@@ -43,7 +43,7 @@ StoreOption = typer.Option(
 def backend_kwargs(
     backend: str | None, address: str | None, workers: int | None, store: Path | None
 ) -> dict[str, Any] | None:
-    """Validated keyword arguments for :mod:`dicelab.sim.jobs`, or None for the single-process path."""
+    """Validated keyword arguments for :mod:`dicelab.core.jobs`, or None for the single-process path."""
     check_count(workers, "--workers", 1, MAX_WORKERS)
     check_out_folder(store, "--store")
     if backend is None:

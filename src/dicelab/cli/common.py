@@ -15,8 +15,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from dicelab.errors import DicelabError, require
-from dicelab.strategies import shorten
+from dicelab.core.errors import DicelabError, require
+from dicelab.core.specs import shorten
 
 stdout_console = Console()
 

@@ -24,11 +24,11 @@ from dicelab.cli.common import (
     emit,
     parse_int_list,
 )
-from dicelab.errors import DicelabError, require
-from dicelab.strategies import shorten
+from dicelab.core.errors import DicelabError, require
+from dicelab.core.specs import shorten
 
 if TYPE_CHECKING:
-    from dicelab.learn.qlearning import QAgent
+    from dicelab.liars.qlearning import QAgent
 
 app = typer.Typer(help="Liar's Dice: engine, bots, Q-learning and equilibria.", no_args_is_help=True)
 
@@ -54,7 +54,7 @@ def _names(text: str, what: str) -> list[str]:
 
 def _load_agent(path: str) -> QAgent:
     """A saved Q table, with every way a file can be damaged reported in one line."""
-    from dicelab.learn.qlearning import QAgent
+    from dicelab.liars.qlearning import QAgent
 
     require(path.strip() != "", "--agent needs a Q-table file or a bot name")
     try:
@@ -89,8 +89,8 @@ def train_cmd(
     json_out: bool = JsonOption,
 ) -> None:
     """Train the seed-004 Q-learning agent (seat 1) against bots and save its Q table."""
-    from dicelab.games.liars import LiarsRules
-    from dicelab.learn.qlearning import train
+    from dicelab.liars.qlearning import train
+    from dicelab.liars.rules import LiarsRules
 
     rules = LiarsRules(players, dice, faces, wild)
     check_count(games, "--games", 1, MAX_GAMES)
@@ -101,7 +101,7 @@ def train_cmd(
     opp = _names(opponents, "--opponents") if opponents else ["random"] * (players - 1)
     scale = backend_kwargs(backend, address, workers, store)
     if sweep is not None:  # a sweep over seeds and hyperparameters, on any backend
-        from dicelab.sim.jobs import run_liars_sweep
+        from dicelab.liars.jobs import run_liars_sweep
 
         require(plot is None, "--plot draws one training run; it does not combine with --sweep")
         data = run_liars_sweep(rules, sweep, games, seed, opp, design, eval_games, str(out),
@@ -122,7 +122,7 @@ def train_cmd(
         "out": path,
     }
     if plot is not None:
-        from dicelab.plots.liars import plot_learning_curve
+        from dicelab.liars.plots import plot_learning_curve
 
         data["plot"] = plot_learning_curve(res.winners, plot, n_players=players)
     emit(data, json_out, title="Q-learning")
@@ -140,8 +140,8 @@ def eval_cmd(
     json_out: bool = JsonOption,
 ) -> None:
     """Win rate of seat 1 (an agent or a bot) against the opponents, with a 95% Wilson interval."""
-    from dicelab.games.liars import LiarsRules
-    from dicelab.learn.qlearning import BOTS, QAgent, evaluate
+    from dicelab.liars.qlearning import BOTS, evaluate
+    from dicelab.liars.rules import LiarsRules
 
     opp = _names(opponents, "--opponents")
     check_count(games, "--games", 1, MAX_GAMES)
@@ -171,7 +171,7 @@ def solve_cmd(
 ) -> None:
     """Equilibrium of the two-player single-round game (Discounted CFR by default): the first
     bidder's value and the exact exploitability of the average strategy."""
-    from dicelab.solvers.liars_cfr import OPENSPIEL_VALUE_1V1_6_HIGHEST, DuelRules, solve
+    from dicelab.liars.cfr import OPENSPIEL_VALUE_1V1_6_HIGHEST, DuelRules, solve
 
     d = parse_int_list(dice, "--dice")
     rules = DuelRules(tuple(d), faces, wild)
@@ -193,9 +193,9 @@ def exploit_cmd(
     json_out: bool = JsonOption,
 ) -> None:
     """Exact exploitability of a policy playing both seats of the single-round duel."""
-    from dicelab.learn.qlearning import BOTS
-    from dicelab.solvers.liars_cfr import DuelRules, policy_exploitability
-    from dicelab.strategies.liars import action_distribution
+    from dicelab.liars.cfr import DuelRules, policy_exploitability
+    from dicelab.liars.qlearning import BOTS
+    from dicelab.liars.strategies import action_distribution
 
     d = tuple(parse_int_list(dice, "--dice"))
     if agent in BOTS:
@@ -222,10 +222,10 @@ def play_cmd(
     json_out: bool = typer.Option(False, "--json", help="Print the game record as one JSON object at the end."),
 ) -> None:
     """Play in the terminal against bots: type a bid such as 3x5 (three fives), or 'call'."""
-    from dicelab.games.liars import Bid, LiarsGame, LiarsRules
-    from dicelab.strategies.liars import bot
-
     import numpy as np
+
+    from dicelab.liars.rules import Bid, LiarsGame, LiarsRules
+    from dicelab.liars.strategies import bot
 
     rules = LiarsRules(players, dice, faces, wild)
     require(1 <= seat <= players, f"--seat must be from 1 to {players}, got {seat}")
@@ -233,7 +233,7 @@ def play_cmd(
     me = seat - 1
     if agent is not None:
         qa = _load_agent(str(agent))
-        from dicelab.learn.qlearning import check_rules
+        from dicelab.liars.qlearning import check_rules
 
         check_rules(rules, qa.rules)
         others = [qa] * (players - 1)

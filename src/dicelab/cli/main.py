@@ -17,7 +17,7 @@ import typer
 
 from dicelab import __version__
 from dicelab.cli import liars, pig, pig_lab, serve, simpig, stats, supersix
-from dicelab.errors import DicelabError
+from dicelab.core.errors import DicelabError
 
 try:  # typer >= 0.22 vendors click
     from typer._click import exceptions as _cx

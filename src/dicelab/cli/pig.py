@@ -13,9 +13,9 @@ import typer
 from rich.console import Console
 
 from dicelab.cli.common import JsonOption, check_out_file, check_out_plot, emit, kv_table
-from dicelab.errors import DicelabError
-from dicelab.games.pig import VARIANTS, PigRules
-from dicelab.progress import progress_bar
+from dicelab.core.errors import DicelabError
+from dicelab.core.progress import progress_bar
+from dicelab.pig.rules import VARIANTS, PigRules
 
 app = typer.Typer(
     help="Two-player Pig and its variants: solve, query, plot, evaluate, simulate.",
@@ -39,7 +39,7 @@ def solve_with_progress(
     rules: PigRules, turn_limit: int | None = None, quiet: bool = False, no_cache: bool = False
 ):
     """Solve through the cache (afresh with ``no_cache``), with a bar on stderr for large problems."""
-    from dicelab.solvers.pig import solve, solve_cached
+    from dicelab.pig.solver import solve, solve_cached
 
     big = rules.goal >= 200 or turn_limit is not None
     with progress_bar("solving Pig", total=1, enabled=big and not quiet) as bar:
@@ -125,7 +125,7 @@ def plot_cmd(
     json_out: bool = JsonOption,
 ) -> None:
     """Draw Neller's roll/hold boundary or a heatmap of P(i, j, 0)."""
-    from dicelab.plots import pig as plots
+    from dicelab.pig import plots
 
     if kind not in ("boundary", "heatmap"):
         raise DicelabError(f"unknown plot kind {kind!r}; choose boundary or heatmap")

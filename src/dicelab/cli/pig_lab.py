@@ -2,7 +2,7 @@
 
 They are added to the same ``pig`` command group as ``solve``, ``query`` and ``plot``. Strategies
 are given as specs: ``optimal``, ``hold:25``, ``keep-pace``, ``turtle``, ``roll-to-win``,
-``roll-and-wait``, ``best-response:SPEC``, ``file:PATH`` (see :mod:`dicelab.strategies.pig`).
+``roll-and-wait``, ``best-response:SPEC``, ``file:PATH`` (see :mod:`dicelab.pig.strategies`).
 """
 
 from __future__ import annotations
@@ -29,8 +29,8 @@ from dicelab.cli.common import (
     rows_table,
 )
 from dicelab.cli.pig import GoalOption, SidesOption, VariantOption, app, make_rules
-from dicelab.errors import require
-from dicelab.progress import progress_bar
+from dicelab.core.errors import require
+from dicelab.core.progress import progress_bar
 
 MAX_PAIRS = 1000
 
@@ -50,8 +50,8 @@ def eval_cmd(
     json_out: bool = JsonOption,
 ) -> None:
     """Exact win probabilities of A against B (and the chance the game never ends)."""
-    from dicelab.solvers.pig_eval import evaluate
-    from dicelab.strategies.pig import parse_strategy
+    from dicelab.pig.evaluation import evaluate
+    from dicelab.pig.strategies import parse_strategy
 
     rules = make_rules(goal, sides, variant)
     sa, sb = parse_strategy(a), parse_strategy(b)
@@ -88,8 +88,8 @@ def best_response_cmd(
     json_out: bool = JsonOption,
 ) -> None:
     """The exact best response A to strategy B, and how A fares against B."""
-    from dicelab.solvers.pig_eval import best_response, iterated_best_response
-    from dicelab.strategies.pig import parse_strategy, save_strategy
+    from dicelab.pig.evaluation import best_response, iterated_best_response
+    from dicelab.pig.strategies import parse_strategy, save_strategy
 
     rules = make_rules(goal, sides, variant)
     require(1 <= max_iter <= 1000, f"--max-iter must be from 1 to 1000, got {max_iter}")
@@ -155,8 +155,8 @@ def simulate_cmd(
     json_out: bool = JsonOption,
 ) -> None:
     """Monte Carlo of A against B, with a Wilson interval and the exact value beside it."""
-    from dicelab.sim.pig_sim import simulate
-    from dicelab.strategies.pig import parse_strategy
+    from dicelab.pig.simulation import simulate
+    from dicelab.pig.strategies import parse_strategy
 
     rules = make_rules(goal, sides, variant)
     require(
@@ -198,7 +198,7 @@ def tournament_cmd(
     json_out: bool = JsonOption,
 ) -> None:
     """Round robin: win matrix, ranking and every non-transitive 3-cycle."""
-    from dicelab.sim.tournament import tournament
+    from dicelab.pig.tournaments import tournament
 
     rules = make_rules(goal, sides, variant)
     check_seed(seed)
@@ -207,7 +207,7 @@ def tournament_cmd(
     t = tournament(specs, rules, simulate=simulate, seed=seed, progress=True, **scale)
     data = t.to_dict()
     if plot is not None:
-        from dicelab.plots.pig_lab import plot_win_matrix
+        from dicelab.pig.lab_plots import plot_win_matrix
 
         data["plot"] = str(plot_win_matrix(t, plot))
 
@@ -247,7 +247,7 @@ def vs_hold_cmd(
     json_out: bool = JsonOption,
 ) -> None:
     """Strategy X against every hold:N: exact overall win chances (and a plot)."""
-    from dicelab.plots.pig_lab import against_holds, plot_against_holds
+    from dicelab.pig.lab_plots import against_holds, plot_against_holds
 
     rules = make_rules(goal, sides, variant)
     n_max = rules.goal if n_max is None else n_max
@@ -288,7 +288,7 @@ def fair_test_cmd(
     json_out: bool = JsonOption,
 ) -> None:
     """Simulated against exact values, pair by pair, like seed 002's Figure 17."""
-    from dicelab.sim.pig_sim import fair_test
+    from dicelab.pig.simulation import fair_test
 
     rules = make_rules(goal, sides, variant)
     require(games >= 2, f"--games must be at least 2, got {games}")

@@ -7,7 +7,7 @@ import secrets
 
 import typer
 
-from dicelab.errors import require
+from dicelab.core.errors import require
 
 KEY_FORMAT = re.compile(r"[\x21-\x7e]{8,200}")  # visible ASCII: it travels in an HTTP header
 

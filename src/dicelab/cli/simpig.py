@@ -2,7 +2,7 @@
 
 Strategy specs (OPP, SPEC): hold:N, hold:goal, pw:25<40,30<60,goal, mix:0.5*hold:20+0.5*hold:30,
 table:FILE, br:SPEC, equilibrium, svima, svima-b, cyclic:1, cyclic:2
-(see :mod:`dicelab.strategies.simpig`).
+(see :mod:`dicelab.simpig.strategies`).
 """
 
 from __future__ import annotations
@@ -22,9 +22,9 @@ from dicelab.cli.backend_options import (
     backend_kwargs,
 )
 from dicelab.cli.common import JsonOption, check_out_file, check_out_plot, emit, rows_table
-from dicelab.errors import require
-from dicelab.progress import progress_bar
-from dicelab.strategies import parse_whole, shorten
+from dicelab.core.errors import require
+from dicelab.core.progress import progress_bar
+from dicelab.core.specs import parse_whole, shorten
 
 app = typer.Typer(help="Simultaneous Pig for 2 to n players (Zhu & Ma 2023).", no_args_is_help=True)
 
@@ -67,7 +67,7 @@ def dist_cmd(
     json_out: bool = JsonOption,
 ) -> None:
     """The exact distribution of the turn total X_k when holding at k (Table 2)."""
-    from dicelab.games.simpig import SimPigRules, turn_total_distribution, turn_total_fractions
+    from dicelab.simpig.rules import SimPigRules, turn_total_distribution, turn_total_fractions
 
     rules = SimPigRules(goal=goal)
     require(1 <= k <= rules.goal, f"k must be from 1 to the goal ({rules.goal}), got {k}")
@@ -108,16 +108,16 @@ def best_response_cmd(
     With ``--backend`` (3 or more players) the table is solved layer by layer on the workers and
     kept on disk in ``--store`` (zarr), so it need not fit in memory.
     """
-    from dicelab.games.simpig import SimPigRules
-    from dicelab.solvers.simpig import best_response, check_size
-    from dicelab.store import save_table
-    from dicelab.strategies.simpig import save_strategy
+    from dicelab.core.store import save_table
+    from dicelab.simpig.rules import SimPigRules
+    from dicelab.simpig.solver import best_response, check_size
+    from dicelab.simpig.strategies import save_strategy
 
     rules = SimPigRules(goal=goal, players=len(opponents) + 1)
     check_out_file(out, "--out")
     scale = backend_kwargs(backend, address, workers, store)
     if scale is not None:
-        from dicelab.solvers.simpig_sharded import sharded_report
+        from dicelab.simpig.sharded import sharded_report
 
         require(rules.players >= 3, "--backend shards 3 or more players; two players solve in memory")
         require(out is None, "a sharded best response stays in its --store folder; --out is for in-memory solves")
@@ -168,8 +168,8 @@ def sweep_cmd(
     json_out: bool = JsonOption,
 ) -> None:
     """Best-response win probability against hold:N over a range of N (Figure 1 / Table S1)."""
-    from dicelab.games.simpig import SimPigRules
-    from dicelab.solvers.simpig import local_minima, sweep_hold
+    from dicelab.simpig.rules import SimPigRules
+    from dicelab.simpig.solver import local_minima, sweep_hold
 
     SimPigRules(goal=goal)
     ns = _range_spec(opponent or _default_range(goal, 10, 40), goal)
@@ -192,9 +192,9 @@ def selfplay_cmd(
     json_out: bool = JsonOption,
 ) -> None:
     """Symmetric self-play value iteration: the policy cycle it falls into (paper, Table 3)."""
-    from dicelab.games.simpig import SimPigRules
-    from dicelab.solvers.simpig import selfplay
-    from dicelab.strategies.simpig import save_strategy
+    from dicelab.simpig.rules import SimPigRules
+    from dicelab.simpig.solver import selfplay
+    from dicelab.simpig.strategies import save_strategy
 
     SimPigRules(goal=goal)
     check_out_file(out, "--out")
@@ -224,9 +224,9 @@ def svima_cmd(
     json_out: bool = JsonOption,
 ) -> None:
     """Stackelberg value iteration (SVIMA, Algorithm 0.2): where A's and B's policies differ."""
-    from dicelab.games.simpig import SimPigRules
-    from dicelab.solvers.simpig import svima
-    from dicelab.strategies.simpig import save_strategy
+    from dicelab.simpig.rules import SimPigRules
+    from dicelab.simpig.solver import svima
+    from dicelab.simpig.strategies import save_strategy
 
     SimPigRules(goal=goal)
     check_out_file(out, "--out")
@@ -253,9 +253,9 @@ def equilibrium_cmd(
 ) -> None:
     """The exact mixed equilibrium of two-player simultaneous Pig (Shapley, an LP per state)."""
     from dicelab.cli.common import parse_int_list
-    from dicelab.games.simpig import SimPigRules
-    from dicelab.solvers.simpig_equilibrium import solve_equilibrium
-    from dicelab.strategies.simpig import save_strategy
+    from dicelab.simpig.equilibrium import solve_equilibrium
+    from dicelab.simpig.rules import SimPigRules
+    from dicelab.simpig.strategies import save_strategy
 
     SimPigRules(goal=goal)
     check_out_file(out, "--out")
@@ -293,7 +293,7 @@ def exploitability_cmd(
     json_out: bool = JsonOption,
 ) -> None:
     """How much an exact best response gains against SPEC (over the game value 1/2)."""
-    from dicelab.solvers.simpig_equilibrium import exploitability
+    from dicelab.simpig.equilibrium import exploitability
 
     emit({"strategy": spec, "goal": goal, "exploitability": exploitability(spec, goal)}, json_out)
 
@@ -311,8 +311,8 @@ def many_cmd(
     json_out: bool = JsonOption,
 ) -> None:
     """Exact win share of one player against N-1 identical others (turns-to-goal distributions)."""
-    from dicelab.solvers.simpig import best_response_vs_goal_holders, many_player_win
-    from dicelab.strategies.simpig import parse_strategy
+    from dicelab.simpig.solver import best_response_vs_goal_holders, many_player_win
+    from dicelab.simpig.strategies import parse_strategy
 
     w = many_player_win(strategy, others, players, goal)
     data: dict[str, object] = {
@@ -357,9 +357,9 @@ def plot_cmd(
     json_out: bool = JsonOption,
 ) -> None:
     """Draw Figure 1 (br-curve), 2 (contour), 3 (slices) or 5 (surface3, three players)."""
-    from dicelab.games.simpig import SimPigRules
-    from dicelab.plots import simpig as plots
-    from dicelab.solvers.simpig import best_response, sweep_hold
+    from dicelab.simpig import plots
+    from dicelab.simpig.rules import SimPigRules
+    from dicelab.simpig.solver import best_response, sweep_hold
 
     require(kind in plots.KINDS, f"--kind must be one of {', '.join(plots.KINDS)}, got {kind!r}")
     SimPigRules(goal=goal)
@@ -373,7 +373,7 @@ def plot_cmd(
             pol = best_response([opponent], goal).policy[:goal, :goal]
             title = f"best response to {opponent}"
         else:
-            from dicelab.strategies.simpig import parse_strategy
+            from dicelab.simpig.strategies import parse_strategy
 
             w, k = parse_strategy(strategy, goal, 2).target_table()
             pol = np.take_along_axis(k, np.argmax(w, axis=0)[None], axis=0)[0]

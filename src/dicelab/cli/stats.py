@@ -5,8 +5,8 @@ from __future__ import annotations
 import typer
 
 from dicelab.cli.common import JsonOption, check_count, emit
-from dicelab.errors import require
-from dicelab.sim import stats as st
+from dicelab.core import stats as st
+from dicelab.core.errors import require
 
 MAX_GAMES = 10**15  # counts beyond this lose precision as floats
 MIN_MARGIN = 1e-6  # a margin of 1e-6 already needs about 10^12 games

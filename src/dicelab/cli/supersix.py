@@ -23,10 +23,10 @@ from dicelab.cli.common import (
     emit,
     rows_table,
 )
-from dicelab.errors import require
-from dicelab.games.supersix import MAX_GAMES, MAX_STICKS, SuperSixRules
-from dicelab.progress import progress_bar
-from dicelab.strategies import parse_whole, shorten
+from dicelab.core.errors import require
+from dicelab.core.progress import progress_bar
+from dicelab.core.specs import parse_whole, shorten
+from dicelab.supersix.rules import MAX_GAMES, MAX_STICKS, SuperSixRules
 
 app = typer.Typer(help="Super Six: the stick-and-lid dice game.", no_args_is_help=True)
 
@@ -53,7 +53,7 @@ def solve_cmd(
     json_out: bool = JsonOption,
 ) -> None:
     """Solve the game: the start player's win probability (2 players) or every seat's (max-n)."""
-    from dicelab.solvers.supersix import solve_maxn, solve_two
+    from dicelab.supersix.solver import solve_maxn, solve_two
 
     rules = SuperSixRules(sticks=sticks, players=players)
     t0 = time.perf_counter()
@@ -92,7 +92,7 @@ def edge_cmd(
     json_out: bool = JsonOption,
 ) -> None:
     """The start player's win probability for S = 1..MAX sticks each (two players, optimal)."""
-    from dicelab.plots.supersix import start_player_edges
+    from dicelab.supersix.plots import start_player_edges
 
     edges = start_player_edges(max_sticks)
     rows = [{"sticks": s, "start_player_win": p} for s, p in enumerate(edges, start=1)]
@@ -111,7 +111,7 @@ def table_cmd(
     json_out: bool = JsonOption,
 ) -> None:
     """Seed 001's Results table: value, decision and win probability at every position."""
-    from dicelab.solvers.supersix import solve_two_cached
+    from dicelab.supersix.solver import solve_two_cached
 
     rules = SuperSixRules(sticks=sticks)
     require(0 <= min_lid <= 5, f"--min-lid must be from 0 to 5, got {min_lid}")
@@ -132,7 +132,7 @@ def query_cmd(
     json_out: bool = JsonOption,
 ) -> None:
     """Win probability and optimal action at one two-player position."""
-    from dicelab.solvers.supersix import solve_two_cached
+    from dicelab.supersix.solver import solve_two_cached
 
     lid, own, opp, forced = _state(state)
     rules = SuperSixRules(sticks=sticks)
@@ -206,7 +206,7 @@ def simulate_cmd(
     )
     scale = backend_kwargs(backend, address, workers, store)
     if scale is not None:  # the same batches of games, spread over workers
-        from dicelab.sim.jobs import supersix_simulate
+        from dicelab.supersix.jobs import supersix_simulate
 
         res = supersix_simulate(
             list(specs), rules, games, seed, confidence, rotate, progress=not json_out, **scale
@@ -230,8 +230,8 @@ def plot_cmd(
     json_out: bool = JsonOption,
 ) -> None:
     """Draw seed 001's strategy chart or the start player's edge against S."""
-    from dicelab.plots.supersix import edge_plot, strategy_chart
-    from dicelab.solvers.supersix import solve_two_cached
+    from dicelab.supersix.plots import edge_plot, strategy_chart
+    from dicelab.supersix.solver import solve_two_cached
 
     require(kind in ("strategy", "edge"), f"--kind must be strategy or edge, got {kind!r}")
     check_out_plot(out, "--out")

@@ -23,7 +23,7 @@ from typing import Any
 
 import gymnasium
 
-from dicelab.errors import DicelabError
+from dicelab.core.errors import DicelabError
 
 # registered name -> (module, Gymnasium class, PettingZoo factory, kind of PettingZoo environment)
 ENVIRONMENTS: dict[str, tuple[str, str, str, str]] = {

@@ -29,7 +29,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from dicelab.errors import DicelabError, require
+from dicelab.core.errors import DicelabError, require
 
 Policy = Callable[["TurnCore", int, np.random.Generator], int]
 """A fixed strategy for a seat: ``policy(core, player, rng) -> action``."""

@@ -1,12 +1,12 @@
 """Liar's Dice as a PettingZoo AEC environment and a Gymnasium environment.
 
-The game is :class:`dicelab.games.liars.LiarsGame`: every round each player rolls in secret, then
+The game is :class:`dicelab.liars.rules.LiarsGame`: every round each player rolls in secret, then
 players in turn raise the bid ``(quantity, face)`` or call the last bid a lie; the loser of a call
 loses a die, and the last player with dice wins. Dice come from the engine's own generator, seeded
 from ``reset(seed=...)``.
 
 Actions (``Discrete(1 + total_dice * faces)``): 0 calls; ``1 + r`` bids the bid of rank ``r``,
-where ``r = (quantity - 1) * faces + (face - 1)`` (:meth:`dicelab.games.liars.Bid.rank`), so a
+where ``r = (quantity - 1) * faces + (face - 1)`` (:meth:`dicelab.liars.rules.Bid.rank`), so a
 higher action is a higher bid. ``action_mask`` marks the call (once somebody has bid this round)
 and every legal raise.
 
@@ -16,8 +16,8 @@ entries), current bid quantity (0: no bid yet), current bid face, bidder's seat 
 my turn]``.
 
 The Gymnasium environment ``dicelab/LiarsDice-v0`` seats the learner at seat 0 against fixed bots:
-``"random"`` and ``"probabilistic"`` (seed 004's bots, :mod:`dicelab.strategies.liars`), a
-trained Q table (a path or a :class:`~dicelab.learn.qlearning.QAgent`), or any callable
+``"random"`` and ``"probabilistic"`` (seed 004's bots, :mod:`dicelab.liars.strategies`), a
+trained Q table (a path or a :class:`~dicelab.liars.qlearning.QAgent`), or any callable
 ``policy(view, rng) -> Bid | None``.
 """
 
@@ -30,17 +30,17 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo.utils import wrappers
 
+from dicelab.core.errors import DicelabError, require
 from dicelab.envs.base import Policy, TurnBasedAEC, TurnCore, VersusStrategyEnv, live_game
-from dicelab.errors import DicelabError, require
-from dicelab.games.liars import Bid, LiarsGame, LiarsRules, PlayerView
-from dicelab.strategies.liars import BOT_NAMES
-from dicelab.strategies.liars import bot as named_bot
+from dicelab.liars.rules import Bid, LiarsGame, LiarsRules, PlayerView
+from dicelab.liars.strategies import BOT_NAMES
+from dicelab.liars.strategies import bot as named_bot
 
 CALL = 0
 
 
 class LiarsCore(TurnCore):
-    """Liar's Dice on :class:`~dicelab.games.liars.LiarsGame`; seat 0 opens round 1."""
+    """Liar's Dice on :class:`~dicelab.liars.rules.LiarsGame`; seat 0 opens round 1."""
 
     def __init__(self, rules: LiarsRules) -> None:
         self.rules = rules
@@ -109,12 +109,12 @@ def liars_policy(strategy: Any, rules: LiarsRules) -> Policy:
     """A fixed Liar's Dice player as an environment policy.
 
     ``strategy``: ``"random"``, ``"probabilistic"``, a Q-table path (``.npz``), a trained
-    :class:`~dicelab.learn.qlearning.QAgent`, or a callable ``policy(view, rng) -> Bid | None``.
+    :class:`~dicelab.liars.qlearning.QAgent`, or a callable ``policy(view, rng) -> Bid | None``.
     """
     if isinstance(strategy, str) and strategy in BOT_NAMES:
         bot = named_bot(strategy)
     elif isinstance(strategy, str):
-        from dicelab.learn.qlearning import QAgent
+        from dicelab.liars.qlearning import QAgent
 
         bot = QAgent.load(strategy)
     elif callable(strategy):

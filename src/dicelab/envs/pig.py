@@ -1,6 +1,6 @@
 """Pig (every variant) as a PettingZoo AEC environment and a Gymnasium environment.
 
-The game is :class:`dicelab.games.pig.PigGame`: two players race to ``goal``; on a turn the mover
+The game is :class:`dicelab.pig.rules.PigGame`: two players race to ``goal``; on a turn the mover
 rolls (action 1) as often as they like, adding to a turn total, or holds (action 0), banking it.
 A bust (a 1; tails in ``piglet``; exactly one 1 in ``two-dice``, where two 1s also reset the
 banked score) loses the turn total and passes the turn. Reaching the goal wins at once.
@@ -17,7 +17,7 @@ are legal for the mover at every state (holding at 0 is a legal "skip"), so ``ac
 ('player_0', [0, 0, 0, 1])
 
 The Gymnasium environment ``dicelab/Pig-v0`` puts the learner in seat 0 against a fixed dicelab
-strategy (``opponent="optimal"`` by default; any strategy spec of :mod:`dicelab.strategies.pig`
+strategy (``opponent="optimal"`` by default; any strategy spec of :mod:`dicelab.pig.strategies`
 such as ``"hold:20"`` or ``"keep-pace"``, or a callable ``f(i, j, k) -> bool``, True = roll).
 """
 
@@ -30,13 +30,13 @@ from gymnasium import spaces
 from pettingzoo.utils import wrappers
 
 from dicelab.envs.base import Policy, TurnBasedAEC, TurnCore, VersusStrategyEnv, live_game
-from dicelab.games.pig import PigGame, PigRules
+from dicelab.pig.rules import PigGame, PigRules
 
 HOLD, ROLL = 0, 1
 
 
 class PigCore(TurnCore):
-    """Two-player Pig on :class:`~dicelab.games.pig.PigGame`; action 0 holds, 1 rolls."""
+    """Two-player Pig on :class:`~dicelab.pig.rules.PigGame`; action 0 holds, 1 rolls."""
 
     n_players = 2
     n_actions = 2
@@ -98,12 +98,12 @@ class PigCore(TurnCore):
 def pig_policy(strategy: Any, rules: PigRules) -> Policy:
     """A fixed dicelab Pig strategy as an environment policy.
 
-    ``strategy`` is anything :func:`dicelab.strategies.pig.as_strategy` accepts: a spec string
+    ``strategy`` is anything :func:`dicelab.pig.strategies.as_strategy` accepts: a spec string
     (``"optimal"``, ``"hold:20"``, ``"keep-pace"``, ``"file:PATH"`` ...), a callable
     ``f(my_score, opponent_score, turn_total) -> bool`` (True = roll) or a ``(goal, goal, goal)``
     decision table. Its decision table is compiled once, so a step costs one array lookup.
     """
-    from dicelab.strategies.pig import compile_table
+    from dicelab.pig.strategies import compile_table
 
     roll = np.asarray(compile_table(strategy, rules), dtype=bool)
 

@@ -1,7 +1,7 @@
 """Simultaneous Pig (Zhu & Ma 2023) as a PettingZoo Parallel environment and a Gymnasium one.
 
 Every turn all players pick a hold-at target at once, then each rolls until the turn total
-reaches the target or a 1 comes up (:class:`dicelab.games.simpig.SimPigGame` plays the turn). A
+reaches the target or a 1 comes up (:class:`dicelab.simpig.rules.SimPigGame` plays the turn). A
 turn is one simultaneous move, so the natural PettingZoo form is the Parallel API.
 
 Actions (``Discrete(goal)``): action ``a`` holds at ``k = a + 1``; the ``action_mask`` allows
@@ -9,10 +9,10 @@ Actions (``Discrete(goal)``): action ``a`` holds at ``k = a + 1``; the ``action_
 scores in seat order after own]``. When the game ends each player's reward is its share of the
 win (``1/m`` for each of ``m`` players at or above the goal, 0 for the others), so the expected
 return of a policy is exactly its win probability, the quantity the paper and
-:mod:`dicelab.solvers.simpig` compute.
+:mod:`dicelab.simpig.solver` compute.
 
 The Gymnasium environment ``dicelab/SimPig-v0`` seats the learner at seat 0 against fixed
-strategies of :mod:`dicelab.strategies.simpig` (``"hold:25"``, ``"pw:25<40,30<60,goal"``,
+strategies of :mod:`dicelab.simpig.strategies` (``"hold:25"``, ``"pw:25<40,30<60,goal"``,
 ``"mix:..."``, two-player tables such as ``"equilibrium"``).
 """
 
@@ -26,9 +26,9 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import ParallelEnv
 
+from dicelab.core.errors import DicelabError, require
 from dicelab.envs.base import check_render_mode, render_ansi
-from dicelab.errors import DicelabError, require
-from dicelab.games.simpig import SIDES, SimPigGame, SimPigRules
+from dicelab.simpig.rules import SIDES, SimPigGame, SimPigRules
 
 Chooser = Callable[[int, list[int], np.random.Generator], int]
 
@@ -63,7 +63,7 @@ def _describe(game: SimPigGame | None) -> str:
 
 def simpig_policy(spec: str, rules: SimPigRules) -> Chooser:
     """A fixed simultaneous-Pig strategy: ``choose(own, others, rng) -> target k`` (mixed ones sample)."""
-    from dicelab.strategies.simpig import parse_strategy
+    from dicelab.simpig.strategies import parse_strategy
 
     strategy = parse_strategy(spec, rules.goal, rules.players)
 

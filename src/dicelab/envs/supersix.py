@@ -1,9 +1,9 @@
 """Super Six as a PettingZoo AEC environment and a Gymnasium environment, for 2 to 10 players.
 
-The game is :mod:`dicelab.games.supersix` (seed 001): a lid with five pits and a hole; a 6 puts a
+The game is :mod:`dicelab.supersix.rules` (seed 001): a lid with five pits and a hole; a 6 puts a
 stick in the hole, 1 to 5 on an empty pit fills it with one of your sticks, 1 to 5 on a filled
 pit gives you that stick back and ends your turn; the first player without sticks wins. Every
-throw goes through the engine's own throw (:class:`~dicelab.games.supersix.SuperSixGame`).
+throw goes through the engine's own throw (:class:`~dicelab.supersix.rules.SuperSixGame`).
 
 Actions: 0 = stop, 1 = throw. Forced throws (round 1, where everybody throws exactly once, and
 the first throw of every later turn) are decisions too, with only ``throw`` legal: the
@@ -13,7 +13,7 @@ Observation (``MultiDiscrete``): ``[sticks in the lid, forced, own sticks, other
 in turn order (the next player first)...]``.
 
 The Gymnasium environment ``dicelab/SuperSix-v0`` seats the learner at seat 0 against fixed
-strategies of :mod:`dicelab.strategies.supersix` (``"optimal"``, ``"always"``, ``"stop-at:N"``
+strategies of :mod:`dicelab.supersix.strategies` (``"optimal"``, ``"always"``, ``"stop-at:N"``
 or a callable ``decide(lid, own, others) -> bool``).
 """
 
@@ -26,9 +26,9 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo.utils import wrappers
 
+from dicelab.core.errors import require
 from dicelab.envs.base import Policy, TurnBasedAEC, TurnCore, VersusStrategyEnv, live_game
-from dicelab.errors import require
-from dicelab.games.supersix import PITS, SuperSixGame, SuperSixRules
+from dicelab.supersix.rules import PITS, SuperSixGame, SuperSixRules
 
 STOP, THROW = 0, 1
 
@@ -110,7 +110,7 @@ class SuperSixCore(TurnCore):
 
 def supersix_policy(strategy: str | Callable[..., bool], rules: SuperSixRules) -> Policy:
     """A fixed Super Six strategy as an environment policy (forced throws are thrown)."""
-    from dicelab.strategies.supersix import parse
+    from dicelab.supersix.strategies import parse
 
     decide = parse(strategy, rules)
 

@@ -35,7 +35,6 @@ from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
 
 import anyio
-
 from fastapi import Depends, FastAPI, Header, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response
@@ -45,13 +44,20 @@ from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy.orm import Session
 
 from dicelab import __version__
-from dicelab.errors import DicelabError, require
-from dicelab.games.pig import PigRules
+from dicelab.core.errors import DicelabError, require
+from dicelab.pig.rules import PigRules
 from dicelab.web import bots, explorer, liars_play, pig_play, simpig_play, study, supersix_play
-from dicelab.web.db import (DB_ERRORS, damage_of, default_db_url, health_read, make_sessionmaker, open_database,
-                            start_checkpoints)
-from dicelab.web.limits import Admission, Busy, HeavyPool, cache_stats
+from dicelab.web.db import (
+    DB_ERRORS,
+    damage_of,
+    default_db_url,
+    health_read,
+    make_sessionmaker,
+    open_database,
+    start_checkpoints,
+)
 from dicelab.web.gamecore import Forbidden, Unauthorized
+from dicelab.web.limits import Admission, Busy, HeavyPool, cache_stats
 
 HERE = Path(__file__).parent
 MAX_BODY = 16 * 1024
@@ -363,7 +369,7 @@ Spec = Annotated[str, Query(max_length=80)]
 
 
 GAMES = [
-    {"key": "pig", "name": "Pig", "href": "/play/pig", "module": "dicelab.games.pig",
+    {"key": "pig", "name": "Pig", "href": "/play/pig", "module": "dicelab.pig.rules",
      "about": "Two players race to the goal; roll as often as you dare, a 1 loses the turn."},
     {"key": "simpig", "name": "Simultaneous Pig", "href": "/play/simpig", "module": "dicelab.simpig",
      "about": "Everyone picks a hold-at target at once (seed 000); 2 to 4 players."},

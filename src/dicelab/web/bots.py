@@ -1,11 +1,11 @@
 """The web lab's bots and the coach's oracle: solved tables shared by every request.
 
-A Pig bot is a *strategy* from :mod:`dicelab.strategies.pig`, compiled once per rules into a
+A Pig bot is a *strategy* from :mod:`dicelab.pig.strategies`, compiled once per rules into a
 decision table ``roll[i, j, k]`` (mover's banked score ``i``, opponent's banked score ``j``, turn
 total ``k``), and then a table lookup per decision. The web offers the built-ins
 
 ``optimal``
-    Neller & Presser's optimal policy, from the exact solution (:mod:`dicelab.solvers.pig`).
+    Neller & Presser's optimal policy, from the exact solution (:mod:`dicelab.pig.solver`).
 ``hold:N``
     roll while the turn total is below N.
 ``keep-pace``
@@ -13,7 +13,7 @@ total ``k``), and then a table lookup per decision. The web offers the built-ins
 ``turtle``, ``roll-to-win``, ``roll-and-wait``
     seed 002's non-transitive trio.
 ``best-response:SPEC``
-    the exact best response to another of these (needs :mod:`dicelab.solvers.pig_eval`, issue 3;
+    the exact best response to another of these (needs :mod:`dicelab.pig.evaluation`, issue 3;
     listed as coming until it is installed).
 
 ``file:PATH`` strategies are refused: a web client must not make the server read its files.
@@ -36,8 +36,8 @@ from typing import Any
 
 import numpy as np
 
-from dicelab.errors import DicelabError, require
-from dicelab.games.pig import PigRules
+from dicelab.core.errors import DicelabError, require
+from dicelab.pig.rules import PigRules
 from dicelab.web.limits import bounded_cache
 
 Policy = Callable[[int, int, int], str]
@@ -73,8 +73,8 @@ def module_available(name: str) -> bool:
 
 
 def solution(rules: PigRules) -> Any:
-    """The exact :class:`~dicelab.solvers.pig.PigSolution` for ``rules`` (solved once, cached)."""
-    from dicelab.solvers.pig import solve_cached
+    """The exact :class:`~dicelab.pig.solver.PigSolution` for ``rules`` (solved once, cached)."""
+    from dicelab.pig.solver import solve_cached
 
     return _solutions.get_or_build(rules, lambda: solve_cached(rules))
 
@@ -84,7 +84,7 @@ def solved(rules: PigRules) -> bool:
 
 
 def best_response_available() -> bool:
-    return module_available("dicelab.solvers.pig_eval")
+    return module_available("dicelab.pig.evaluation")
 
 
 def pig_opponents() -> list[dict[str, Any]]:
@@ -115,7 +115,7 @@ def parse_opponent(spec: str, rules: PigRules) -> str:
     if s.startswith("best-response:"):
         require(s.count("best-response:") <= 2, f"best-response may be nested twice at most, got {spec!r}")
         require(best_response_available(),
-                "best-response bots are coming (they need dicelab.solvers.pig_eval); "
+                "best-response bots are coming (they need dicelab.pig.evaluation); "
                 "choose optimal, hold:N or keep-pace")
         inner = parse_opponent(s[len("best-response:"):], rules)
         return f"best-response:{inner}"
@@ -128,7 +128,7 @@ def table(spec: str, rules: PigRules) -> np.ndarray:
     def build() -> np.ndarray:
         if spec == "optimal":
             return solution(rules).roll
-        from dicelab.strategies.pig import compile_table
+        from dicelab.pig.strategies import compile_table
 
         return compile_table(spec, rules)
 
@@ -173,7 +173,7 @@ def build_bytes(spec: str, variant: str, goal: int, sides: int) -> bytes:
 
 def install(spec: str, rules: PigRules, data: bytes) -> None:
     """Put what :func:`build_bytes` sent into this process's caches."""
-    from dicelab.solvers.pig import PigSolution
+    from dicelab.pig.solver import PigSolution
 
     with np.load(io.BytesIO(data), allow_pickle=False) as z:
         meta = json.loads(z["meta"].tobytes().decode())

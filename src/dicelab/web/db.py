@@ -65,7 +65,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import ArgumentError, DBAPIError
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, sessionmaker
 
-from dicelab.errors import DicelabError
+from dicelab.core.errors import DicelabError
 
 MIGRATIONS_DIR = Path(__file__).with_name("migrations")
 log = logging.getLogger("dicelab.web")

@@ -4,8 +4,8 @@
   which optimal play holds (the height of their roll/hold boundary surface), and the mover's win
   probability P(i, j, k) for a chosen turn total k; both for any variant, goal and die.
 * **Evaluate two strategies**: exact head-to-head win probabilities
-  (:mod:`dicelab.solvers.pig_eval`, issue 3).
-* **Tournament**: an exact round robin over a few strategies (:mod:`dicelab.sim.tournament`).
+  (:mod:`dicelab.pig.evaluation`, issue 3).
+* **Tournament**: an exact round robin over a few strategies (:mod:`dicelab.pig.tournaments`).
 * **Simultaneous Pig best-response curve** (seed 000, Figure 1; :mod:`dicelab.simpig`, issue 4).
 
 Tools whose engine has not landed are listed as coming. Every result is also served as JSON.
@@ -23,8 +23,8 @@ from typing import Any
 
 import numpy as np
 
-from dicelab.errors import DicelabError, require
-from dicelab.games.pig import PigRules
+from dicelab.core.errors import DicelabError, require
+from dicelab.pig.rules import PigRules
 from dicelab.web import bots
 
 MAX_TOURNAMENT = 12
@@ -39,9 +39,9 @@ def tools() -> list[dict[str, Any]]:
     return [
         {"key": "boundary", "name": "Roll/hold boundary and win-probability heatmaps", "ready": True},
         {"key": "evaluate", "name": "Evaluate two strategies (exact)",
-         "ready": bots.module_available("dicelab.solvers.pig_eval")},
+         "ready": bots.module_available("dicelab.pig.evaluation")},
         {"key": "tournament", "name": "Round-robin tournament (exact)",
-         "ready": bots.module_available("dicelab.sim.tournament")},
+         "ready": bots.module_available("dicelab.pig.tournaments")},
         {"key": "simpig", "name": "Simultaneous Pig: best response against hold:N",
          "ready": bots.module_available("dicelab.simpig")},
     ]
@@ -77,8 +77,9 @@ def _check_plot(rules: PigRules, kind: str, k: int) -> None:
 def pig_plot(rules: PigRules, kind: str, k: int = 0) -> bytes:
     """``boundary``: hold threshold over (i, j); ``winprob``: P(i, j, k) over (i, j)."""
     _check_plot(rules, kind, k)
-    import dicelab.plots  # noqa: F401  (Agg backend)
     from matplotlib.figure import Figure
+
+    import dicelab.core.plotting  # noqa: F401  (Agg backend)
 
     sol = bots.solution(rules)
     g = rules.goal
@@ -124,7 +125,7 @@ def evaluate_specs(rules: PigRules, a: str, b: str) -> tuple[str, str]:
 
 def evaluate(rules: PigRules, a: str, b: str) -> dict[str, Any]:
     """Exact head-to-head of two strategies (specs as in the bot list)."""
-    mod = _need("dicelab.solvers.pig_eval", "strategy evaluation")
+    mod = _need("dicelab.pig.evaluation", "strategy evaluation")
     sa, sb = evaluate_specs(rules, a, b)
     res = mod.evaluate(sa, sb, rules)
     return {"rules": rules.to_dict(), "a": sa, "b": sb, "result": _jsonable(res)}
@@ -132,8 +133,9 @@ def evaluate(rules: PigRules, a: str, b: str) -> dict[str, Any]:
 
 def evaluate_plot(res: dict[str, Any]) -> bytes:
     """Bars of A's and B's win probabilities when A starts, when B starts and overall."""
-    import dicelab.plots  # noqa: F401
     from matplotlib.figure import Figure
+
+    import dicelab.core.plotting  # noqa: F401
 
     r = res["result"]
     groups = ["A moves first", "B moves first", "first move alternating"]
@@ -168,7 +170,7 @@ def tournament_specs(rules: PigRules, specs: str) -> list[str]:
 
 def tournament(rules: PigRules, specs: str) -> dict[str, Any]:
     """An exact round robin over up to 12 comma-separated strategy specs."""
-    mod = _need("dicelab.sim.tournament", "the tournament")
+    mod = _need("dicelab.pig.tournaments", "the tournament")
     names = tournament_specs(rules, specs)
     res = mod.tournament(names, rules, progress=False)
     return {"rules": rules.to_dict(), "strategies": names, "result": _jsonable(res)}
@@ -176,8 +178,9 @@ def tournament(rules: PigRules, specs: str) -> dict[str, Any]:
 
 def tournament_plot(res: dict[str, Any]) -> bytes:
     """The win-matrix heatmap of :func:`tournament`'s result."""
-    import dicelab.plots  # noqa: F401
     from matplotlib.figure import Figure
+
+    import dicelab.core.plotting  # noqa: F401
 
     names = res["result"]["strategies"]
     m = np.array(res["result"]["matrix"], dtype=float)
@@ -222,8 +225,9 @@ def simpig_curve(lo: int, hi: int, goal: int) -> dict[str, Any]:
 
 
 def simpig_plot(res: dict[str, Any]) -> bytes:
-    import dicelab.plots  # noqa: F401
     from matplotlib.figure import Figure
+
+    import dicelab.core.plotting  # noqa: F401
 
     ns = [r["n"] for r in res["rows"]]
     ps = [r["win_probability"] for r in res["rows"]]
@@ -263,10 +267,10 @@ def check_job(tool: str, params: dict[str, Any]) -> dict[str, Any]:
     if tool == "pig-plot":
         _check_plot(rules, params["kind"], params["k"])
     elif tool == "evaluate":
-        _need("dicelab.solvers.pig_eval", "strategy evaluation")
+        _need("dicelab.pig.evaluation", "strategy evaluation")
         out["a"], out["b"] = evaluate_specs(rules, params["a"], params["b"])
     elif tool == "tournament":
-        _need("dicelab.sim.tournament", "the tournament")
+        _need("dicelab.pig.tournaments", "the tournament")
         out["specs"] = ",".join(tournament_specs(rules, params["specs"]))
     return out
 

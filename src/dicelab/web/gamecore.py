@@ -20,7 +20,7 @@ from sqlalchemy import Table, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from dicelab.errors import DicelabError
+from dicelab.core.errors import DicelabError
 from dicelab.web.db import Game, Move, Turn, utcnow
 
 GAMES = Game.__table__

@@ -5,13 +5,13 @@ Each round everyone rolls in secret; starting with the last round's loser, playe
 all dice are shown: if at least ``quantity`` dice show ``face`` the caller loses a die, otherwise
 the bidder does. The last player with dice wins.
 
-The game is :class:`dicelab.games.liars.LiarsGame`, dealt from the game's secret seed; the server
+The game is :class:`dicelab.liars.rules.LiarsGame`, dealt from the game's secret seed; the server
 stores only the seed and the list of actions (one ``moves`` row each) and rebuilds the position by
 replaying them, so the stored record *is* the game. The page sees the player's own hand, the dice
 counts and the bids; the other hands only once a round has been called. :func:`hand_visible` is
 the one rule of who may see a hand: the game read, the move answer and the study export all use it.
 
-Bots (:mod:`dicelab.strategies.liars`, :mod:`dicelab.learn.qlearning`): ``random`` (always
+Bots (:mod:`dicelab.liars.strategies`, :mod:`dicelab.liars.qlearning`): ``random`` (always
 bluffs: calls or raises at random), ``probabilistic`` (raises with probability P(bid holds | own
 dice), else calls) and ``agent``, seed 004's Q-learning agent, trained on first use for the
 table's size (5,000 games against three random bots, seed 0, as in the seed).
@@ -35,11 +35,22 @@ import numpy as np
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from dicelab.errors import DicelabError, require
+from dicelab.core.errors import DicelabError, require
 from dicelab.web.db import utcnow
-from dicelab.web.gamecore import (MOVES, Conflict, Created, LiveGame, check_move, commit_pending,
-                                  hash_token, importable, insert_game, public_seed, thinking_ms)
-from dicelab.web.gamecore import moves_of  # noqa: F401  (liars_play.moves_of, as before)
+from dicelab.web.gamecore import (
+    MOVES,
+    Conflict,
+    Created,
+    LiveGame,
+    check_move,
+    commit_pending,
+    hash_token,
+    importable,
+    insert_game,
+    moves_of,  # noqa: F401  (liars_play.moves_of, as before)
+    public_seed,
+    thinking_ms,
+)
 from dicelab.web.limits import bounded_cache
 
 BOTS = [{"spec": "probabilistic", "label": "Probabilistic"}, {"spec": "random", "label": "Random (always bluffs)"},
@@ -56,13 +67,13 @@ def available() -> bool:
 
 
 def rules_of(g: Any) -> Any:
-    from dicelab.games.liars import LiarsRules
+    from dicelab.liars.rules import LiarsRules
 
     return LiarsRules(players=g.players, dice=g.goal, faces=g.sides, wild=g.variant)
 
 
 def agent(rules: Any) -> Any:
-    from dicelab.learn.qlearning import cached_agent
+    from dicelab.liars.qlearning import cached_agent
 
     return _agents.get_or_build(rules, lambda: cached_agent(rules, games=5000, seed=0))
 
@@ -79,7 +90,7 @@ def prepare(g: Any) -> None:
 def _policy(spec: str, rules: Any) -> Any:
     if spec == "agent":
         return agent(rules)
-    from dicelab.strategies.liars import bot
+    from dicelab.liars.strategies import bot
 
     return bot(spec)
 
@@ -113,7 +124,7 @@ def public_moves(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def _replay(db: Session, g: Any) -> Any:
-    from dicelab.games.liars import Bid, LiarsGame
+    from dicelab.liars.rules import Bid, LiarsGame
 
     game = LiarsGame(rules_of(g), g.seed)
     for m in db.execute(select(MOVES.c.player, MOVES.c.action, MOVES.c.i, MOVES.c.j)
@@ -172,7 +183,7 @@ def _finish(game: Any, g: LiveGame) -> None:
 
 def create_game(db: Session, *, players: int, dice: int, wild: str, opponents: list[str],
                 questionnaire: dict[str, Any] | None) -> tuple[Created, list[dict[str, Any]]]:
-    from dicelab.games.liars import LiarsGame, LiarsRules
+    from dicelab.liars.rules import LiarsGame, LiarsRules
 
     require(2 <= players <= MAX_PLAYERS, f"Liar's Dice in the web lab takes 2 to {MAX_PLAYERS} players, got {players}")
     require(1 <= dice <= MAX_DICE, f"the web lab plays 1 to {MAX_DICE} dice each, got {dice}")
@@ -199,7 +210,7 @@ def create_game(db: Session, *, players: int, dice: int, wild: str, opponents: l
 
 def make_move(db: Session, g: LiveGame, action: str, quantity: int | None, face: int | None,
               expected_move: int) -> tuple[list[dict[str, Any]], float, list]:
-    from dicelab.games.liars import Bid
+    from dicelab.liars.rules import Bid
 
     check_move(g, expected_move)
     game = _replay(db, g)

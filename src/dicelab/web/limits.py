@@ -182,7 +182,7 @@ def cache_stats() -> dict[str, dict[str, Any]]:
 # ------------------------------------------------------------------------------ worker process
 WORKER_NICE = 5
 WORKER_CACHE_SHARE = 0.25
-PRELOAD = ["dicelab.web.explorer", "dicelab.solvers.pig", "dicelab.solvers.pig_eval", "dicelab.sim.tournament"]
+PRELOAD = ["dicelab.web.explorer", "dicelab.pig.solver", "dicelab.pig.evaluation", "dicelab.pig.tournaments"]
 
 
 def _worker_init(server_pid: int) -> None:

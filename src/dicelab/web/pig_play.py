@@ -1,7 +1,7 @@
 """Sequential Pig in the web lab: one human against one bot, dice rolled on the server.
 
 The live game is a row of ``games``; a move loads it, replays the state into the engine
-(:class:`dicelab.games.pig.PigGame`), applies the human's action, lets the bot play while it is
+(:class:`dicelab.pig.rules.PigGame`), applies the human's action, lets the bot play while it is
 the bot's turn, records every move and every finished turn, and commits the lot in ONE transaction
 before answering. Each move's dice come from ``numpy.random.default_rng([seed, seq])``: the seed
 is drawn from the operating system's entropy at creation and kept secret until the game is over,
@@ -35,13 +35,26 @@ import numpy as np
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from dicelab.errors import DicelabError, require
-from dicelab.games.pig import PigGame, PigRules
+from dicelab.core.errors import DicelabError, require
+from dicelab.pig.rules import PigGame, PigRules
 from dicelab.web import bots
 from dicelab.web.db import utcnow
-from dicelab.web.gamecore import (GAMES, Conflict, Created, Forbidden, LiveGame, NotFound,
-                                  check_move, commit_pending, hash_token, insert_game, moves_of,
-                                  public_seed, thinking_ms, write_rows)
+from dicelab.web.gamecore import (
+    GAMES,
+    Conflict,
+    Created,
+    Forbidden,
+    LiveGame,
+    NotFound,
+    check_move,
+    commit_pending,
+    hash_token,
+    insert_game,
+    moves_of,
+    public_seed,
+    thinking_ms,
+    write_rows,
+)
 
 WEB_MAX_GOAL = 100
 WEB_MAX_SIDES = 12

@@ -6,7 +6,7 @@ reaches ``k`` or a 1 comes up, banks all turn totals together, and ends the game
 reaches the goal (players there share the win equally). The human's target is checked on the
 server; the bots draw theirs from their (possibly mixed) strategy with the game's secret seed.
 
-Bots (:mod:`dicelab.strategies.simpig`): ``br:hold:25`` (the exact best response to hold at 25),
+Bots (:mod:`dicelab.simpig.strategies`): ``br:hold:25`` (the exact best response to hold at 25),
 ``svima`` (Stackelberg value iteration, Algorithm 0.2), ``equilibrium`` (the exact mixed
 equilibrium), ``hold:N`` and the paper's piecewise rule ``pw:25<40,30<60,goal``. The first three
 are two-player tables; with three or four players they answer to the *leading* opponent's score.
@@ -30,10 +30,22 @@ import numpy as np
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from dicelab.errors import require
+from dicelab.core.errors import require
 from dicelab.web.db import Move, utcnow
-from dicelab.web.gamecore import (MOVES, TURNS, Created, LiveGame, check_move, commit_move,
-                                  hash_token, importable, insert_game, moves_of, public_seed, thinking_ms)
+from dicelab.web.gamecore import (
+    MOVES,
+    TURNS,
+    Created,
+    LiveGame,
+    check_move,
+    commit_move,
+    hash_token,
+    importable,
+    insert_game,
+    moves_of,
+    public_seed,
+    thinking_ms,
+)
 from dicelab.web.limits import bounded_cache
 
 WEB_MAX_GOAL = 100
@@ -65,7 +77,7 @@ def check_spec(spec: str, goal: int, players: int) -> str:
 
 
 def strategy(spec: str, goal: int) -> Any:
-    from dicelab.strategies.simpig import parse_strategy
+    from dicelab.simpig.strategies import parse_strategy
 
     return _strategies.get_or_build((spec, goal), lambda: parse_strategy(spec, goal, 2))
 
@@ -96,7 +108,7 @@ def _mixture(spec: str, goal: int, own: int, others: list[int]) -> list[tuple[fl
 
 
 def _turn_dist(k: int, goal: int) -> list[tuple[int, float]]:
-    from dicelab.games.simpig import turn_total_table
+    from dicelab.simpig.rules import turn_total_table
 
     p0, pk = turn_total_table(goal)
     return [(0, float(p0[k]))] + [(k + r, float(pk[k, r])) for r in range(6) if pk[k, r] > 0]
@@ -183,7 +195,7 @@ def make_move(db: Session, g: LiveGame, k: int | None, expected_move: int) -> tu
     rolls = [_roll(t, rng) for t in targets]
     totals = [0 if r[-1] == 1 else sum(r) for r in rolls]
     new = [s + t for s, t in zip(sc, totals, strict=True)]
-    from dicelab.games.simpig import SimPigRules
+    from dicelab.simpig.rules import SimPigRules
 
     result = SimPigRules(goal=g.goal, players=g.players).payoff(new)
     events, move_rows, turn_rows = [], [], []

@@ -34,7 +34,7 @@ import pyarrow.parquet as pq
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from dicelab.errors import DicelabError, require
+from dicelab.core.errors import DicelabError, require
 from dicelab.web import liars_play
 from dicelab.web.db import Game, Move, Turn
 from dicelab.web.gamecore import public_seed
@@ -213,8 +213,9 @@ def plot(db: Session, name: str) -> bytes:
     """One study figure as PNG: ``trajectories``, ``average``, ``behind-ahead`` or ``quality``."""
     if name not in PLOTS:
         raise DicelabError(f"unknown plot {name!r}; choose one of {', '.join(PLOTS)}")
-    import dicelab.plots  # noqa: F401  (sets the Agg backend)
     from matplotlib.figure import Figure
+
+    import dicelab.core.plotting  # noqa: F401  (sets the Agg backend)
 
     a = analysis(db)
     fig = Figure(figsize=(9, 4.2), dpi=90)

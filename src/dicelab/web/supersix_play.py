@@ -9,7 +9,7 @@ The live position is the five pits, both stick counts, the mover and the phase (
 1; ``forced``: the first throw of a turn; ``free``: throw or stop), kept as JSON in the game row.
 Moves are ``throw`` or ``stop``; a stop is only legal in the ``free`` phase.
 
-The coach reads the exact two-player solution (:mod:`dicelab.solvers.supersix`):
+The coach reads the exact two-player solution (:mod:`dicelab.supersix.solver`):
 ``values(lid, own, opp) = (P(win | throw), P(win | stop))`` at every free position, and the
 probability a decision gave away. In the ``moves`` table a Super Six move stores seed 001's
 position ``i/j/k`` = (sticks in the lid, mover's sticks, opponent's sticks) in columns i, j, k.
@@ -26,11 +26,21 @@ import numpy as np
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from dicelab.errors import require
+from dicelab.core.errors import require
 from dicelab.web.db import Move, utcnow
-from dicelab.web.gamecore import (Conflict, Created, LiveGame, check_move, commit_pending,
-                                  hash_token, importable, insert_game, moves_of, thinking_ms,
-                                  write_rows)
+from dicelab.web.gamecore import (
+    Conflict,
+    Created,
+    LiveGame,
+    check_move,
+    commit_pending,
+    hash_token,
+    importable,
+    insert_game,
+    moves_of,
+    thinking_ms,
+    write_rows,
+)
 from dicelab.web.limits import bounded_cache
 
 MAX_STICKS = 30

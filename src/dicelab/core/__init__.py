@@ -1,0 +1,1 @@
+"""The shared core: errors, storage, progress, statistics, backends and specs; no game."""

@@ -1,0 +1,325 @@
+"""Safe storage of solved tables (``.npz`` arrays + JSON metadata with checksums), and the cache.
+
+No pickle anywhere: arrays are written and read with ``allow_pickle=False``. A table ``NAME.npz``
+has a sibling ``NAME.json`` holding ``kind``, ``dicelab_version``, ``sha256`` (over every array's
+name, dtype, shape and bytes), ``meta_sha256`` (over the rest of the JSON) and the caller's
+metadata. :func:`load_table` verifies both digests and turns every failure into one
+:class:`DicelabError` line.
+
+:func:`cached` is the one on-disk cache of solved tables (in the user cache folder;
+``DICELAB_CACHE_DIR`` overrides it). A damaged entry is reported in one line, deleted and
+computed again; writes go to temporary files renamed into place (the JSON last), under a file
+lock where the system has one, so processes filling the same entry at once never mix a pair.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import secrets
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, TypeVar
+
+import numpy as np
+import platformdirs
+
+from dicelab.core.errors import DicelabError
+
+T = TypeVar("T")
+Arrays = dict[str, np.ndarray]
+log = logging.getLogger("dicelab.core.store")
+_PARAMS = "cache_params"
+STORE_KEYS = frozenset({"kind", "dicelab_version", "sha256", "arrays", "meta_sha256", _PARAMS})
+"""Metadata keys written by this module (not the caller's)."""
+_unwritable: set[str] = set()  # cache folders already reported as unwritable (once per process)
+
+
+def _paths(path: str | os.PathLike[str]) -> tuple[Path, Path]:
+    p = Path(path)
+    if p.suffix == ".json":
+        p = p.with_suffix(".npz")
+    if p.suffix != ".npz":
+        p = p.with_name(p.name + ".npz")
+    return p, p.with_suffix(".json")
+
+
+def arrays_digest(arrays: Arrays) -> str:
+    """sha256 over the arrays' names, dtypes, shapes and contents, in name order."""
+    h = hashlib.sha256()
+    for name in sorted(arrays):
+        a = np.ascontiguousarray(arrays[name])
+        h.update(name.encode())
+        h.update(str(a.dtype).encode())
+        h.update(repr(a.shape).encode())
+        h.update(a.tobytes())
+    return h.hexdigest()
+
+
+def _meta_digest(meta: dict[str, Any]) -> str:
+    rest = {k: v for k, v in meta.items() if k != "meta_sha256"}
+    return hashlib.sha256(json.dumps(rest, sort_keys=True).encode()).hexdigest()
+
+
+def _flat(path: Path | str) -> str:
+    """A path for a one-line message (a newline in a file name is shown as ``\\n``)."""
+    return str(path).replace("\r", "\\r").replace("\n", "\\n")
+
+
+def _one_line(exc: BaseException) -> str:
+    """A short one-line reason (a DicelabError's own message, else the exception type and text)."""
+    text = " ".join(str(exc).split())[:300] or "no details"
+    return text if isinstance(exc, DicelabError) else f"{type(exc).__name__}: {text}"
+
+
+# -- writing ----------------------------------------------------------------------------------
+
+
+@contextmanager
+def _locked(lock: Path | None, exclusive: bool) -> Iterator[None]:
+    """Hold ``flock`` on ``lock`` (shared or exclusive); a no-op where that is impossible."""
+    fd = None
+    if lock is not None:
+        try:
+            import fcntl
+
+            fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o666)
+            fcntl.flock(fd, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
+        except (ImportError, OSError):
+            if fd is not None:
+                os.close(fd)
+            fd = None
+    try:
+        yield
+    finally:
+        if fd is not None:
+            os.close(fd)  # closing releases the lock
+
+
+def _temp_beside(target: Path) -> tuple[int, Path]:
+    """A new, unique file beside ``target`` (created exclusively; the umask sets its mode)."""
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.{secrets.token_hex(6)}.tmp")
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+    return os.open(tmp, flags, 0o666), tmp
+
+
+def _write_temp(target: Path, write: Callable[[Any], None]) -> Path:
+    """Write a unique temporary file beside ``target`` (flushed to disk) and return its path."""
+    fd, tmp = _temp_beside(target)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            write(fh)
+            fh.flush()
+            os.fsync(fh.fileno())
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return tmp
+
+
+def _write_pair(npz: Path, js: Path, arrays: Arrays, meta: dict[str, Any], lock: Path | None) -> None:
+    text = json.dumps(meta, indent=2, sort_keys=True).encode()
+    tmp_npz = _write_temp(npz, lambda fh: np.savez_compressed(fh, **arrays))
+    try:
+        tmp_js = _write_temp(js, lambda fh: fh.write(text))
+    except BaseException:
+        tmp_npz.unlink(missing_ok=True)
+        raise
+    try:
+        with _locked(lock, exclusive=True):
+            os.replace(tmp_npz, npz)
+            os.replace(tmp_js, js)  # last: the JSON holds the checksum the reader verifies
+    except BaseException:
+        tmp_npz.unlink(missing_ok=True)
+        tmp_js.unlink(missing_ok=True)
+        raise
+
+
+def _full_meta(kind: str, arrays: Arrays, meta: dict[str, Any]) -> dict[str, Any]:
+    from dicelab import __version__
+
+    full = {**meta, "kind": kind, "dicelab_version": __version__, "sha256": arrays_digest(arrays),
+            "arrays": sorted(arrays)}
+    full["meta_sha256"] = _meta_digest(full)
+    return full
+
+
+def _save(path: str | os.PathLike[str], kind: str, arrays: Arrays, meta: dict[str, Any],
+          lock: Path | None) -> Path:
+    arrays = {name: np.asarray(a) for name, a in arrays.items()}
+    for name, a in arrays.items():
+        if a.dtype == object:
+            raise DicelabError(f"array {name!r} has dtype object, which cannot be stored safely")
+    npz, js = _paths(path)
+    npz.parent.mkdir(parents=True, exist_ok=True)
+    _write_pair(npz, js, arrays, _full_meta(kind, arrays, meta), lock)
+    return npz
+
+
+def save_table(path: str | os.PathLike[str], kind: str, arrays: Arrays, meta: dict[str, Any]) -> Path:
+    """Write ``arrays`` to ``PATH.npz`` and ``meta`` (plus kind, version, checksums) to ``PATH.json``.
+
+    Both files are written to temporary names and renamed into place, the JSON last. Returns the
+    path of the ``.npz`` file.
+    """
+    return _save(path, kind, arrays, meta, lock=None)
+
+
+# -- reading ----------------------------------------------------------------------------------
+
+
+class _Missing(DicelabError):
+    """The .npz or the .json of a table does not exist."""
+
+
+def _read(npz: Path, js: Path, kind: str | None, need_meta_digest: bool) -> tuple[Arrays, dict[str, Any]]:
+    """The table's arrays and metadata; a DicelabError names what is wrong (not the path)."""
+    jsn = _flat(js.name)
+    missing = [_flat(f.name) for f in (npz, js) if not f.is_file()]
+    if missing:
+        raise _Missing(f"{' and '.join(missing)} missing (a table needs both files)")
+    try:
+        meta = json.loads(js.read_bytes())
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise DicelabError(f"{jsn} is not valid JSON ({_one_line(exc)})") from None
+    if not isinstance(meta, dict):
+        raise DicelabError(f"{jsn} holds a JSON {type(meta).__name__}, not a metadata object")
+    if kind is not None and meta.get("kind") != kind:
+        raise DicelabError(f"it holds a {str(meta.get('kind'))[:40]!r} table, expected {kind!r}")
+    if ("meta_sha256" in meta or need_meta_digest) and meta.get("meta_sha256") != _meta_digest(meta):
+        raise DicelabError(f"{jsn} does not match its own checksum; the file is damaged")
+    with np.load(npz, allow_pickle=False) as data:
+        arrays = {name: data[name] for name in data.files}
+    if arrays_digest(arrays) != meta.get("sha256"):
+        raise DicelabError(f"the arrays do not match the checksum in {jsn}; the file is damaged")
+    return arrays, meta
+
+
+def _load(path: str | os.PathLike[str], kind: str | None, need_meta_digest: bool,
+          lock: Path | None = None) -> tuple[Arrays, dict[str, Any]]:
+    npz, js = _paths(path)
+    try:
+        with _locked(lock, exclusive=False):
+            return _read(npz, js, kind, need_meta_digest)
+    except DicelabError:
+        raise
+    except Exception as exc:  # zip, zlib, EOF, OS, value, memory...: all mean "cannot read"
+        raise DicelabError(f"the table cannot be read ({_one_line(exc)})") from None
+
+
+def load_table(
+    path: str | os.PathLike[str], kind: str | None = None
+) -> tuple[Arrays, dict[str, Any]]:
+    """Read a table written by :func:`save_table`, verifying its checksums (and kind, if given).
+
+    Every failure (missing, unreadable, truncated or damaged file, JSON of the wrong shape) raises
+    one :class:`DicelabError` line naming the path.
+    """
+    npz = _flat(_paths(path)[0])
+    try:
+        return _load(path, kind, need_meta_digest=False)
+    except _Missing as exc:
+        raise DicelabError(f"no table at {npz}: {exc}") from None
+    except DicelabError as exc:
+        raise DicelabError(f"{npz}: {exc}") from None
+
+
+def load_as(
+    path: str | os.PathLike[str], kind: str, from_arrays: Callable[[Arrays, dict[str, Any]], T]
+) -> T:
+    """:func:`load_table`, then ``from_arrays(arrays, meta)``; any failure is one DicelabError line."""
+    arrays, meta = load_table(path, kind)
+    try:
+        return from_arrays(arrays, meta)
+    except Exception as exc:
+        raise DicelabError(f"{_flat(_paths(path)[0])}: {_one_line(exc)}") from None
+
+
+def expect_array(arrays: Arrays, name: str, shape: tuple[int, ...], dtype: Any) -> np.ndarray:
+    """``arrays[name]``, or a :class:`DicelabError` unless it has this shape and dtype."""
+    a = arrays.get(name)
+    want = np.dtype(dtype)
+    if a is None or a.shape != tuple(shape) or a.dtype != want:
+        got = "nothing" if a is None else f"{a.dtype} {a.shape}"
+        raise DicelabError(f"array {name!r} should be {want} {tuple(shape)}, got {got}")
+    return a
+
+
+# -- the cache --------------------------------------------------------------------------------
+
+
+def cache_dir() -> Path:
+    """The folder for cached solved tables (``DICELAB_CACHE_DIR`` overrides the user cache)."""
+    env = os.environ.get("DICELAB_CACHE_DIR")
+    root = Path(env) if env else Path(platformdirs.user_cache_dir("dicelab"))
+    root.mkdir(parents=True, exist_ok=True)
+    return root
+
+
+def cache_key(kind: str, params: dict[str, Any]) -> str:
+    """A file-name-safe key for a cached table: kind plus a short hash of the parameters."""
+    from dicelab import __version__
+
+    blob = json.dumps({"kind": kind, "params": params, "v": __version__}, sort_keys=True)
+    return f"{kind}-{hashlib.sha256(blob.encode()).hexdigest()[:16]}"
+
+
+def _report_unwritable(folder: Path | str, exc: BaseException) -> None:
+    if str(folder) not in _unwritable:
+        _unwritable.add(str(folder))
+        log.warning("dicelab: cannot write the cache folder %s (%s); going on without caching",
+                    folder, _one_line(exc))
+
+
+def _discard(npz: Path, js: Path, lock: Path) -> None:
+    with _locked(lock, exclusive=True):
+        for f in (npz, js):
+            try:
+                f.unlink(missing_ok=True)
+            except OSError:
+                pass  # the rewrite below replaces it, or the folder is read-only (reported then)
+
+
+def cached(
+    kind: str,
+    params: dict[str, Any],
+    compute: Callable[[], T],
+    to_arrays: Callable[[T], tuple[Arrays, dict[str, Any]]],
+    from_arrays: Callable[[Arrays, dict[str, Any]], T],
+) -> T:
+    """``compute()``, through the on-disk cache entry of ``kind`` and the JSON-able ``params``.
+
+    ``to_arrays(value)`` gives the arrays and metadata to store; ``from_arrays(arrays, meta)``
+    rebuilds the value and raises if they do not fit ``params``. Any failure to read, verify or
+    rebuild an entry makes it a damaged entry: one line on stderr (logging), both files deleted,
+    the value computed and stored again. A cache folder that cannot be written is reported once
+    and the value is computed without caching. Errors from ``compute`` itself propagate.
+    """
+    want = json.loads(json.dumps(params))
+    try:
+        folder = cache_dir()
+    except OSError as exc:
+        _report_unwritable(os.environ.get("DICELAB_CACHE_DIR") or "(user cache)", exc)
+        return compute()
+    base = folder / cache_key(kind, params)
+    npz, js = _paths(base)
+    lock = base.with_name(base.name + ".lock")
+    if npz.exists() or js.exists():
+        try:
+            arrays, meta = _load(base, kind, need_meta_digest=True, lock=lock)
+            if meta.get(_PARAMS) != want:
+                raise DicelabError(f"the entry was stored for {meta.get(_PARAMS)!r}")
+            return from_arrays(arrays, meta)
+        except Exception as exc:
+            log.warning("dicelab: damaged cache entry %s (%s); recomputing", npz, _one_line(exc))
+            _discard(npz, js, lock)
+    value = compute()
+    arrays, meta = to_arrays(value)
+    try:
+        _save(base, kind, arrays, {**meta, _PARAMS: want}, lock)
+    except OSError as exc:
+        _report_unwritable(folder, exc)
+    return value

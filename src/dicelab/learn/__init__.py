@@ -1,1 +1,0 @@
-"""Model-free learning agents (Q-learning) for games too large or too hidden to solve exactly."""

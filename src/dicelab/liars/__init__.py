@@ -1,0 +1,107 @@
+"""Liar's Dice in dicelab: play it, learn it, and solve the small cases exactly.
+
+Liar's Dice hides information: you see your own dice only, and every bid ("at least 4 fives on
+the table") may be a bluff. That makes it the game where dicelab learns from play (seed 004,
+Oehm's Q-learning agent) and then measures what was learned against an exact equilibrium.
+
+Play and replay::
+
+    from dicelab import liars
+    rules = liars.LiarsRules(players=4, dice=6)            # 4 players x 6 dice, no wilds
+    record = liars.simulate(rules, [liars.bot("random")] * 4, seed=7)
+    liars.replay(record)                                 # re-deals from the seed, checks every move
+
+Learn (the seed's experiment: 5,000 games against three random bots, then evaluate)::
+
+    result = liars.train(rules, games=5000, seed=0)
+    liars.evaluate(result.agent, ["random"] * 3, games=4000)   # win rate + 95% Wilson interval
+
+Solve (two players, one round, payoff +-1; OpenSpiel's ``liars_dice``)::
+
+    sol = liars.solve(liars.DuelRules(dice=(1, 1), faces=6, wild="highest"))
+    sol.value            # -0.02713... = -7/258 for the first bidder
+    sol.exploitability   # (BR_0 + BR_1) / 2, computed exactly
+
+and how exploitable a learned or hand-made policy is::
+
+    liars.best_response(liars.DuelRules(), agent.action_distribution, agent.rules)
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from dicelab.liars.cfr import (
+        OPENSPIEL_VALUE_1V1_6_HIGHEST,
+        DuelRules,
+        Solution,
+        policy_exploitability,
+        solve,
+        solve_lp,
+    )
+    from dicelab.liars.cfr import policy_exploitability as best_response
+    from dicelab.liars.qlearning import (
+        EvalResult,
+        QAgent,
+        TrainResult,
+        evaluate,
+        learning_curve,
+        train,
+    )
+    from dicelab.liars.rules import (
+        Bid,
+        GameRecord,
+        LiarsGame,
+        LiarsRules,
+        PlayerView,
+        play_game,
+        replay,
+    )
+    from dicelab.liars.rules import play_game as simulate
+    from dicelab.liars.strategies import action_distribution, bot, probabilistic_bot, random_bot
+
+#: public name -> (module, attribute); loaded on first use
+_PUBLIC: dict[str, tuple[str, str]] = {
+    "Bid": ("dicelab.liars.rules", "Bid"),
+    "DuelRules": ("dicelab.liars.cfr", "DuelRules"),
+    "EvalResult": ("dicelab.liars.qlearning", "EvalResult"),
+    "GameRecord": ("dicelab.liars.rules", "GameRecord"),
+    "LiarsGame": ("dicelab.liars.rules", "LiarsGame"),
+    "LiarsRules": ("dicelab.liars.rules", "LiarsRules"),
+    "OPENSPIEL_VALUE_1V1_6_HIGHEST": ("dicelab.liars.cfr", "OPENSPIEL_VALUE_1V1_6_HIGHEST"),
+    "PlayerView": ("dicelab.liars.rules", "PlayerView"),
+    "QAgent": ("dicelab.liars.qlearning", "QAgent"),
+    "Solution": ("dicelab.liars.cfr", "Solution"),
+    "TrainResult": ("dicelab.liars.qlearning", "TrainResult"),
+    "action_distribution": ("dicelab.liars.strategies", "action_distribution"),
+    "best_response": ("dicelab.liars.cfr", "policy_exploitability"),
+    "bot": ("dicelab.liars.strategies", "bot"),
+    "evaluate": ("dicelab.liars.qlearning", "evaluate"),
+    "learning_curve": ("dicelab.liars.qlearning", "learning_curve"),
+    "play_game": ("dicelab.liars.rules", "play_game"),
+    "policy_exploitability": ("dicelab.liars.cfr", "policy_exploitability"),
+    "probabilistic_bot": ("dicelab.liars.strategies", "probabilistic_bot"),
+    "random_bot": ("dicelab.liars.strategies", "random_bot"),
+    "replay": ("dicelab.liars.rules", "replay"),
+    "simulate": ("dicelab.liars.rules", "play_game"),
+    "solve": ("dicelab.liars.cfr", "solve"),
+    "solve_lp": ("dicelab.liars.cfr", "solve_lp"),
+    "train": ("dicelab.liars.qlearning", "train"),
+}
+__all__ = sorted(_PUBLIC)
+
+
+def __getattr__(name: str) -> Any:
+    """Load a public name on first use, so importing one submodule stays light."""
+    if name not in _PUBLIC:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module, attr = _PUBLIC[name]
+    value = getattr(import_module(module), attr)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

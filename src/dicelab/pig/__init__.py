@@ -1,0 +1,79 @@
+"""Pig: the classic jeopardy dice game, solved.
+
+Two players take turns rolling a die. Each roll adds to a *turn total*, unless it is a 1, which
+wipes the turn total and passes the turn. At any moment the mover may *hold*: bank the turn total
+and pass the turn. The first to reach the goal (100) wins. Every decision is "press on or stop".
+
+>>> from dicelab.pig import PigRules, solve
+>>> sol = solve(PigRules(goal=100))
+>>> round(sol.win_probability(0, 0, 0), 7)      # Neller & Presser: the first player's edge
+0.5305927
+>>> sol.action(50, 60, 20)
+'hold'
+
+The public verbs:
+
+* :func:`solve` — exact optimal play (win probability and action at every state), with the
+  turn-limited variant of seed 003; :func:`solve_cached` reuses solved tables on disk.
+* :class:`PigRules` — goal, die and variant (``standard``, ``piglet``, ``two-dice``).
+* :class:`PigGame` — a live game engine, for play against bots.
+
+The strategy lab (seed 002): any strategy against any other, exactly and by simulation.
+
+>>> from dicelab.pig import evaluate, best_response, simulate, tournament, parse_strategy
+>>> e = evaluate("hold:20", "hold:21", PigRules())   # seed 002, Figure 17: 0.5426, 0.5258
+>>> round(e.a_first, 4), round(e.b_first, 4)
+(0.5426, 0.5258)
+
+* :func:`parse_strategy` — strategies from specs (``optimal``, ``hold:25``, ``keep-pace``,
+  ``turtle``, ``roll-to-win``, ``roll-and-wait``, ``best-response:SPEC``, ``file:PATH``); any
+  callable ``f(my, opp, turn_total) -> bool`` or decision table works too.
+* :func:`evaluate` — exact win and stalemate probabilities, layer by layer.
+* :func:`best_response` — the exact counter-strategy to any fixed strategy.
+* :func:`simulate` — reproducible Monte Carlo on all cores, with intervals and Parquet records.
+* :func:`tournament` — round robins with a win matrix, ranking and non-transitive cycles.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from dicelab.pig.evaluation import best_response, evaluate, iterated_best_response
+    from dicelab.pig.rules import VARIANTS, PigGame, PigRules
+    from dicelab.pig.simulation import simulate
+    from dicelab.pig.solver import PigSolution, solve, solve_cached
+    from dicelab.pig.strategies import parse_strategy
+    from dicelab.pig.tournaments import tournament
+
+#: public name -> (module, attribute); loaded on first use
+_PUBLIC: dict[str, tuple[str, str]] = {
+    "PigGame": ("dicelab.pig.rules", "PigGame"),
+    "PigRules": ("dicelab.pig.rules", "PigRules"),
+    "PigSolution": ("dicelab.pig.solver", "PigSolution"),
+    "VARIANTS": ("dicelab.pig.rules", "VARIANTS"),
+    "best_response": ("dicelab.pig.evaluation", "best_response"),
+    "evaluate": ("dicelab.pig.evaluation", "evaluate"),
+    "iterated_best_response": ("dicelab.pig.evaluation", "iterated_best_response"),
+    "parse_strategy": ("dicelab.pig.strategies", "parse_strategy"),
+    "simulate": ("dicelab.pig.simulation", "simulate"),
+    "solve": ("dicelab.pig.solver", "solve"),
+    "solve_cached": ("dicelab.pig.solver", "solve_cached"),
+    "tournament": ("dicelab.pig.tournaments", "tournament"),
+}
+__all__ = sorted(_PUBLIC)
+
+
+def __getattr__(name: str) -> Any:
+    """Load a public name on first use, so importing one submodule stays light."""
+    if name not in _PUBLIC:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module, attr = _PUBLIC[name]
+    value = getattr(import_module(module), attr)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -1,0 +1,960 @@
+"""Exact strategy-against-strategy evaluation and best responses for Pig (seed 002, 2.2-2.3).
+
+Fix two strategies A and B (decision tables, :mod:`dicelab.pig.strategies`). The game is then a
+Markov chain, and the probability that A wins from each state solves a linear system. Write
+
+* ``a(x, y, k)``: P(A wins | A to move, A banked ``x``, B banked ``y``, A's turn total ``k``),
+* ``b(y, x, k)``: P(A wins | B to move, B banked ``y``, A banked ``x``, B's turn total ``k``).
+
+With the per-roll outcomes of the rules (``add d`` w.p. ``p_d``, ``bust`` w.p. ``q``, reset of the
+banked score w.p. ``r``, two dice only)::
+
+    A rolls at (x, y, k):  a(x,y,k) = sum_d p_d W(x,y,k+d) + q b(y,x,0) + r b(y,0,0)
+                           (W = 1 once x + k + d >= goal: A has won)
+    A holds at (x, y, k):  a(x,y,k) = b(y, x+k, 0)          (k = 0 is a skip: a = b(y,x,0))
+
+and the same for B with A's win worth 0 when B reaches the goal. This is seed 002's system of
+P and Q values, written for A's win throughout.
+
+Solving it layer by layer
+-------------------------
+Banked scores never fall (except by the two-dice reset), so the *block* of states with banked
+scores ``(x, y)`` (A's states ``a(x, y, .)`` and B's states ``b(y, x, .)``) depends only on itself
+and on blocks with a larger sum ``x + y``, already solved when layers are taken from the top.
+Inside a block everything hangs on two numbers, ``a0 = a(x, y, 0)`` and ``b0 = b(y, x, 0)``: a
+busted roll returns there, nothing else does. One backward pass over ``k`` (highest first) writes
+each ``a(x, y, k)`` as an affine function ``alpha_k + beta_k * b0``; likewise ``b0 = gamma +
+delta * a0``; the 2x2 system gives ``a0 = (alpha + beta gamma) / (1 - beta delta)``. So the whole
+system (``goal^3`` unknowns) is solved exactly in one pass of ``O(goal^3 * faces)`` work, with no
+matrix ever formed. To keep ``1 - beta delta`` accurate when it is tiny, the passes carry the
+complements ``1 - beta`` and ``1 - delta`` as sums of positive terms.
+
+Only what a game can visit is computed: for each strategy and scores (x, y), turn totals above
+the largest one a turn can reach are skipped, and a forward sweep from (0, 0) marks the blocks
+some game reaches (two-dice resets included); the others are skipped. For hold:N strategies
+this removes most of the table, which is what makes a 4,950-pair round robin take seconds.
+
+Stalemates (seed 002, 2.3.4): if A skips at ``(x, y, 0)`` and B skips at ``(y, x, 0)`` the game
+never ends from there: ``1 - beta delta = 0`` exactly. Such a block gets win probability 0 for
+both players (the least solution of the system: absorption probabilities), and the probability
+that the game never ends is reported as its own outcome: ``1 - P(A wins) - P(B wins)``, with
+``P(B wins)`` from the same pass with the roles swapped (run only when some block stalled; an
+infinite game needs such a block, otherwise the game ends with probability 1).
+
+Two dice: a double one resets the roller's banked score to 0, a jump to a *lower* layer. Those
+targets (``b(y, 0, 0)`` and ``a(x, 0, 0)``, ``2 goal`` numbers) are read from the previous pass,
+so a pass is an affine map of them, and passes repeat, with Anderson acceleration, until a pass
+moves none of them by more than 1e-15 (about 12 passes at goal 100 instead of 39 plain ones).
+Stalled blocks are set to 0 inside every pass, so the fixed point is unique. With no resets a
+single pass is exact.
+
+Best response
+-------------
+Against a fixed B, A faces a Markov decision problem: in each block A chooses, for every ``k``,
+``max(roll, hold)``. Given ``b0`` one backward pass finds A's best choices; with those choices the
+block is solved exactly as above, which gives a new ``b0``; repeat until the choices settle
+(policy iteration inside the block, usually 1-3 passes; seed 2.3.5 describes the same loop).
+With two-dice resets this is wrapped in policy iteration over the whole table: after each
+best-response pass the current choices are evaluated exactly (accelerated as above, warm
+started), and the next pass improves on them, until nothing moves.
+Ties (values within 1e-14, so that rounding cannot make the choices cycle) go to holding, except
+at ``k = 0`` where they go to rolling (as in the optimal solver), so a response never stalls.
+:func:`iterated_best_response` repeats ``S <- best_response(S)`` and reports every step.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+from numba import njit, prange
+
+from dicelab.core.errors import require
+from dicelab.pig.rules import PigRules
+from dicelab.pig.strategies import PigStrategy, TableStrategy, as_strategy
+
+RESET_TOL = 1e-15
+MAX_PASSES = 2000
+TIE = 1e-14  # roll and hold values closer than this are a tie (rounding must not flip a choice)
+
+
+# ---------------------------------------------------------------------------------------------
+# numba kernels
+# ---------------------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def _reach_limit(t, adds, out):
+    """out[x, y] = the largest turn total the mover can reach in one turn from (x, y, 0) with
+    decision table t (states above it are never visited, so evaluation can skip them)."""
+    g = t.shape[0]
+    nd = adds.shape[0]
+    reach = np.zeros(2 * g + 64, dtype=np.bool_)
+    for x in range(g):
+        K = g - x
+        for y in range(g):
+            reach[:K] = False
+            reach[0] = True
+            top = 0
+            for k in range(K):
+                if reach[k]:
+                    top = k
+                    if t[x, y, k]:
+                        for m in range(nd):
+                            kk = k + adds[m]
+                            if kk < K:
+                                reach[kk] = True
+            out[x, y] = top
+
+
+@njit(cache=True)
+def _reach_blocks(ra, rb, la, lb, adds, resets, reach):
+    """reach[x, y] = whether banked scores (x, y) (A's, B's) occur in some game from (0, 0).
+
+    A forward sweep, lowest layer first: from a reachable block, every turn total k > 0 at which
+    the mover holds (and that a turn can reach) leads to the block with k added to the mover.
+    With ``resets`` (two dice), a player who rolls at all can be sent back to 0 (a lower layer),
+    so sweeps repeat until nothing new is marked.
+    """
+    g = ra.shape[0]
+    nd = adds.shape[0]
+    rk = np.zeros(2 * g + 64, dtype=np.bool_)
+    reach[:, :] = False
+    reach[0, 0] = True
+    while True:
+        fresh = False
+        for s in range(0, 2 * g - 1):
+            xlo = s - g + 1
+            if xlo < 0:
+                xlo = 0
+            xhi = s if s < g - 1 else g - 1
+            for x in range(xlo, xhi + 1):
+                y = s - x
+                if not reach[x, y]:
+                    continue
+                top = la[x, y]
+                rk[: top + 1] = False
+                rk[0] = True
+                rolls = False
+                for k in range(top + 1):
+                    if rk[k]:
+                        if ra[x, y, k]:
+                            rolls = True
+                            for m in range(nd):
+                                kk = k + adds[m]
+                                if kk <= top:
+                                    rk[kk] = True
+                        elif k > 0 and not reach[x + k, y]:
+                            reach[x + k, y] = True
+                if resets and rolls and not reach[0, y]:
+                    reach[0, y] = True
+                    fresh = True
+                top = lb[y, x]
+                rk[: top + 1] = False
+                rk[0] = True
+                rolls = False
+                for k in range(top + 1):
+                    if rk[k]:
+                        if rb[y, x, k]:
+                            rolls = True
+                            for m in range(nd):
+                                kk = k + adds[m]
+                                if kk <= top:
+                                    rk[kk] = True
+                        elif k > 0 and not reach[x, y + k]:
+                            reach[x, y + k] = True
+                if resets and rolls and not reach[x, 0]:
+                    reach[x, 0] = True
+                    fresh = True
+        if not fresh:
+            break
+
+
+@njit(cache=True)
+def _eval_pass(ra, rb, la, lb, reach, adds, probs, bust, reset, A0, B0, al, be, bb):
+    """One pass over all layers: P(A wins) at every k = 0 state, A0[x, y] and B0[y, x].
+
+    ``ra[x, y, k]`` / ``rb[y, x, k]``: A's / B's decision tables; ``la``/``lb`` their reach
+    limits (:func:`_reach_limit`): k above them is never visited and is skipped, and so are
+    blocks with ``reach[x, y]`` False (never visited; their values stay 0). Reset targets (A0[x, 0],
+    B0[y, 0] of lower layers) are read as left by the previous pass. Returns (largest change of a
+    reset target, whether some block stalled). ``al, be, bb``: work arrays of length goal + max(d) + 1.
+    """
+    g = ra.shape[0]
+    nd = adds.shape[0]
+    maxd = 0
+    for m in range(nd):
+        if adds[m] > maxd:
+            maxd = adds[m]
+    change = 0.0
+    stalled = False
+    for s in range(2 * g - 2, -1, -1):
+        xlo = s - g + 1
+        if xlo < 0:
+            xlo = 0
+        xhi = s if s < g - 1 else g - 1
+        for x in range(xlo, xhi + 1):
+            y = s - x
+            if not reach[x, y]:
+                continue
+            # ---- A's turn in block (x, y): a(x,y,k) = al[k] + be[k] * b0; bb = 1 - be
+            K = g - x
+            top = la[x, y]
+            for t in range(top + 1, top + maxd + 1):
+                al[t] = 1.0 if t >= K else 0.0
+                be[t] = 0.0
+                bb[t] = 1.0
+            rt = B0[y, 0]
+            for k in range(top, -1, -1):
+                if ra[x, y, k]:
+                    sa = 0.0
+                    sb = 0.0
+                    sbb = 0.0
+                    for m in range(nd):
+                        p = probs[m]
+                        kk = k + adds[m]
+                        sa += p * al[kk]
+                        sb += p * be[kk]
+                        sbb += p * bb[kk]
+                    if x == 0:
+                        sb += bust + reset
+                    else:
+                        sb += bust
+                        sa += reset * rt
+                        sbb += reset
+                    al[k] = sa
+                    be[k] = sb
+                    bb[k] = sbb
+                elif k == 0:
+                    al[0] = 0.0
+                    be[0] = 1.0
+                    bb[0] = 0.0
+                else:
+                    al[k] = B0[y, x + k]
+                    be[k] = 0.0
+                    bb[k] = 1.0
+            alpha = al[0]
+            beta = be[0]
+            betabar = bb[0]
+            # ---- B's turn in block (x, y): b(y,x,k) = al[k] + be[k] * a0 (A's win prob)
+            K = g - y
+            top = lb[y, x]
+            for t in range(top + 1, top + maxd + 1):
+                al[t] = 0.0
+                be[t] = 0.0
+                bb[t] = 1.0
+            rt = A0[x, 0]
+            for k in range(top, -1, -1):
+                if rb[y, x, k]:
+                    sa = 0.0
+                    sb = 0.0
+                    sbb = 0.0
+                    for m in range(nd):
+                        p = probs[m]
+                        kk = k + adds[m]
+                        sa += p * al[kk]
+                        sb += p * be[kk]
+                        sbb += p * bb[kk]
+                    if y == 0:
+                        sb += bust + reset
+                    else:
+                        sb += bust
+                        sa += reset * rt
+                        sbb += reset
+                    al[k] = sa
+                    be[k] = sb
+                    bb[k] = sbb
+                elif k == 0:
+                    al[0] = 0.0
+                    be[0] = 1.0
+                    bb[0] = 0.0
+                else:
+                    al[k] = A0[x, y + k]
+                    be[k] = 0.0
+                    bb[k] = 1.0
+            gamma = al[0]
+            delta = be[0]
+            deltabar = bb[0]
+            den = betabar + beta * deltabar
+            if den <= 0.0:
+                a0 = 0.0
+                b0 = 0.0
+                stalled = True
+            else:
+                a0 = (alpha + beta * gamma) / den
+                b0 = gamma + delta * a0
+            if y == 0:
+                c = abs(a0 - A0[x, 0])
+                if c > change:
+                    change = c
+            if x == 0:
+                c = abs(b0 - B0[y, 0])
+                if c > change:
+                    change = c
+            A0[x, y] = a0
+            B0[y, x] = b0
+    return change, stalled
+
+
+@njit(cache=True)
+def _eval_win(ra, rb, la, lb, reach, adds, probs, bust, reset, tol, max_passes, A0, B0, warm):
+    """P(A wins) at the k = 0 states, to convergence of the reset targets. Returns (passes, stalled).
+
+    Without resets one pass is exact. With resets, a pass is an affine map F of the reset
+    targets R = (A0[:, 0], B0[:, 0]) (every read of a target in a pass sees the previous pass's
+    value), and the fixed point R = F(R) is found by Anderson acceleration (memory 6) on top of
+    the plain iteration; it stops once a pass changes no target by more than ``tol``, so the
+    tables left in A0/B0 are those of a pass whose input is within ``tol`` of its output.
+    """
+    g = ra.shape[0]
+    n = g + 64
+    for m in range(adds.shape[0]):
+        n += adds[m]
+    al = np.empty(n)
+    be = np.empty(n)
+    bb = np.empty(n)
+    mem = 6
+    nr = 2 * g
+    x = np.zeros(nr)  # the input of the first pass: 0, or (warm) the reset targets given
+    if warm:
+        for q in range(g):
+            x[q] = A0[q, 0]
+            x[g + q] = B0[q, 0]
+    else:
+        A0[:, :] = 0.0
+        B0[:, :] = 0.0
+    change, stalled = _eval_pass(
+        ra, rb, la, lb, reach, adds, probs, bust, reset, A0, B0, al, be, bb
+    )
+    passes = 1
+    if reset == 0.0:
+        return passes, stalled
+    f = np.empty(nr)
+    xp = np.zeros(nr)
+    fp = np.zeros(nr)
+    dX = np.zeros((mem, nr))
+    dF = np.zeros((mem, nr))
+    count = 0
+    slot = 0
+    while True:
+        res = 0.0
+        for q in range(g):
+            f[q] = A0[q, 0] - x[q]
+            f[g + q] = B0[q, 0] - x[g + q]
+        for q in range(nr):
+            if abs(f[q]) > res:
+                res = abs(f[q])
+        if res <= tol or passes >= max_passes:
+            break
+        if passes > 1:
+            dX[slot] = x - xp
+            dF[slot] = f - fp
+            slot = (slot + 1) % mem
+            if count < mem:
+                count += 1
+        xp[:] = x
+        fp[:] = f
+        xn = x + f
+        if count > 0:
+            gamma = np.linalg.lstsq(dF[:count].T.copy(), f)[0]
+            for c in range(count):
+                xn -= gamma[c] * (dX[c] + dF[c])
+        for q in range(nr):
+            v = xn[q]
+            x[q] = 0.0 if v < 0.0 else (1.0 if v > 1.0 else v)
+        for q in range(g):
+            A0[q, 0] = x[q]
+            B0[q, 0] = x[g + q]
+        change, stalled = _eval_pass(
+            ra, rb, la, lb, reach, adds, probs, bust, reset, A0, B0, al, be, bb
+        )
+        passes += 1
+    return passes, stalled
+
+
+@njit(cache=True)
+def _eval_pair(ra, rb, la, lb, adds, probs, bust, reset, tol, max_passes, out):
+    """Evaluate A (table ra) against B (rb): out = [a_first, b_first, stall_a_first,
+    stall_b_first, passes]."""
+    g = ra.shape[0]
+    A0 = np.empty((g, g))
+    B0 = np.empty((g, g))
+    reach = np.ones((g, g), dtype=np.bool_)
+    _reach_blocks(ra, rb, la, lb, adds, reset > 0.0, reach)
+    passes, stalled = _eval_win(
+        ra, rb, la, lb, reach, adds, probs, bust, reset, tol, max_passes, A0, B0, False
+    )
+    a_first = A0[0, 0]
+    a_second = B0[0, 0]  # P(A wins | B moves first)
+    if stalled:
+        p2, _ = _eval_win(
+            rb, ra, lb, la, reach.T.copy(), adds, probs, bust, reset, tol, max_passes, A0, B0, False
+        )
+        passes += p2
+        b_first = A0[0, 0]
+        b_second = B0[0, 0]  # P(B wins | A moves first)
+        sa = 1.0 - a_first - b_second
+        sb = 1.0 - b_first - a_second
+        out[2] = sa if sa > 0.0 else 0.0
+        out[3] = sb if sb > 0.0 else 0.0
+    else:
+        b_first = 1.0 - a_second
+        out[2] = 0.0
+        out[3] = 0.0
+    out[0] = min(max(a_first, 0.0), 1.0)
+    out[1] = min(max(b_first, 0.0), 1.0)
+    out[4] = passes
+
+
+@njit(cache=True, parallel=True)
+def _eval_many(tables, limits, ia, ib, adds, probs, bust, reset, tol, max_passes, out):
+    """Evaluate the pairs (tables[ia[p]], tables[ib[p]]) in parallel; row p of out as _eval_pair."""
+    for p in prange(ia.shape[0]):
+        _eval_pair(
+            tables[ia[p]],
+            tables[ib[p]],
+            limits[ia[p]],
+            limits[ib[p]],
+            adds,
+            probs,
+            bust,
+            reset,
+            tol,
+            max_passes,
+            out[p],
+        )
+
+
+@njit(cache=True)
+def _br_pass(rb, lb, adds, probs, bust, reset, A0, B0, pol, al, be, bb, vr, vh):
+    """One pass of the best response of A against B's table rb (policy iteration per block).
+
+    Writes A's choices into pol[x, y, k] and P(A wins) into A0/B0. Returns the largest change of
+    a reset target and the most policy-iteration rounds any block needed.
+    """
+    g = rb.shape[0]
+    nd = adds.shape[0]
+    maxd = 0
+    for m in range(nd):
+        if adds[m] > maxd:
+            maxd = adds[m]
+    change = 0.0
+    most = 0
+    for s in range(2 * g - 2, -1, -1):
+        xlo = s - g + 1
+        if xlo < 0:
+            xlo = 0
+        xhi = s if s < g - 1 else g - 1
+        for x in range(xlo, xhi + 1):
+            y = s - x
+            # ---- B's fixed turn: b0 = gamma + delta * a0
+            top = lb[y, x]  # B's turn never goes past its reach limit
+            for t in range(top + 1, top + maxd + 1):
+                al[t] = 0.0
+                be[t] = 0.0
+                bb[t] = 1.0
+            rt = A0[x, 0]
+            for k in range(top, -1, -1):
+                if rb[y, x, k]:
+                    sa = 0.0
+                    sb = 0.0
+                    sbb = 0.0
+                    for m in range(nd):
+                        p = probs[m]
+                        kk = k + adds[m]
+                        sa += p * al[kk]
+                        sb += p * be[kk]
+                        sbb += p * bb[kk]
+                    if y == 0:
+                        sb += bust + reset
+                    else:
+                        sb += bust
+                        sa += reset * rt
+                        sbb += reset
+                    al[k] = sa
+                    be[k] = sb
+                    bb[k] = sbb
+                elif k == 0:
+                    al[0] = 0.0
+                    be[0] = 1.0
+                    bb[0] = 0.0
+                else:
+                    al[k] = A0[x, y + k]
+                    be[k] = 0.0
+                    bb[k] = 1.0
+            gamma = al[0]
+            delta = be[0]
+            deltabar = bb[0]
+            # ---- A's turn: policy iteration on the block
+            K = g - x
+            rt = B0[y, 0]
+            # start from the policy of the previous pass (rolling at k = 0 never stalls)
+            b0 = gamma + delta * 0.5
+            rounds = 0
+            a0 = 0.0
+            while True:
+                rounds += 1
+                # greedy choices given b0, values vr
+                for t in range(K, K + maxd + 1):
+                    vr[t] = 1.0
+                changed = False
+                for k in range(K - 1, -1, -1):
+                    r = 0.0
+                    for m in range(nd):
+                        r += probs[m] * vr[k + adds[m]]
+                    r += bust * b0
+                    if x == 0:
+                        r += reset * b0
+                    else:
+                        r += reset * rt
+                    h = b0 if k == 0 else B0[y, x + k]
+                    if r > h + TIE:
+                        choose = True
+                    elif r < h - TIE:
+                        choose = False
+                    else:  # a tie up to rounding: roll at k = 0 (never stall), else hold
+                        choose = k == 0
+                    vr[k] = r if choose else h
+                    if choose != pol[x, y, k]:
+                        changed = True
+                        pol[x, y, k] = choose
+                if not changed and rounds > 1:
+                    break
+                # exact evaluation of these choices: a(x,y,k) = al + be * b0
+                for t in range(K, K + maxd + 1):
+                    al[t] = 1.0
+                    be[t] = 0.0
+                    bb[t] = 1.0
+                for k in range(K - 1, -1, -1):
+                    if pol[x, y, k]:
+                        sa = 0.0
+                        sb = 0.0
+                        sbb = 0.0
+                        for m in range(nd):
+                            p = probs[m]
+                            kk = k + adds[m]
+                            sa += p * al[kk]
+                            sb += p * be[kk]
+                            sbb += p * bb[kk]
+                        if x == 0:
+                            sb += bust + reset
+                        else:
+                            sb += bust
+                            sa += reset * rt
+                            sbb += reset
+                        al[k] = sa
+                        be[k] = sb
+                        bb[k] = sbb
+                    elif k == 0:
+                        al[0] = 0.0
+                        be[0] = 1.0
+                        bb[0] = 0.0
+                    else:
+                        al[k] = B0[y, x + k]
+                        be[k] = 0.0
+                        bb[k] = 1.0
+                den = bb[0] + be[0] * deltabar
+                if den <= 0.0:
+                    a0 = 0.0
+                    b0 = 0.0
+                else:
+                    a0 = (al[0] + be[0] * gamma) / den
+                    b0 = gamma + delta * a0
+                if rounds >= 200:
+                    break
+            if rounds > most:
+                most = rounds
+            if y == 0:
+                c = abs(a0 - A0[x, 0])
+                if c > change:
+                    change = c
+            if x == 0:
+                c = abs(b0 - B0[y, 0])
+                if c > change:
+                    change = c
+            A0[x, y] = a0
+            B0[y, x] = b0
+    return change, most
+
+
+@njit(cache=True)
+def _best_response(rb, adds, probs, bust, reset, tol, max_passes, A0, B0, pol):
+    """Best-response passes until the reset targets settle (two dice) or once (no resets).
+
+    With resets: policy iteration over the whole table. After each best-response pass the values
+    of A's current choices are found exactly by the accelerated evaluation (:func:`_eval_win`,
+    warm-started), and the next pass improves the choices; it ends when a pass moves no reset
+    target by more than ``tol`` (then no choice changed either).
+    """
+    g = rb.shape[0]
+    n = g + 64
+    for m in range(adds.shape[0]):
+        n += adds[m]
+    al = np.empty(n)
+    be = np.empty(n)
+    bb = np.empty(n)
+    vr = np.empty(n)
+    vh = np.empty(n)
+    A0[:, :] = 0.0
+    B0[:, :] = 0.0
+    passes = 0
+    most = 0
+    la = np.zeros((g, g), dtype=np.int64)
+    lb = np.zeros((g, g), dtype=np.int64)
+    _reach_limit(rb, adds, lb)
+    everywhere = np.ones((g, g), dtype=np.bool_)
+    while True:
+        change, m = _br_pass(rb, lb, adds, probs, bust, reset, A0, B0, pol, al, be, bb, vr, vh)
+        passes += 1
+        if m > most:
+            most = m
+        if reset == 0.0 or change <= tol or passes >= max_passes:
+            break
+        # policy iteration over the whole table: the exact values of the current choices
+        # (accelerated, warm-started), then the next best-response pass improves on them
+        _reach_limit(pol, adds, la)
+        p2, _ = _eval_win(
+            pol, rb, la, lb, everywhere, adds, probs, bust, reset, tol, max_passes, A0, B0, True
+        )
+        passes += p2
+    return passes, most
+
+
+# ---------------------------------------------------------------------------------------------
+# public API
+# ---------------------------------------------------------------------------------------------
+
+
+def _args(rules: PigRules) -> tuple[np.ndarray, np.ndarray, float, float]:
+    o = rules.outcomes
+    return (
+        np.ascontiguousarray(o.add_points, dtype=np.int64),
+        np.ascontiguousarray(o.add_probs, dtype=np.float64),
+        float(o.bust),
+        float(o.reset),
+    )
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """Exact outcome probabilities of A against B.
+
+    ``a_first``: P(A wins | A moves first); ``b_first``: P(B wins | B moves first);
+    ``stalemate_a_first`` / ``stalemate_b_first``: P(the game never ends) with A / B first;
+    ``a_overall``: A's chance when the first move alternates,
+    ``(a_first + P(A wins | B first)) / 2`` = ``(a_first + 1 - b_first - stalemate_b_first) / 2``,
+    which is seed 002's ``(x + 1 - y) / 2`` when nothing stalls.
+    """
+
+    a: str
+    b: str
+    a_first: float
+    b_first: float
+    stalemate_a_first: float
+    stalemate_b_first: float
+    passes: int
+    seconds: float
+
+    @property
+    def a_second(self) -> float:
+        """P(A wins | B moves first)."""
+        return 1.0 - self.b_first - self.stalemate_b_first
+
+    @property
+    def b_second(self) -> float:
+        """P(B wins | A moves first)."""
+        return 1.0 - self.a_first - self.stalemate_a_first
+
+    @property
+    def a_overall(self) -> float:
+        return 0.5 * (self.a_first + self.a_second)
+
+    @property
+    def b_overall(self) -> float:
+        return 0.5 * (self.b_first + self.b_second)
+
+    @property
+    def stalemate_overall(self) -> float:
+        return 0.5 * (self.stalemate_a_first + self.stalemate_b_first)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d.update(
+            a_overall=self.a_overall,
+            b_overall=self.b_overall,
+            stalemate_overall=self.stalemate_overall,
+        )
+        return d
+
+
+def evaluate(a: Any, b: Any, rules: PigRules | None = None) -> Evaluation:
+    """Exact win and stalemate probabilities of strategy ``a`` against ``b`` (module docstring).
+
+    ``a`` and ``b`` may be anything :func:`~dicelab.pig.strategies.as_strategy` accepts.
+
+    >>> from dicelab.pig.rules import PigRules
+    >>> e = evaluate("hold:20", "hold:21", PigRules())
+    >>> round(e.a_first, 4), round(e.b_first, 4), round(e.a_overall, 4)
+    (0.5426, 0.5258, 0.5084)
+    """
+    rules = rules or PigRules()
+    sa, sb = as_strategy(a), as_strategy(b)
+    ta, tb = sa.table(rules), sb.table(rules)
+    adds, probs, bust, reset = _args(rules)
+    out = np.zeros(5)
+    t0 = time.perf_counter()
+    _eval_pair(
+        ta,
+        tb,
+        reach_limits(ta, rules),
+        reach_limits(tb, rules),
+        adds,
+        probs,
+        bust,
+        reset,
+        RESET_TOL,
+        MAX_PASSES,
+        out,
+    )
+    return Evaluation(
+        sa.name,
+        sb.name,
+        float(out[0]),
+        float(out[1]),
+        float(out[2]),
+        float(out[3]),
+        int(out[4]),
+        time.perf_counter() - t0,
+    )
+
+
+def reach_limits(table: np.ndarray, rules: PigRules) -> np.ndarray:
+    """For each (x, y), the largest turn total reachable in one turn under ``table``."""
+    g = table.shape[0]
+    out = np.zeros((g, g), dtype=np.int64)
+    _reach_limit(table, _args(rules)[0], out)
+    return out
+
+
+def evaluate_many(
+    tables: np.ndarray, pairs: np.ndarray, rules: PigRules, limits: np.ndarray | None = None
+) -> np.ndarray:
+    """Evaluate many pairs in parallel (all cores): ``tables`` (n, goal, goal, goal) bool,
+    ``pairs`` (m, 2) indices. Returns (m, 5): a_first, b_first, stalemate_a_first,
+    stalemate_b_first, passes. Results do not depend on the number of threads."""
+    adds, probs, bust, reset = _args(rules)
+    if limits is None:
+        limits = np.stack([reach_limits(t, rules) for t in tables])
+    pairs = np.ascontiguousarray(pairs, dtype=np.int64)
+    out = np.zeros((len(pairs), 5))
+    if len(pairs):
+        _eval_many(
+            tables,
+            limits,
+            np.ascontiguousarray(pairs[:, 0]),
+            np.ascontiguousarray(pairs[:, 1]),
+            adds,
+            probs,
+            bust,
+            reset,
+            RESET_TOL,
+            MAX_PASSES,
+            out,
+        )
+    return out
+
+
+@dataclass
+class BestResponse:
+    """The exact best response ``table`` to strategy ``b`` and how it fares against ``b``."""
+
+    against: str
+    table: np.ndarray
+    evaluation: Evaluation
+    passes: int
+    max_rounds: int
+    seconds: float
+
+    @property
+    def strategy(self) -> PigStrategy:
+        return TableStrategy(f"best-response:{self.against}", roll_table=self.table)
+
+    def to_dict(self) -> dict[str, Any]:
+        e = self.evaluation
+        return {
+            "against": self.against,
+            "a_first": e.a_first,
+            "b_first": e.b_first,
+            "a_overall": e.a_overall,
+            "stalemate_a_first": e.stalemate_a_first,
+            "stalemate_b_first": e.stalemate_b_first,
+            "passes": self.passes,
+            "seconds": self.seconds,
+        }
+
+
+def best_response(b: Any, rules: PigRules | None = None) -> BestResponse:
+    """The exact optimal counter-strategy to the fixed strategy ``b`` (module docstring).
+
+    The response maximises A's win probability from every state at once, so it is best whether
+    A moves first or second. Against ``optimal`` it is optimal play again (P = 0.5305927 at 100).
+    """
+    rules = rules or PigRules()
+    sb = as_strategy(b)
+    tb = sb.table(rules)
+    g = rules.goal
+    adds, probs, bust, reset = _args(rules)
+    A0 = np.zeros((g, g))
+    B0 = np.zeros((g, g))
+    pol = np.zeros((g, g, g), dtype=np.bool_)
+    t0 = time.perf_counter()
+    passes, most = _best_response(tb, adds, probs, bust, reset, RESET_TOL, MAX_PASSES, A0, B0, pol)
+    seconds = time.perf_counter() - t0
+    table = pol & (np.arange(g)[:, None, None] + np.arange(g)[None, None, :] < g)
+    ev = evaluate(TableStrategy(f"best-response:{sb.name}", roll_table=table), sb, rules)
+    return BestResponse(sb.name, table, ev, int(passes), int(most), seconds)
+
+
+@dataclass
+class IterationStep:
+    """One step of iterated best response: ``S_n = best_response(S_{n-1})``."""
+
+    iteration: int
+    a_first: float  # P(S_n wins | S_n first) against S_{n-1}
+    b_first: float  # P(S_{n-1} wins | S_{n-1} first)
+    a_overall: float
+    changed_states: int  # states where S_n differs from S_{n-1}
+    differs_from_optimal: int  # states where S_n differs from the optimal policy
+    self_play_first: float  # P(first player wins) when S_n plays itself
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class IteratedBestResponse:
+    """The history of iterated best response from ``start`` and where it ended."""
+
+    start: str
+    steps: list[IterationStep] = field(default_factory=list)
+    converged: bool = False
+    reached_optimal_at: int | None = None
+    table: np.ndarray | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "start": self.start,
+            "converged": self.converged,
+            "reached_optimal_at": self.reached_optimal_at,
+            "iterations": [s.to_dict() for s in self.steps],
+        }
+
+
+def iterated_best_response(
+    start: Any, rules: PigRules | None = None, max_iter: int = 20, on_step: Any = None
+) -> IteratedBestResponse:
+    """Repeat ``S <- best_response(S)`` from ``start`` (seed 002, 2.3.5) and report every step.
+
+    Stops at a fixed point (``S`` is a best response to itself: an equilibrium) or after
+    ``max_iter`` steps. Each step counts the states where the new policy differs from the old
+    one and from the optimal policy; ``reached_optimal_at`` is the first step whose policy is
+    the optimal one at every state, or ``None``.
+    """
+    from dicelab.pig.solver import solve_cached
+
+    require(
+        isinstance(max_iter, int) and 1 <= max_iter <= 1000,
+        f"max_iter must be a whole number from 1 to 1000, got {max_iter}",
+    )
+    rules = rules or PigRules()
+    s = as_strategy(start)
+    opt = solve_cached(rules).roll
+    prev = s.table(rules)
+    report = IteratedBestResponse(s.name)
+    for n in range(1, max_iter + 1):
+        br = best_response(TableStrategy(f"S{n - 1}", roll_table=prev), rules)
+        new = br.table
+        selfplay = evaluate(new, new, rules)
+        e = br.evaluation
+        step = IterationStep(
+            n,
+            e.a_first,
+            e.b_first,
+            e.a_overall,
+            int((new != prev).sum()),
+            int((new != opt).sum()),
+            selfplay.a_first,
+        )
+        report.steps.append(step)
+        if on_step is not None:
+            on_step(step)
+        if step.differs_from_optimal == 0 and report.reached_optimal_at is None:
+            report.reached_optimal_at = n
+        prev = new
+        if step.changed_states == 0:
+            report.converged = True
+            break
+    report.table = prev
+    return report
+
+
+def linear_system(
+    a: Any, b: Any, rules: PigRules | None = None
+) -> tuple[Any, np.ndarray, int, int]:
+    """The whole evaluation system ``M v = r`` as one sparse matrix (for checks and benchmarks).
+
+    Unknowns: ``P(A wins)`` at every A-to-move state ``(x, y, k)`` (first ``N`` entries, ``N`` =
+    :attr:`PigRules.n_states`, in :meth:`PigRules.states` order) and at every B-to-move state
+    ``(y, x, k)`` (next ``N``). Returns ``(M, r, index of A's (0,0,0), index of B's (0,0,0))``.
+    ``M`` is singular exactly when some state stalls (both players skip); :func:`evaluate` solves
+    the same system layer by layer instead.
+    """
+    import scipy.sparse as sp
+
+    rules = rules or PigRules()
+    g = rules.goal
+    ta, tb = as_strategy(a).table(rules), as_strategy(b).table(rules)
+    o = rules.outcomes
+    ii, jj, kk = np.nonzero(
+        np.arange(g)[:, None, None] + np.arange(g)[None, None, :]
+        < g + np.zeros((1, g, 1), dtype=np.int64)
+    )
+    n = len(ii)
+    idx = np.full((g, g, g), -1, dtype=np.int64)
+    idx[ii, jj, kk] = np.arange(n)
+    rows: list[np.ndarray] = []
+    cols: list[np.ndarray] = []
+    vals: list[np.ndarray] = []
+    r = np.zeros(2 * n)
+    for table, off, other, win in ((ta, 0, n, 1.0), (tb, n, 0, 0.0)):
+        me = np.arange(n) + off
+        rows.append(me)
+        cols.append(me)
+        vals.append(np.ones(n))
+        roll = table[ii, jj, kk]
+        x, y, k = ii[roll], jj[roll], kk[roll]
+        src = me[roll]
+        for d, p in zip(o.add_points.tolist(), o.add_probs.tolist(), strict=True):
+            done = x + k + d >= g
+            r[src[done]] += p * win
+            rows.append(src[~done])
+            cols.append(off + idx[x[~done], y[~done], k[~done] + d])
+            vals.append(np.full(int((~done).sum()), -p))
+        rows.append(src)
+        cols.append(other + idx[y, x, 0])
+        vals.append(np.full(len(src), -o.bust))
+        if o.reset > 0:
+            rows.append(src)
+            cols.append(other + idx[y, 0, 0])
+            vals.append(np.full(len(src), -o.reset))
+        hold = ~roll
+        x, y, k = ii[hold], jj[hold], kk[hold]
+        rows.append(me[hold])
+        cols.append(other + idx[y, x + k, 0])
+        vals.append(np.full(len(x), -1.0))
+    m = sp.csr_matrix(
+        (np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(2 * n, 2 * n)
+    )
+    return m, r, int(idx[0, 0, 0]), n + int(idx[0, 0, 0])

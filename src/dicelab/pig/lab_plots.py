@@ -1,0 +1,92 @@
+"""Plots of the Pig strategy lab: the tournament win matrix and "X against every hold:N".
+
+Importing :mod:`dicelab.core.plotting` selects matplotlib's Agg backend, so these work without a display.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import dicelab.core.plotting  # noqa: F401  (sets the Agg backend)
+from dicelab.pig.rules import PigRules
+
+
+def plot_win_matrix(tournament: Any, path: str | Path) -> Path:
+    """Heatmap of ``tournament.matrix`` (row strategy's overall chance against the column one)."""
+    import matplotlib.pyplot as plt
+
+    names = tournament.strategies
+    m = np.asarray(tournament.matrix)
+    n = len(names)
+    size = min(14.0, 3.0 + 0.25 * n)
+    fig, ax = plt.subplots(figsize=(size + 1.5, size))
+    im = ax.imshow(m, cmap="RdBu_r", vmin=0.0, vmax=1.0, interpolation="nearest")
+    fig.colorbar(im, ax=ax, label="P(row beats column), first move alternating")
+    if n <= 30:
+        ax.set_xticks(range(n), names, rotation=90)
+        ax.set_yticks(range(n), names)
+        if n <= 12:
+            for a in range(n):
+                for b in range(n):
+                    ax.text(b, a, f"{m[a, b]:.3f}", ha="center", va="center", fontsize=7)
+    else:
+        step = max(1, n // 20)
+        ax.set_xticks(range(0, n, step), names[::step], rotation=90)
+        ax.set_yticks(range(0, n, step), names[::step])
+    r = tournament.rules
+    ax.set_title(f"Pig round robin ({tournament.mode}; {r.variant}, goal {r.goal})")
+    fig.tight_layout()
+    out = Path(path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return out
+
+
+def against_holds(x: Any, rules: PigRules | None = None, n_max: int = 100) -> dict[str, Any]:
+    """Exact overall chance of strategy ``x`` against every ``hold:N``, N = 1..n_max (seed 002, Fig. 18)."""
+    from dicelab.pig.evaluation import evaluate_many, reach_limits
+    from dicelab.pig.strategies import HoldAt, as_strategy
+
+    rules = rules or PigRules()
+    sx = as_strategy(x)
+    tables = [sx.table(rules)] + [
+        HoldAt(f"hold:{n}", n=n).table(rules) for n in range(1, n_max + 1)
+    ]
+    stack = np.ascontiguousarray(np.stack(tables))
+    limits = np.stack([reach_limits(t, rules) for t in stack])
+    pairs = np.array([(0, n) for n in range(1, n_max + 1)], dtype=np.int64)
+    res = evaluate_many(stack, pairs, rules, limits)
+    overall = 0.5 * (res[:, 0] + 1.0 - res[:, 1] - res[:, 3])
+    return {
+        "strategy": sx.name,
+        "n": list(range(1, n_max + 1)),
+        "a_first": res[:, 0].tolist(),
+        "b_first": res[:, 1].tolist(),
+        "a_overall": overall.tolist(),
+    }
+
+
+def plot_against_holds(
+    data: dict[str, Any], path: str | Path, rules: PigRules | None = None
+) -> Path:
+    """Plot :func:`against_holds` output: X's overall chance against hold:N, with the 1/2 line."""
+    import matplotlib.pyplot as plt
+
+    rules = rules or PigRules()
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    ax.plot(data["n"], data["a_overall"], marker=".", lw=1)
+    ax.axhline(0.5, color="grey", lw=0.8, ls="--")
+    ax.set_xlabel("N of the opponent hold:N")
+    ax.set_ylabel(f"P({data['strategy']} wins), first move alternating")
+    ax.set_title(f"{data['strategy']} against every hold:N ({rules.variant}, goal {rules.goal})")
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    out = Path(path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return out

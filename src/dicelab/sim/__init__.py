@@ -1,1 +1,0 @@
-"""Monte Carlo simulation, statistics and tournaments."""

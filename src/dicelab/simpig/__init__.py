@@ -1,0 +1,100 @@
+"""Simultaneous Pig (Zhu & Ma 2023): all players take their turn at once.
+
+Every turn each of ``n`` players secretly picks a hold-at target ``k`` and rolls one die until the
+turn total reaches ``k`` or a 1 wipes it out; then all turn totals are banked together, and the
+players at or above the goal (100) share the win. Because the choices are simultaneous, the
+two-player game is a zero-sum *stochastic game*, not a Markov decision process.
+
+The public verbs::
+
+    from dicelab import simpig
+
+    simpig.turn_total_fractions(25)          # exact distribution of X_25 (Table 2)
+    simpig.best_response(["hold:25"])        # Algorithm 0.1: exact, one backward pass (0.5231)
+    simpig.best_response(["hold:20", "hold:30"])   # Algorithm 0.3, three players (0.3955)
+    simpig.evaluate("hold:25", "hold:30")    # exact win-probability table of a pair
+    simpig.solve()                           # the exact mixed equilibrium (Shapley), value 1/2
+    simpig.exploitability("svima")           # what a best response gains against a strategy
+    simpig.many_player_win("hold:100", "hold:25", players=1000)
+    simpig.simulate(["hold:25", "hold:30"], games=10_000, seed=1)
+
+Strategies are text specs (``hold:25``, ``pw:25<40,30<60,goal``, ``mix:0.5*hold:20+0.5*hold:30``,
+``table:FILE``, ``equilibrium``, ...); see :mod:`dicelab.simpig.strategies`.
+
+How it works: scores never decrease, so every state's successors are larger (in score sum, or
+lexicographically for ``n`` players) except for the all-bust self-loop, whose fixed point has a
+closed form. One backward pass therefore solves a best response exactly; the equilibrium solves
+a small matrix game per state (a linear program only where no pure saddle point exists).
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from dicelab.simpig.equilibrium import Equilibrium, exploitability
+    from dicelab.simpig.equilibrium import solve_equilibrium as solve
+    from dicelab.simpig.rules import (
+        SimPigGame,
+        SimPigRules,
+        turn_total_distribution,
+        turn_total_fractions,
+        turn_total_table,
+    )
+    from dicelab.simpig.simulation import simulate
+    from dicelab.simpig.solver import (
+        BestResponse,
+        best_response,
+        best_response_vs_goal_holders,
+        evaluate,
+        evaluate_n,
+        local_minima,
+        many_player_win,
+        selfplay,
+        svima,
+        sweep_hold,
+        turns_to_goal,
+    )
+    from dicelab.simpig.strategies import SimPigStrategy, parse_strategy
+
+#: public name -> (module, attribute); loaded on first use
+_PUBLIC: dict[str, tuple[str, str]] = {
+    "BestResponse": ("dicelab.simpig.solver", "BestResponse"),
+    "Equilibrium": ("dicelab.simpig.equilibrium", "Equilibrium"),
+    "SimPigGame": ("dicelab.simpig.rules", "SimPigGame"),
+    "SimPigRules": ("dicelab.simpig.rules", "SimPigRules"),
+    "SimPigStrategy": ("dicelab.simpig.strategies", "SimPigStrategy"),
+    "best_response": ("dicelab.simpig.solver", "best_response"),
+    "best_response_vs_goal_holders": ("dicelab.simpig.solver", "best_response_vs_goal_holders"),
+    "evaluate": ("dicelab.simpig.solver", "evaluate"),
+    "evaluate_n": ("dicelab.simpig.solver", "evaluate_n"),
+    "exploitability": ("dicelab.simpig.equilibrium", "exploitability"),
+    "local_minima": ("dicelab.simpig.solver", "local_minima"),
+    "many_player_win": ("dicelab.simpig.solver", "many_player_win"),
+    "parse_strategy": ("dicelab.simpig.strategies", "parse_strategy"),
+    "selfplay": ("dicelab.simpig.solver", "selfplay"),
+    "simulate": ("dicelab.simpig.simulation", "simulate"),
+    "solve": ("dicelab.simpig.equilibrium", "solve_equilibrium"),
+    "svima": ("dicelab.simpig.solver", "svima"),
+    "sweep_hold": ("dicelab.simpig.solver", "sweep_hold"),
+    "turn_total_distribution": ("dicelab.simpig.rules", "turn_total_distribution"),
+    "turn_total_fractions": ("dicelab.simpig.rules", "turn_total_fractions"),
+    "turn_total_table": ("dicelab.simpig.rules", "turn_total_table"),
+    "turns_to_goal": ("dicelab.simpig.solver", "turns_to_goal"),
+}
+__all__ = sorted(_PUBLIC)
+
+
+def __getattr__(name: str) -> Any:
+    """Load a public name on first use, so importing one submodule stays light."""
+    if name not in _PUBLIC:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module, attr = _PUBLIC[name]
+    value = getattr(import_module(module), attr)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
