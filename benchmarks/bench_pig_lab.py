@@ -27,7 +27,7 @@ from dicelab.pig.rules import PigRules  # noqa: E402
 from dicelab.pig.simulation import simulate  # noqa: E402
 from dicelab.pig.tournaments import tournament  # noqa: E402
 from dicelab.pig.solver import solve_cached  # noqa: E402
-from dicelab.pig.evaluation import best_response, evaluate, linear_system  # noqa: E402
+from dicelab.pig.api import best_response, evaluate, linear_system  # noqa: E402
 
 
 def bench_evaluate(rules: PigRules, label: str) -> None:

@@ -36,7 +36,7 @@ out = {"seconds": time.perf_counter() - t, "a_wins": r.a_wins}
 import numpy as np
 from dicelab.pig.rules import PigRules
 from dicelab.pig import simulation
-from dicelab.pig.strategies import as_strategy
+from dicelab.pig.specs import as_strategy
 rules = PigRules()
 T = np.stack([as_strategy("hold:20").table(rules), as_strategy("keep-pace").table(rules)])
 t = time.perf_counter(); c = simulation.pig_counts(T, rules, 4_000_000, 1, workers=2, progress=False)
@@ -46,7 +46,7 @@ out = {"seconds": time.perf_counter() - t, "a_wins": int(c[0] + c[3])}
 import numpy as np
 from dicelab.pig.rules import PigRules
 from dicelab.pig import simulation
-from dicelab.pig.strategies import as_strategy
+from dicelab.pig.specs import as_strategy
 rules = PigRules()
 T = np.stack([as_strategy("hold:20").table(rules), as_strategy("keep-pace").table(rules)])
 t = time.perf_counter(); c = simulation.pig_counts(T, rules, 4_000_000, 1, backend="dask", workers=2, progress=False)
@@ -56,7 +56,7 @@ out = {"seconds": time.perf_counter() - t, "a_wins": int(c[0] + c[3])}
 import numpy as np
 from dicelab.pig.rules import PigRules
 from dicelab.pig.evaluation import evaluate_many
-from dicelab.pig.strategies import as_strategy
+from dicelab.pig.specs import as_strategy
 rules = PigRules()
 tabs = np.ascontiguousarray(np.stack([as_strategy(f"hold:{n}").table(rules) for n in range(1, 61)]))
 pairs = np.array([(a, b) for a in range(60) for b in range(a, 60)], dtype=np.int64)
@@ -68,7 +68,7 @@ out = {"seconds": time.perf_counter() - t, "sum": float(res[:, 0].sum())}
 import numpy as np
 from dicelab.pig.rules import PigRules
 from dicelab.pig import jobs
-from dicelab.pig.strategies import as_strategy
+from dicelab.pig.specs import as_strategy
 rules = PigRules()
 tabs = np.ascontiguousarray(np.stack([as_strategy(f"hold:{n}").table(rules) for n in range(1, 61)]))
 pairs = np.array([(a, b) for a in range(60) for b in range(a, 60)], dtype=np.int64)
@@ -85,17 +85,20 @@ def simpig_cases(full: bool) -> dict[str, str]:
     out = {}
     for n, g, opps in sizes:
         out[f"simpig-{n}p-goal{g}-in-memory"] = f"""
-from dicelab.simpig.solver import best_response
+from dicelab.simpig import best_response
 best_response({["hold:3"] * (n - 1)!r}, goal=8)  # compile
 t = time.perf_counter(); r = best_response({opps!r}, goal={g})
 out = {{"seconds": time.perf_counter() - t, "win": r.win_probability}}
 """
         out[f"simpig-{n}p-goal{g}-sharded-local2"] = f"""
+from dicelab.simpig import parse_strategy
 from dicelab.simpig.sharded import best_response_sharded
-best_response_sharded({["hold:3"] * (n - 1)!r}, goal=8, path=tempfile.mkdtemp() + "/w", workers=1,
+def objs(specs, goal):
+    return [parse_strategy(s, goal, len(specs) + 1) for s in specs]
+best_response_sharded(objs({["hold:3"] * (n - 1)!r}, 8), goal=8, path=tempfile.mkdtemp() + "/w", workers=1,
                       progress=False)  # compile
 t = time.perf_counter()
-r = best_response_sharded({opps!r}, goal={g}, path=tempfile.mkdtemp() + "/br", workers=2, progress=False)
+r = best_response_sharded(objs({opps!r}, {g}), goal={g}, path=tempfile.mkdtemp() + "/br", workers=2, progress=False)
 out = {{"seconds": time.perf_counter() - t, "win": r.win_probability, "worker_mb": r.max_worker_rss_mb,
         "disk_mb": r.disk_bytes / 2**20, "shards": r.shards}}
 """

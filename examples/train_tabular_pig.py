@@ -37,7 +37,7 @@ import numpy as np
 import dicelab.envs  # noqa: F401  (registers dicelab/Pig-v0)
 from dicelab.pig.rules import PigRules
 from dicelab.pig.solver import solve
-from dicelab.pig.evaluation import evaluate
+from dicelab.pig import evaluate
 
 HOLD, ROLL = 0, 1
 

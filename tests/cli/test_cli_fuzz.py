@@ -468,8 +468,8 @@ def _parsers() -> dict[str, tuple[Callable[[str], Any], st.SearchStrategy[str]]]
     from dicelab.pig.rules import PigRules
     from dicelab.supersix.rules import SuperSixRules
     from dicelab.liars import strategies as lstrat
-    from dicelab.pig import strategies as pstrat
-    from dicelab.simpig import strategies as sstrat
+    from dicelab.pig import specs as pstrat
+    from dicelab.simpig import specs as sstrat
     from dicelab.supersix import strategies as s6strat
 
     def pig(spec: str) -> Any:

@@ -134,7 +134,7 @@ def test_simulation_identical_on_every_backend(cluster, tmp_path):
     again = run_tasks(hold_at_batch, tasks, store=tmp_path / "s", progress=False)
     assert same(serial, again)
     # the games themselves: hold:8 moving first against hold:12 wins as often as the exact value
-    from dicelab.pig.evaluation import evaluate
+    from dicelab.pig import evaluate
     from dicelab.core.stats import wilson_interval
 
     exact = evaluate("hold:8", "hold:12", PigRules(goal=30)).a_first
@@ -251,7 +251,7 @@ def test_bad_backend_options():
 def test_pig_simulation_job_matches_simulate(cluster):
     from dicelab.pig import simulation as jobs
     from dicelab.pig.simulation import BATCH, simulate
-    from dicelab.pig.strategies import as_strategy
+    from dicelab.pig.specs import as_strategy
 
     rules = PigRules(goal=40)
     sa, sb = as_strategy("hold:12"), as_strategy("keep-pace")
@@ -276,7 +276,7 @@ def test_pig_round_robin_jobs_match_the_single_process_code(cluster):
     from dicelab.pig import jobs
     from dicelab.pig.simulation import simulate
     from dicelab.pig.evaluation import evaluate_many
-    from dicelab.pig.strategies import as_strategy
+    from dicelab.pig.specs import as_strategy
 
     rules = PigRules(goal=30)
     tables = np.ascontiguousarray(

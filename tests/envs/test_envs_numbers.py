@@ -27,7 +27,7 @@ def play(env, choose, episodes, seed):
 
 
 def test_pig_env_matches_the_exact_evaluator():
-    from dicelab.pig.evaluation import evaluate
+    from dicelab.pig import evaluate
 
     rules = PigRules(goal=30)
     exact = evaluate("hold:8", "hold:12", rules).a_first  # the learner (seat 0) moves first

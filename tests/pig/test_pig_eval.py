@@ -15,13 +15,9 @@ from dicelab.pig.rules import PigRules
 from dicelab.pig.simulation import simulate
 from dicelab.core.stats import wilson_interval
 from dicelab.pig.solver import solve_cached
-from dicelab.pig.evaluation import (
-    best_response,
-    evaluate,
-    iterated_best_response,
-    linear_system,
-)
-from dicelab.pig.strategies import HoldAt, as_strategy
+from dicelab.pig.api import best_response, evaluate, iterated_best_response, linear_system
+from dicelab.pig.specs import as_strategy
+from dicelab.pig.strategies import HoldAt
 
 STD = PigRules()
 

@@ -11,7 +11,7 @@ from dicelab.core.errors import DicelabError
 from dicelab.pig.rules import PigRules
 from dicelab.core import stats as st
 from dicelab.pig.simulation import BATCH, _atoms, batch_states, fair_test, simulate
-from dicelab.pig.evaluation import evaluate
+from dicelab.pig import evaluate
 
 
 @pytest.mark.parametrize("variant", ["standard", "piglet", "two-dice"])

@@ -13,14 +13,8 @@ import pytest
 from dicelab.core.errors import DicelabError
 from dicelab.pig.rules import PigRules
 from dicelab.pig.solver import solve_cached
-from dicelab.pig.strategies import (
-    as_strategy,
-    compile_table,
-    expand_specs,
-    load_strategy_table,
-    parse_strategy,
-    save_strategy,
-)
+from dicelab.pig.specs import as_strategy, compile_table, expand_specs, parse_strategy
+from dicelab.pig.strategies import load_strategy_table, save_strategy
 
 R30 = PigRules(goal=30)
 R100 = PigRules()

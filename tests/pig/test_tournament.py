@@ -9,7 +9,7 @@ from dicelab.core.errors import DicelabError
 from dicelab.pig.rules import PigRules
 from dicelab.pig.lab_plots import against_holds, plot_against_holds, plot_win_matrix
 from dicelab.pig.tournaments import find_cycles, tournament
-from dicelab.pig.evaluation import evaluate
+from dicelab.pig import evaluate
 
 
 def test_named_strategies_have_the_seed_non_transitive_cycle():

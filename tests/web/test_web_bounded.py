@@ -195,7 +195,7 @@ def test_tables_from_the_worker_are_the_servers_own():
     """The .npz round trip of a worker-built bot (run here in-process) gives back the same arrays."""
     from dicelab.pig.rules import PigRules
     from dicelab.pig.solver import solve
-    from dicelab.pig.strategies import compile_table
+    from dicelab.pig.specs import compile_table
     from dicelab.web import bots
 
     rules = PigRules(goal=25, sides=8, variant="two-dice")

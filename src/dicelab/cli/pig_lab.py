@@ -51,7 +51,7 @@ def eval_cmd(
 ) -> None:
     """Exact win probabilities of A against B (and the chance the game never ends)."""
     from dicelab.pig.evaluation import evaluate
-    from dicelab.pig.strategies import parse_strategy
+    from dicelab.pig.specs import parse_strategy
 
     rules = make_rules(goal, sides, variant)
     sa, sb = parse_strategy(a), parse_strategy(b)
@@ -89,7 +89,8 @@ def best_response_cmd(
 ) -> None:
     """The exact best response A to strategy B, and how A fares against B."""
     from dicelab.pig.evaluation import best_response, iterated_best_response
-    from dicelab.pig.strategies import parse_strategy, save_strategy
+    from dicelab.pig.specs import parse_strategy
+    from dicelab.pig.strategies import save_strategy
 
     rules = make_rules(goal, sides, variant)
     require(1 <= max_iter <= 1000, f"--max-iter must be from 1 to 1000, got {max_iter}")
@@ -156,7 +157,7 @@ def simulate_cmd(
 ) -> None:
     """Monte Carlo of A against B, with a Wilson interval and the exact value beside it."""
     from dicelab.pig.simulation import simulate
-    from dicelab.pig.strategies import parse_strategy
+    from dicelab.pig.specs import parse_strategy
 
     rules = make_rules(goal, sides, variant)
     require(

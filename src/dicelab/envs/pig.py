@@ -103,7 +103,7 @@ def pig_policy(strategy: Any, rules: PigRules) -> Policy:
     ``f(my_score, opponent_score, turn_total) -> bool`` (True = roll) or a ``(goal, goal, goal)``
     decision table. Its decision table is compiled once, so a step costs one array lookup.
     """
-    from dicelab.pig.strategies import compile_table
+    from dicelab.pig.specs import compile_table
 
     roll = np.asarray(compile_table(strategy, rules), dtype=bool)
 

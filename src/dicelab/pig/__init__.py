@@ -40,11 +40,11 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from dicelab.pig.evaluation import best_response, evaluate, iterated_best_response
+    from dicelab.pig.api import best_response, evaluate, iterated_best_response
     from dicelab.pig.rules import VARIANTS, PigGame, PigRules
     from dicelab.pig.simulation import simulate
     from dicelab.pig.solver import PigSolution, solve, solve_cached
-    from dicelab.pig.strategies import parse_strategy
+    from dicelab.pig.specs import as_strategy, expand_specs, parse_strategy
     from dicelab.pig.tournaments import tournament
 
 #: public name -> (module, attribute); loaded on first use
@@ -53,10 +53,12 @@ _PUBLIC: dict[str, tuple[str, str]] = {
     "PigRules": ("dicelab.pig.rules", "PigRules"),
     "PigSolution": ("dicelab.pig.solver", "PigSolution"),
     "VARIANTS": ("dicelab.pig.rules", "VARIANTS"),
-    "best_response": ("dicelab.pig.evaluation", "best_response"),
-    "evaluate": ("dicelab.pig.evaluation", "evaluate"),
-    "iterated_best_response": ("dicelab.pig.evaluation", "iterated_best_response"),
-    "parse_strategy": ("dicelab.pig.strategies", "parse_strategy"),
+    "best_response": ("dicelab.pig.api", "best_response"),
+    "evaluate": ("dicelab.pig.api", "evaluate"),
+    "iterated_best_response": ("dicelab.pig.api", "iterated_best_response"),
+    "as_strategy": ("dicelab.pig.specs", "as_strategy"),
+    "expand_specs": ("dicelab.pig.specs", "expand_specs"),
+    "parse_strategy": ("dicelab.pig.specs", "parse_strategy"),
     "simulate": ("dicelab.pig.simulation", "simulate"),
     "solve": ("dicelab.pig.solver", "solve"),
     "solve_cached": ("dicelab.pig.solver", "solve_cached"),

@@ -73,7 +73,7 @@ from numba import njit, prange
 
 from dicelab.core.errors import require
 from dicelab.pig.rules import PigRules
-from dicelab.pig.strategies import PigStrategy, TableStrategy, as_strategy
+from dicelab.pig.strategies import PigStrategy, TableStrategy, to_strategy
 
 RESET_TOL = 1e-15
 MAX_PASSES = 2000
@@ -692,7 +692,8 @@ class Evaluation:
 def evaluate(a: Any, b: Any, rules: PigRules | None = None) -> Evaluation:
     """Exact win and stalemate probabilities of strategy ``a`` against ``b`` (module docstring).
 
-    ``a`` and ``b`` may be anything :func:`~dicelab.pig.strategies.as_strategy` accepts.
+    ``a`` and ``b`` are strategy objects, callables or decision tables
+    (:func:`~dicelab.pig.strategies.to_strategy`); :func:`dicelab.pig.evaluate` also takes specs.
 
     >>> from dicelab.pig.rules import PigRules
     >>> e = evaluate("hold:20", "hold:21", PigRules())
@@ -700,7 +701,7 @@ def evaluate(a: Any, b: Any, rules: PigRules | None = None) -> Evaluation:
     (0.5426, 0.5258, 0.5084)
     """
     rules = rules or PigRules()
-    sa, sb = as_strategy(a), as_strategy(b)
+    sa, sb = to_strategy(a), to_strategy(b)
     ta, tb = sa.table(rules), sb.table(rules)
     adds, probs, bust, reset = _args(rules)
     out = np.zeros(5)
@@ -802,7 +803,7 @@ def best_response(b: Any, rules: PigRules | None = None) -> BestResponse:
     A moves first or second. Against ``optimal`` it is optimal play again (P = 0.5305927 at 100).
     """
     rules = rules or PigRules()
-    sb = as_strategy(b)
+    sb = to_strategy(b)
     tb = sb.table(rules)
     g = rules.goal
     adds, probs, bust, reset = _args(rules)
@@ -869,7 +870,7 @@ def iterated_best_response(
         f"max_iter must be a whole number from 1 to 1000, got {max_iter}",
     )
     rules = rules or PigRules()
-    s = as_strategy(start)
+    s = to_strategy(start)
     opt = solve_cached(rules).roll
     prev = s.table(rules)
     report = IteratedBestResponse(s.name)
@@ -915,7 +916,7 @@ def linear_system(
 
     rules = rules or PigRules()
     g = rules.goal
-    ta, tb = as_strategy(a).table(rules), as_strategy(b).table(rules)
+    ta, tb = to_strategy(a).table(rules), to_strategy(b).table(rules)
     o = rules.outcomes
     ii, jj, kk = np.nonzero(
         np.arange(g)[:, None, None] + np.arange(g)[None, None, :]

@@ -49,7 +49,8 @@ def plot_win_matrix(tournament: Any, path: str | Path) -> Path:
 def against_holds(x: Any, rules: PigRules | None = None, n_max: int = 100) -> dict[str, Any]:
     """Exact overall chance of strategy ``x`` against every ``hold:N``, N = 1..n_max (seed 002, Fig. 18)."""
     from dicelab.pig.evaluation import evaluate_many, reach_limits
-    from dicelab.pig.strategies import HoldAt, as_strategy
+    from dicelab.pig.specs import as_strategy
+    from dicelab.pig.strategies import HoldAt
 
     rules = rules or PigRules()
     sx = as_strategy(x)

@@ -38,7 +38,7 @@ from dicelab.core import stats as st
 from dicelab.core.errors import require
 from dicelab.core.jobs import batch_tasks, decode_tables, encode_tables, run_job, task_tag
 from dicelab.pig.rules import PigRules
-from dicelab.pig.strategies import as_strategy
+from dicelab.pig.specs import as_strategy
 
 BATCH = 65_536
 BATCHES_PER_TASK = 16  # distributed runs: 16 x 65,536 games (about a second of work) per task
@@ -390,7 +390,7 @@ def fair_test(
     seeds = np.random.SeedSequence(seed).spawn(len(pairs))
     rows = []
     for (a, b), ss in zip(pairs, seeds, strict=True):
-        e = evaluate(a, b, rules)
+        e = evaluate(as_strategy(a), as_strategy(b), rules)
         r = simulate(
             a,
             b,

@@ -8,8 +8,9 @@ strategy rolls. Entries with ``i + k >= goal`` are False: every strategy, whatev
 a *strategy* (:class:`PigStrategy`) is a recipe that compiles a table for any rules
 (:meth:`PigStrategy.table`).
 
-Ways to give a strategy (:func:`as_strategy` accepts all of them; :func:`parse_strategy` the
-string forms used on the command line):
+Ways to give a strategy (:func:`dicelab.pig.specs.as_strategy` accepts all of them,
+:func:`dicelab.pig.specs.parse_strategy` the string forms used on the command line; this module
+holds the strategy objects and :func:`to_strategy`, which takes everything but spec strings):
 
 ``optimal``
     Optimal play (the exact solution of :mod:`dicelab.pig.solver`).
@@ -36,7 +37,7 @@ a numpy array
     A decision table, used as is (its shape fixes the goal).
 
 Ranges for tournaments: ``hold:1..100`` (or ``hold:5..50:5`` with a step) expands to one
-``hold:N`` per value (:func:`expand_specs`).
+``hold:N`` per value (:func:`dicelab.pig.specs.expand_specs`).
 
 Every malformed spec raises a one-line :class:`~dicelab.core.errors.DicelabError` naming what is
 allowed. Limits (:mod:`dicelab.core.specs`): ``N`` has at most six digits, ``best-response:``
@@ -48,7 +49,7 @@ from __future__ import annotations
 
 import csv
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -59,10 +60,7 @@ import numpy as np
 from dicelab.core.errors import DicelabError, require
 from dicelab.core.specs import (
     MAX_DIGITS,
-    check_depth,
     check_input_file,
-    check_spec,
-    parse_whole,
     shorten,
 )
 from dicelab.pig.rules import MAX_GOAL, PigRules
@@ -256,19 +254,6 @@ def _optimal_table(rules: PigRules) -> np.ndarray:
 
 
 @dataclass(eq=False)
-class BestResponse(PigStrategy):
-    """``best-response:SPEC``: the exact best response to another strategy."""
-
-    against: PigStrategy | None = None
-
-    def _build(self, rules: PigRules) -> np.ndarray:
-        from dicelab.pig.evaluation import best_response
-
-        assert self.against is not None
-        return best_response(self.against, rules).table
-
-
-@dataclass(eq=False)
 class CallableStrategy(PigStrategy):
     """Any Python callable ``f(my_score, opponent_score, turn_total) -> bool`` (True = roll)."""
 
@@ -457,106 +442,24 @@ def _load_csv(p: Path) -> np.ndarray:
     return table
 
 
-# ---------------------------------------------------------------------------------------------
-# parsing
-# ---------------------------------------------------------------------------------------------
 
-_HELP = (
-    "use optimal, hold:N, keep-pace, turtle, roll-to-win, roll-and-wait, "
-    "best-response:SPEC or file:PATH"
-)
+def to_strategy(x: Any, name: str | None = None) -> PigStrategy:
+    """A strategy object, a callable or a decision table as a :class:`PigStrategy`.
 
-
-def parse_strategy(spec: str) -> PigStrategy:
-    """Parse one strategy spec (``hold:25``, ``keep-pace``, ``file:PATH`` ...) into a strategy."""
-    return _parse(check_spec(spec, _HELP), 0)
-
-
-def _parse(s: str, depth: int) -> PigStrategy:
-    check_depth(depth, s)
-    low = s.lower()
-    if low in ("optimal", "opt"):
-        return Optimal("optimal")
-    if low == "keep-pace":
-        return KeepPace("keep-pace")
-    if low == "turtle":
-        return Turtle("turtle")
-    if low == "roll-to-win":
-        return RollToWin("roll-to-win")
-    if low == "roll-and-wait":
-        return RollAndWait("roll-and-wait")
-    if low.startswith("hold:"):
-        arg = s[5:]
-        require(
-            ".." not in arg,
-            f"bad strategy {shorten(s)}: a range like hold:1..100 names many "
-            "strategies; it is allowed in tournaments only",
-        )
-        n = parse_whole(arg, f"N in {shorten(s)}", 0, MAX_HOLD)
-        return HoldAt(f"hold:{n}", n=n)
-    if low.startswith("best-response:"):
-        inner = s[len("best-response:") :].strip()
-        require(
-            inner != "",
-            f"bad strategy {shorten(s)}: best-response needs a strategy, "
-            "e.g. best-response:hold:20",
-        )
-        target = _parse(inner, depth + 1)
-        return BestResponse(f"best-response:{target.name}", against=target)
-    if low.startswith("file:"):
-        path = s[5:]
-        require(
-            path != "", f"bad strategy {shorten(s)}: file: needs a path to a .csv or .npz table"
-        )
-        return TableStrategy(f"file:{path}", roll_table=load_strategy_table(path))
-    raise DicelabError(f"unknown strategy {shorten(s)}; {_HELP}")
-
-
-_N = r"([0-9]{1,%d})" % MAX_DIGITS
-_RANGE = re.compile(rf"^hold:{_N}\.\.{_N}(?::{_N})?$", re.IGNORECASE)
-
-
-def expand_specs(specs: Iterable[str]) -> list[str]:
-    """Expand ranges (``hold:1..100``, ``hold:10..50:5``) into single specs; others pass through."""
-    out: list[str] = []
-    for spec in specs:
-        s = check_spec(spec, _HELP)
-        m = _RANGE.match(s)
-        if m is None:
-            require(
-                ".." not in s,
-                f"bad strategy range {shorten(s)}; write hold:A..B or hold:A..B:STEP "
-                f"with numbers of at most {MAX_DIGITS} digits",
-            )
-            out.append(s)
-            continue
-        a, b = int(m.group(1)), int(m.group(2))
-        step = int(m.group(3)) if m.group(3) else 1
-        require(a <= b and step >= 1, f"bad strategy range {shorten(s)}: need A <= B and STEP >= 1")
-        require(
-            (b - a) // step + 1 <= MAX_RANGE,
-            f"strategy range {shorten(s)} names more than {MAX_RANGE} strategies",
-        )
-        out.extend(f"hold:{n}" for n in range(a, b + 1, step))
-    return out
-
-
-def as_strategy(x: Any, name: str | None = None) -> PigStrategy:
-    """Turn a spec string, callable, decision table or strategy into a :class:`PigStrategy`."""
+    Spec strings are parsed above this module (:func:`dicelab.pig.specs.parse_strategy`), so the
+    algorithms that call this take strategy objects only.
+    """
     if isinstance(x, PigStrategy):
         return x
-    if isinstance(x, str):
-        return parse_strategy(x)
     if isinstance(x, np.ndarray):
         return TableStrategy(name or "table", roll_table=finish_table(x))
+    if isinstance(x, str):
+        raise DicelabError(
+            f"the strategy {shorten(x)} is a spec: parse it with dicelab.pig.parse_strategy first"
+        )
     if callable(x):
         return CallableStrategy(name or getattr(x, "__name__", "callable"), func=x)
     raise DicelabError(
         f"cannot use a {type(x).__name__} as a strategy; give a spec string, a callable "
         "f(my, opp, turn_total) -> bool or a (goal, goal, goal) table"
     )
-
-
-def compile_table(x: Any, rules: PigRules) -> np.ndarray:
-    """The decision table of any strategy-like ``x`` for ``rules``."""
-    return as_strategy(x).table(rules)

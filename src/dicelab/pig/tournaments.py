@@ -33,7 +33,7 @@ import numpy as np
 from dicelab.core.errors import require
 from dicelab.core.progress import progress_bar
 from dicelab.pig.rules import PigRules
-from dicelab.pig.strategies import as_strategy, expand_specs
+from dicelab.pig.specs import as_strategy, expand_specs
 
 MAX_STRATEGIES = 400
 

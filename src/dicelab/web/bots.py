@@ -128,7 +128,7 @@ def table(spec: str, rules: PigRules) -> np.ndarray:
     def build() -> np.ndarray:
         if spec == "optimal":
             return solution(rules).roll
-        from dicelab.pig.strategies import compile_table
+        from dicelab.pig.specs import compile_table
 
         return compile_table(spec, rules)
 

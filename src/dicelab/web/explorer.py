@@ -125,7 +125,7 @@ def evaluate_specs(rules: PigRules, a: str, b: str) -> tuple[str, str]:
 
 def evaluate(rules: PigRules, a: str, b: str) -> dict[str, Any]:
     """Exact head-to-head of two strategies (specs as in the bot list)."""
-    mod = _need("dicelab.pig.evaluation", "strategy evaluation")
+    mod = _need("dicelab.pig.api", "strategy evaluation")
     sa, sb = evaluate_specs(rules, a, b)
     res = mod.evaluate(sa, sb, rules)
     return {"rules": rules.to_dict(), "a": sa, "b": sb, "result": _jsonable(res)}
