@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from _common import median_time, report  # noqa: E402
 
 from dicelab.simpig.rules import turn_total_distribution  # noqa: E402
-from dicelab.simpig.solver import best_response  # noqa: E402
+from dicelab.simpig import best_response  # noqa: E402
 from dicelab.simpig.equilibrium import solve_equilibrium  # noqa: E402
 
 
@@ -62,7 +62,7 @@ def plain_algorithm_01(goal: int, hold: int) -> float:
 
 PEAK = """
 import json, resource, sys, time
-from dicelab.simpig.solver import best_response
+from dicelab.simpig import best_response
 t = time.perf_counter(); r = best_response(sys.argv[1:]); dt = time.perf_counter() - t
 print(json.dumps({"win": r.win_probability, "seconds": dt,
                   "max_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))

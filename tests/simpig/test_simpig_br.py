@@ -7,9 +7,14 @@ import pytest
 
 from dicelab.core.errors import DicelabError
 from dicelab.simpig.rules import turn_total_distribution
-from dicelab.simpig import simulate
-from dicelab.simpig.solver import best_response, evaluate, local_minima, sweep_hold
-from dicelab.simpig.strategies import parse_strategy
+from dicelab.simpig import (
+    best_response,
+    evaluate,
+    local_minima,
+    parse_strategy,
+    simulate,
+    sweep_hold,
+)
 
 
 def plain_value_iteration(goal: int, opp_k, tol: float = 1e-13) -> np.ndarray:
@@ -96,9 +101,9 @@ def test_symmetric_pair_is_fair_and_best_response_dominates():
     for a in ("hold:20", "hold:30", "pw:25<40,30<60,goal"):
         assert np.all(br.value[:100, :100] >= evaluate(a, "hold:25")[:100, :100] - 1e-12)
     # evaluating the best response's own policy reproduces its value table
-    from dicelab.simpig.strategies import _table
+    from dicelab.simpig.strategies import table_strategy
 
-    pol = _table("br", 100, np.ones((1, 100, 100)), br.policy[None, :100, :100])
+    pol = table_strategy("br", 100, np.ones((1, 100, 100)), br.policy[None, :100, :100])
     np.testing.assert_allclose(
         evaluate(pol, "hold:25")[:100, :100], br.value[:100, :100], atol=1e-12
     )
@@ -106,14 +111,14 @@ def test_symmetric_pair_is_fair_and_best_response_dominates():
 
 def test_piecewise_and_mixed_opponents():
     # The paper's piecewise example and a mixed opponent are solved by the same pass.
-    from dicelab.simpig.strategies import _table
+    from dicelab.simpig.strategies import table_strategy
 
     for opp in ("pw:25<40,30<60,goal", "mix:0.5*hold:20+0.5*hold:30"):
         br = best_response([opp])
         # law: a best response does at least as well as the opponent's own play (1/2)
         assert br.win_probability > 0.5
         # and Monte Carlo games of its policy against the opponent win that often
-        pol = _table("br", 100, np.ones((1, 100, 100)), br.policy[None, :100, :100])
+        pol = table_strategy("br", 100, np.ones((1, 100, 100)), br.policy[None, :100, :100])
         shares = simulate([pol, opp], games=20_000, seed=3)
         assert abs(shares[0] - br.win_probability) < 4 * np.sqrt(0.25 / 20_000)
     # A mixture of two copies of the same strategy is that strategy.

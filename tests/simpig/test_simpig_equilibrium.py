@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dicelab.simpig.solver import best_response, evaluate, selfplay, svima
-from dicelab.simpig.equilibrium import exploitability, solve_equilibrium, solve_matrix_game
-from dicelab.simpig.strategies import _table
+from dicelab.simpig import best_response, evaluate, exploitability, selfplay, svima
+from dicelab.simpig.equilibrium import solve_equilibrium, solve_matrix_game
+from dicelab.simpig.strategies import table_strategy
 
 
 def test_matrix_games_with_known_values():
@@ -60,7 +60,7 @@ def test_equilibrium_goal_100(eq100):
 
 def _policy_strategy(name: str, policy: np.ndarray):
     g = policy.shape[0]
-    return _table(name, g, np.ones((1, g, g)), policy[None].astype(np.int64))
+    return table_strategy(name, g, np.ones((1, g, g)), policy[None].astype(np.int64))
 
 
 def test_selfplay_cycle_and_svima(eq100):

@@ -9,7 +9,7 @@ import pytest
 
 from dicelab.core.errors import DicelabError
 from dicelab.simpig.rules import turn_total_distribution
-from dicelab.simpig.solver import (
+from dicelab.simpig import (
     best_response,
     best_response_vs_goal_holders,
     evaluate,
@@ -79,8 +79,8 @@ def test_symmetry_laws_and_symmetric_shortcut():
 
 
 def test_n_player_code_at_two_players_matches_two_player_pass():
+    from dicelab.simpig import parse_strategy
     from dicelab.simpig import solver as S
-    from dicelab.simpig.strategies import parse_strategy
 
     s = parse_strategy("pw:3<8,6<12,goal", 15, 2)
     r2 = S._best_response2(s, 15)

@@ -4,14 +4,16 @@ on any backend, and resumes an interrupted solve."""
 from __future__ import annotations
 
 import functools
+import json
 import logging
 
 import numpy as np
 import pytest
 
 from dicelab.core.errors import DicelabError
+from dicelab.simpig import best_response, parse_strategy
 from dicelab.simpig import sharded as sh
-from dicelab.simpig.solver import best_response
+from dicelab.simpig.strategies import SimPigStrategy, strategy_from_json
 
 CASES = [
     (["hold:4", "hold:5"], 12),  # three players, different opponents
@@ -23,11 +25,16 @@ CASES = [
 ]
 
 
+def _objects(opponents: list[str], goal: int) -> list[SimPigStrategy]:
+    """The sharded solver takes strategy objects (specs are parsed above it)."""
+    return [parse_strategy(o, goal, len(opponents) + 1) for o in opponents]
+
+
 @pytest.mark.parametrize(("opponents", "goal"), CASES)
 def test_sharded_equals_in_memory_bit_for_bit(opponents, goal, tmp_path):
     ref = best_response(opponents, goal=goal)
     res = sh.best_response_sharded(
-        opponents, goal=goal, path=tmp_path / "br", workers=1, progress=False
+        _objects(opponents, goal), goal=goal, path=tmp_path / "br", workers=1, progress=False
     )
     value, policy = res.to_dense()
     assert np.array_equal(value, ref.value)
@@ -40,6 +47,7 @@ def test_sharded_equals_in_memory_bit_for_bit(opponents, goal, tmp_path):
 
 def test_sharded_on_a_dask_cluster_and_a_process_pool(tmp_path):
     from dask import distributed  # the dask extra: installed by `make install`, no silent skip
+
     opponents, goal = ["hold:3", "hold:4", "hold:5"], 8
     ref = best_response(opponents, goal=goal)
     with distributed.LocalCluster(
@@ -50,7 +58,7 @@ def test_sharded_on_a_dask_cluster_and_a_process_pool(tmp_path):
         silence_logs=logging.ERROR,
     ) as cluster:
         on_dask = sh.best_response_sharded(
-            opponents,
+            _objects(opponents, goal),
             goal=goal,
             path=tmp_path / "d",
             backend="dask",
@@ -58,7 +66,7 @@ def test_sharded_on_a_dask_cluster_and_a_process_pool(tmp_path):
             progress=False,
         )
     pooled = sh.best_response_sharded(
-        opponents, goal=goal, path=tmp_path / "p", workers=2, progress=False
+        _objects(opponents, goal), goal=goal, path=tmp_path / "p", workers=2, progress=False
     )
     for res in (on_dask, pooled):
         assert np.array_equal(res.to_dense()[0], ref.value)
@@ -84,25 +92,54 @@ def test_an_interrupted_solve_resumes(tmp_path, monkeypatch):
     monkeypatch.setattr(sh, "solve_shard", flaky)
     with pytest.raises(Interrupted):
         sh.best_response_sharded(
-            opponents, goal=goal, path=tmp_path / "r", workers=1, progress=False
+            _objects(opponents, goal), goal=goal, path=tmp_path / "r", workers=1, progress=False
         )
     first = len(calls) - 1  # shards that finished before the interruption
     calls.clear()
     interrupt[0] = False
     res = sh.best_response_sharded(
-        opponents, goal=goal, path=tmp_path / "r", workers=1, progress=False
+        _objects(opponents, goal), goal=goal, path=tmp_path / "r", workers=1, progress=False
     )
     assert len(calls) == res.shards - first  # the finished shards were not solved again
     assert np.array_equal(res.to_dense()[0], best_response(opponents, goal=goal).value)
     with pytest.raises(DicelabError, match="another best response"):
         sh.best_response_sharded(
-            ["hold:4", "hold:6"], goal=goal, path=tmp_path / "r", workers=1, progress=False
+            _objects(["hold:4", "hold:6"], goal),
+            goal=goal,
+            path=tmp_path / "r",
+            workers=1,
+            progress=False,
         )
 
 
 def test_estimate_counts_states():
-    est = sh.estimate(4, 20, ["hold:5"] * 3)
+    est = sh.estimate(4, 20, _objects(["hold:5"] * 3, 20))
     assert est["states"] == 20 * (22 * 21 * 20 // 6)  # sorted opponent columns: C(20 + 2, 3)
-    assert sh.estimate(3, 20, ["hold:5", "hold:6"])["states"] == 20**3
+    assert sh.estimate(3, 20, _objects(["hold:5", "hold:6"], 20))["states"] == 20**3
     # the default opponents follow the goal (hold:25 is not a strategy at goal 20)
     assert sh.estimate(3, 20)["states"] == 20 * (21 * 20 // 2)  # C(20 + 1, 2) sorted columns
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "hold:5",
+        "hold:goal",
+        "pw:3<5,goal",
+        "mix:1/3*hold:2+2/3*pw:2<4,goal",
+        "mix:0.1*hold:7+0.9*hold:3",
+    ],
+)
+def test_strategies_reach_the_workers_as_json(spec):
+    # the shard tasks carry the opponents' JSON form: it must give back the same strategy
+    s = parse_strategy(spec, 10, 3)
+    back = strategy_from_json(json.loads(json.dumps(s.to_json())))
+    assert back == s
+    own, a, b = np.indices((10, 10, 10))
+    for (w1, k1), (w2, k2) in zip(s.mixture(own, [a, b]), back.mixture(own, [a, b]), strict=True):
+        assert np.array_equal(w1, w2) and np.array_equal(k1, k2)
+
+
+def test_tables_have_no_json_form():
+    with pytest.raises(DicelabError, match="is a table"):
+        parse_strategy("svima", 10, 2).to_json()

@@ -2,7 +2,7 @@
 
 Strategy specs (OPP, SPEC): hold:N, hold:goal, pw:25<40,30<60,goal, mix:0.5*hold:20+0.5*hold:30,
 table:FILE, br:SPEC, equilibrium, svima, svima-b, cyclic:1, cyclic:2
-(see :mod:`dicelab.simpig.strategies`).
+(see :mod:`dicelab.simpig.specs`).
 """
 
 from __future__ import annotations
@@ -109,8 +109,9 @@ def best_response_cmd(
     kept on disk in ``--store`` (zarr), so it need not fit in memory.
     """
     from dicelab.core.store import save_table
+    from dicelab.simpig import best_response, parse_strategy
     from dicelab.simpig.rules import SimPigRules
-    from dicelab.simpig.solver import best_response, check_size
+    from dicelab.simpig.solver import check_size
     from dicelab.simpig.strategies import save_strategy
 
     rules = SimPigRules(goal=goal, players=len(opponents) + 1)
@@ -121,7 +122,8 @@ def best_response_cmd(
 
         require(rules.players >= 3, "--backend shards 3 or more players; two players solve in memory")
         require(out is None, "a sharded best response stays in its --store folder; --out is for in-memory solves")
-        emit(sharded_report(list(opponents), goal, progress=not json_out, **scale), json_out)
+        strats = [parse_strategy(o, goal, rules.players) for o in opponents]
+        emit(sharded_report(strats, goal, progress=not json_out, **scale), json_out)
         return
     if rules.players > 2:
         check_size(
@@ -192,8 +194,8 @@ def selfplay_cmd(
     json_out: bool = JsonOption,
 ) -> None:
     """Symmetric self-play value iteration: the policy cycle it falls into (paper, Table 3)."""
+    from dicelab.simpig import selfplay
     from dicelab.simpig.rules import SimPigRules
-    from dicelab.simpig.solver import selfplay
     from dicelab.simpig.strategies import save_strategy
 
     SimPigRules(goal=goal)
@@ -293,7 +295,7 @@ def exploitability_cmd(
     json_out: bool = JsonOption,
 ) -> None:
     """How much an exact best response gains against SPEC (over the game value 1/2)."""
-    from dicelab.simpig.equilibrium import exploitability
+    from dicelab.simpig import exploitability
 
     emit({"strategy": spec, "goal": goal, "exploitability": exploitability(spec, goal)}, json_out)
 
@@ -311,8 +313,7 @@ def many_cmd(
     json_out: bool = JsonOption,
 ) -> None:
     """Exact win share of one player against N-1 identical others (turns-to-goal distributions)."""
-    from dicelab.simpig.solver import best_response_vs_goal_holders, many_player_win
-    from dicelab.simpig.strategies import parse_strategy
+    from dicelab.simpig import best_response_vs_goal_holders, many_player_win, parse_strategy
 
     w = many_player_win(strategy, others, players, goal)
     data: dict[str, object] = {
@@ -358,8 +359,8 @@ def plot_cmd(
 ) -> None:
     """Draw Figure 1 (br-curve), 2 (contour), 3 (slices) or 5 (surface3, three players)."""
     from dicelab.simpig import plots
+    from dicelab.simpig import best_response, parse_strategy, sweep_hold
     from dicelab.simpig.rules import SimPigRules
-    from dicelab.simpig.solver import best_response, sweep_hold
 
     require(kind in plots.KINDS, f"--kind must be one of {', '.join(plots.KINDS)}, got {kind!r}")
     SimPigRules(goal=goal)
@@ -373,8 +374,6 @@ def plot_cmd(
             pol = best_response([opponent], goal).policy[:goal, :goal]
             title = f"best response to {opponent}"
         else:
-            from dicelab.simpig.strategies import parse_strategy
-
             w, k = parse_strategy(strategy, goal, 2).target_table()
             pol = np.take_along_axis(k, np.argmax(w, axis=0)[None], axis=0)[0]
             title = f"{strategy} (most likely target)" if w.shape[0] > 1 else strategy

@@ -12,7 +12,7 @@ return of a policy is exactly its win probability, the quantity the paper and
 :mod:`dicelab.simpig.solver` compute.
 
 The Gymnasium environment ``dicelab/SimPig-v0`` seats the learner at seat 0 against fixed
-strategies of :mod:`dicelab.simpig.strategies` (``"hold:25"``, ``"pw:25<40,30<60,goal"``,
+strategy specs of :mod:`dicelab.simpig.specs` (``"hold:25"``, ``"pw:25<40,30<60,goal"``,
 ``"mix:..."``, two-player tables such as ``"equilibrium"``).
 """
 
@@ -63,7 +63,7 @@ def _describe(game: SimPigGame | None) -> str:
 
 def simpig_policy(spec: str, rules: SimPigRules) -> Chooser:
     """A fixed simultaneous-Pig strategy: ``choose(own, others, rng) -> target k`` (mixed ones sample)."""
-    from dicelab.simpig.strategies import parse_strategy
+    from dicelab.simpig import parse_strategy
 
     strategy = parse_strategy(spec, rules.goal, rules.players)
 

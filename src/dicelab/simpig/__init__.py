@@ -19,7 +19,8 @@ The public verbs::
     simpig.simulate(["hold:25", "hold:30"], games=10_000, seed=1)
 
 Strategies are text specs (``hold:25``, ``pw:25<40,30<60,goal``, ``mix:0.5*hold:20+0.5*hold:30``,
-``table:FILE``, ``equilibrium``, ...); see :mod:`dicelab.simpig.strategies`.
+``table:FILE``, ``equilibrium``, ...); see :mod:`dicelab.simpig.specs`. The verbs here accept specs
+or strategy objects; the algorithms below them (:mod:`~dicelab.simpig.solver`, ...) take objects.
 
 How it works: scores never decrease, so every state's successors are larger (in score sum, or
 lexicographically for ``n`` players) except for the all-bust self-loop, whose fixed point has a
@@ -33,7 +34,17 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from dicelab.simpig.equilibrium import Equilibrium, exploitability
+    from dicelab.simpig.api import (
+        best_response,
+        evaluate,
+        evaluate_n,
+        exploitability,
+        many_player_win,
+        selfplay,
+        simulate,
+        turns_to_goal,
+    )
+    from dicelab.simpig.equilibrium import Equilibrium
     from dicelab.simpig.equilibrium import solve_equilibrium as solve
     from dicelab.simpig.rules import (
         SimPigGame,
@@ -42,21 +53,15 @@ if TYPE_CHECKING:
         turn_total_fractions,
         turn_total_table,
     )
-    from dicelab.simpig.simulation import simulate
     from dicelab.simpig.solver import (
         BestResponse,
-        best_response,
         best_response_vs_goal_holders,
-        evaluate,
-        evaluate_n,
         local_minima,
-        many_player_win,
-        selfplay,
         svima,
         sweep_hold,
-        turns_to_goal,
     )
-    from dicelab.simpig.strategies import SimPigStrategy, parse_strategy
+    from dicelab.simpig.specs import parse_strategy
+    from dicelab.simpig.strategies import SimPigStrategy
 
 #: public name -> (module, attribute); loaded on first use
 _PUBLIC: dict[str, tuple[str, str]] = {
@@ -65,23 +70,23 @@ _PUBLIC: dict[str, tuple[str, str]] = {
     "SimPigGame": ("dicelab.simpig.rules", "SimPigGame"),
     "SimPigRules": ("dicelab.simpig.rules", "SimPigRules"),
     "SimPigStrategy": ("dicelab.simpig.strategies", "SimPigStrategy"),
-    "best_response": ("dicelab.simpig.solver", "best_response"),
+    "best_response": ("dicelab.simpig.api", "best_response"),
     "best_response_vs_goal_holders": ("dicelab.simpig.solver", "best_response_vs_goal_holders"),
-    "evaluate": ("dicelab.simpig.solver", "evaluate"),
-    "evaluate_n": ("dicelab.simpig.solver", "evaluate_n"),
-    "exploitability": ("dicelab.simpig.equilibrium", "exploitability"),
+    "evaluate": ("dicelab.simpig.api", "evaluate"),
+    "evaluate_n": ("dicelab.simpig.api", "evaluate_n"),
+    "exploitability": ("dicelab.simpig.api", "exploitability"),
     "local_minima": ("dicelab.simpig.solver", "local_minima"),
-    "many_player_win": ("dicelab.simpig.solver", "many_player_win"),
-    "parse_strategy": ("dicelab.simpig.strategies", "parse_strategy"),
-    "selfplay": ("dicelab.simpig.solver", "selfplay"),
-    "simulate": ("dicelab.simpig.simulation", "simulate"),
+    "many_player_win": ("dicelab.simpig.api", "many_player_win"),
+    "parse_strategy": ("dicelab.simpig.specs", "parse_strategy"),
+    "selfplay": ("dicelab.simpig.api", "selfplay"),
+    "simulate": ("dicelab.simpig.api", "simulate"),
     "solve": ("dicelab.simpig.equilibrium", "solve_equilibrium"),
     "svima": ("dicelab.simpig.solver", "svima"),
     "sweep_hold": ("dicelab.simpig.solver", "sweep_hold"),
     "turn_total_distribution": ("dicelab.simpig.rules", "turn_total_distribution"),
     "turn_total_fractions": ("dicelab.simpig.rules", "turn_total_fractions"),
     "turn_total_table": ("dicelab.simpig.rules", "turn_total_table"),
-    "turns_to_goal": ("dicelab.simpig.solver", "turns_to_goal"),
+    "turns_to_goal": ("dicelab.simpig.api", "turns_to_goal"),
 }
 __all__ = sorted(_PUBLIC)
 

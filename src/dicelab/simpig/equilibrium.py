@@ -38,8 +38,8 @@ from scipy.optimize import linprog
 from dicelab.core.errors import require
 from dicelab.core.progress import progress_bar
 from dicelab.simpig.rules import SimPigRules, turn_total_table
-from dicelab.simpig.solver import _state_matrix, best_response
-from dicelab.simpig.strategies import SimPigStrategy, _table, parse_strategy
+from dicelab.simpig.solver import best_response, state_matrix
+from dicelab.simpig.strategies import SimPigStrategy, check_goal, table_strategy
 
 EQ_KIND = "simpig-equilibrium"
 
@@ -63,7 +63,7 @@ class Equilibrium:
         return float(self.value[0, 0])
 
     def strategy(self) -> SimPigStrategy:
-        return _table("equilibrium", self.goal, self.weights, self.targets)
+        return table_strategy("equilibrium", self.goal, self.weights, self.targets)
 
     def support(self, i: int, j: int) -> dict[int, float]:
         """The mixed strategy at ``(i, j)`` as ``{target: probability}``."""
@@ -249,7 +249,7 @@ def _solve_equilibrium(g: int, progress: bool) -> Equilibrium:
                 j = s - i
                 if i > j:
                     continue
-                _state_matrix(g, p0, pk, v, i, j, rmat, smat)
+                state_matrix(g, p0, pk, v, i, j, rmat, smat)
                 ka, kb = g - i, g - j
                 r = rmat[:ka, :kb]
                 sm = smat[:ka, :kb]
@@ -275,7 +275,6 @@ def _solve_equilibrium(g: int, progress: bool) -> Equilibrium:
     return Equilibrium(g, v[:g, :g].copy(), weights, targets, time.perf_counter() - t0, lps, mixed)
 
 
-def exploitability(strategy: SimPigStrategy | str, goal: int = 100) -> float:
+def exploitability(strategy: SimPigStrategy, goal: int = 100) -> float:
     """How much an exact best response gains against ``strategy`` over the game value 1/2."""
-    s = strategy if isinstance(strategy, SimPigStrategy) else parse_strategy(strategy, goal, 2)
-    return best_response([s], goal).win_probability - 0.5
+    return best_response([check_goal(strategy, goal)], goal).win_probability - 0.5

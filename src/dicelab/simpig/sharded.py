@@ -55,8 +55,13 @@ from numba import njit
 
 from dicelab.core.errors import DicelabError, require
 from dicelab.simpig.rules import SimPigRules, turn_total_table
-from dicelab.simpig.solver import _symmetric_opponents
-from dicelab.simpig.strategies import SimPigStrategy, parse_strategy
+from dicelab.simpig.solver import symmetric_opponents
+from dicelab.simpig.strategies import (
+    SimPigStrategy,
+    check_goal,
+    hold_strategy,
+    strategy_from_json,
+)
 
 FORMAT = 1
 MAX_KEYS = 2**31 - 1
@@ -290,11 +295,12 @@ def _strategy_arrays(
     return ok, ow
 
 
-def _parse(opponents: list[str], goal: int) -> tuple[list[SimPigStrategy], bool]:
-    n = len(opponents) + 1
-    SimPigRules(goal=goal, players=n)
-    strats = [parse_strategy(s, goal, n) if isinstance(s, str) else s for s in opponents]
-    return strats, _symmetric_opponents(strats)
+def _check_opponents(opponents: list[SimPigStrategy], goal: int) -> bool:
+    """Check the rules and the opponents' goal; say whether the symmetry shortcut applies."""
+    SimPigRules(goal=goal, players=len(opponents) + 1)
+    for s in opponents:
+        check_goal(s, goal)
+    return symmetric_opponents(opponents)
 
 
 def _keys_per_column(strats: list[SimPigStrategy], g: int) -> int:
@@ -353,7 +359,8 @@ def solve_shard(params: dict[str, Any]) -> dict[str, Any]:
     t0 = time.perf_counter()
     g, layer, start, stop = params["goal"], params["layer"], params["start"], params["stop"]
     group = zarr.open_group(params["path"], mode="r+")
-    strats, symmetric = _parse(params["opponents"], g)
+    strats = [strategy_from_json(o) for o in params["opponents"]]
+    symmetric = _check_opponents(strats, g)
     m = len(strats)
     lay = layout(g, m, symmetric)
     keys_g = lay.layer_keys[layer][start:stop]
@@ -523,13 +530,15 @@ class ShardedBestResponse:
         return v, pol
 
 
-def estimate(players: int, goal: int, opponents: list[str] | None = None) -> dict[str, float]:
+def estimate(
+    players: int, goal: int, opponents: list[SimPigStrategy] | None = None
+) -> dict[str, float]:
     """Disk, per-worker memory and work of a sharded solve, before running it.
 
     ``opponents`` defaults to ``hold:25`` (``hold:goal`` below goal 25) in every other seat.
     """
-    opponents = opponents or [f"hold:{min(25, goal)}"] * (players - 1)
-    strats, symmetric = _parse(opponents, goal)
+    strats = opponents or [hold_strategy(min(25, goal), goal)] * (players - 1)
+    symmetric = _check_opponents(strats, goal)
     m = players - 1
     columns = float(goal) ** m
     if symmetric:
@@ -554,7 +563,7 @@ def _chunk_rows(per_col: int, g: int) -> int:
 
 
 def best_response_sharded(
-    opponents: list[str],
+    opponents: list[SimPigStrategy],
     goal: int = 100,
     path: str | os.PathLike[str] = "simpig-br",
     backend: str = "local",
@@ -573,7 +582,8 @@ def best_response_sharded(
     from dicelab.core.backends import ResultStore, Session, Task
     from dicelab.core.progress import progress_bar
 
-    strats, symmetric = _parse(list(opponents), goal)
+    strats = list(opponents)
+    symmetric = _check_opponents(strats, goal)
     specs = [s.spec for s in strats]
     g, m = goal, len(strats)
     n = m + 1
@@ -612,7 +622,7 @@ def best_response_sharded(
     base = {
         "path": str(zpath),
         "goal": g,
-        "opponents": specs,
+        "opponents": [s.to_json() for s in strats],
         "token": token,
         "chunk_rows": chunk_rows,
     }
@@ -665,7 +675,7 @@ def best_response_sharded(
 
 
 def sharded_report(
-    opponents: list[str],
+    opponents: list[SimPigStrategy],
     goal: int,
     backend: str = "local",
     address: str | None = None,

@@ -9,13 +9,13 @@ from dicelab.simpig.rules import (
     SimPigRules,
     sample_turn_totals,
 )
-from dicelab.simpig.strategies import SimPigStrategy, parse_strategy
+from dicelab.simpig.strategies import SimPigStrategy, check_goal
 
 BATCH = 4096
 
 
 def simulate(
-    strategies: list[str | SimPigStrategy], games: int = 10_000, seed: int = 0, goal: int = 100
+    strategies: list[SimPigStrategy], games: int = 10_000, seed: int = 0, goal: int = 100
 ) -> np.ndarray:
     """Monte Carlo: each player's average share of the win over ``games`` games (sums to 1).
 
@@ -29,9 +29,7 @@ def simulate(
         isinstance(games, int) and games >= 1,
         f"games must be a positive whole number, got {games!r}",
     )
-    strats = [
-        s if isinstance(s, SimPigStrategy) else parse_strategy(s, goal, n) for s in strategies
-    ]
+    strats = [check_goal(s, goal) for s in strategies]
     nb = -(-games // BATCH)
     streams = np.random.SeedSequence(seed).spawn(nb)
     total = np.zeros(n)

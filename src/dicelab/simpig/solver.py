@@ -53,7 +53,12 @@ from numba import njit
 
 from dicelab.core.errors import DicelabError, require
 from dicelab.simpig.rules import SimPigRules, turn_total_table
-from dicelab.simpig.strategies import SimPigStrategy, parse_strategy
+from dicelab.simpig.strategies import (
+    SimPigStrategy,
+    check_goal,
+    hold_strategy,
+    table_strategy,
+)
 
 DEFAULT_MAX_MEMORY = 4 * 2**30  # bytes
 DEFAULT_MAX_WORK = 2e11  # multiply-adds of the n-player pass (several minutes on one core)
@@ -195,7 +200,7 @@ def _selfplay_sweeps(g, p0, pk, v, pol, vhist, phist):
 
 
 @njit(cache=True)
-def _state_matrix(g, p0, pk, v, i, j, rmat, smat):
+def state_matrix(g, p0, pk, v, i, j, rmat, smat):
     """The matrix game at ``(i, j)``: payoff ``rmat[k-1, k'-1]`` of all outcomes but the all-bust
     self-loop, and that loop's probability ``smat[k-1, k'-1]``, for A's ``k`` and B's ``k'``."""
     ka = g - i
@@ -220,7 +225,7 @@ def _svima_pass(g, p0, pk, v, pol_a, pol_b):
         ihi = min(s, g - 1)
         for i in range(ilo, ihi + 1):
             j = s - i
-            _state_matrix(g, p0, pk, v, i, j, rmat, smat)
+            state_matrix(g, p0, pk, v, i, j, rmat, smat)
             best_b = 2.0
             kb_best = 1
             ka_best = 1
@@ -356,13 +361,6 @@ def _pass_n(n, g, p0, pk, ok, ow, best, symmetric, a_k, v, pol):
 # --------------------------------------------------------------------------------------------
 
 
-def _as_strategy(s: SimPigStrategy | str, goal: int, players: int) -> SimPigStrategy:
-    if isinstance(s, SimPigStrategy):
-        require(s.goal == goal, f"strategy {s.spec!r} was built for goal {s.goal}, not {goal}")
-        return s
-    return parse_strategy(s, goal, players)
-
-
 def _terminal2(g: int) -> np.ndarray:
     v = np.zeros((g + 1, g + 1))
     v[g, :g] = 1.0
@@ -411,18 +409,18 @@ class BestResponse:
 
 
 def best_response(
-    opponents: list[SimPigStrategy | str],
+    opponents: list[SimPigStrategy],
     goal: int = 100,
     max_memory: float = DEFAULT_MAX_MEMORY,
     max_work: float = DEFAULT_MAX_WORK,
 ) -> BestResponse:
     """Player A's exact best response to independent opponents (one strategy per opponent).
 
-    >>> round(best_response(["hold:25"]).win_probability, 4)
+    >>> round(best_response([hold_strategy(25, 100)]).win_probability, 4)
     0.5231
     """
     rules = SimPigRules(goal=goal, players=len(opponents) + 1)
-    strats = [_as_strategy(s, goal, rules.players) for s in opponents]
+    strats = [check_goal(s, goal) for s in opponents]
     if rules.players == 2:
         return _best_response2(strats[0], goal)
     return _best_response_n(strats, goal, max_memory, max_work)
@@ -440,15 +438,13 @@ def _best_response2(opp: SimPigStrategy, g: int) -> BestResponse:
     return BestResponse(g, 2, [opp.spec], v, pol, time.perf_counter() - t0)
 
 
-def evaluate(
-    strategy: SimPigStrategy | str, opponent: SimPigStrategy | str, goal: int = 100
-) -> np.ndarray:
+def evaluate(strategy: SimPigStrategy, opponent: SimPigStrategy, goal: int = 100) -> np.ndarray:
     """Exact win-probability table ``V[i, j]`` of ``strategy`` (A) against ``opponent`` (B).
 
     ``V[0, 0]`` is A's share of the win from the start.
     """
-    a = _as_strategy(strategy, goal, 2)
-    b = _as_strategy(opponent, goal, 2)
+    a = check_goal(strategy, goal)
+    b = check_goal(opponent, goal)
     p0, pk = turn_total_table(goal)
     ak, aw = _own_tables2(a, goal)
     bk, bw = _opp_tables2(b, goal)
@@ -461,7 +457,8 @@ def evaluate(
 def sweep_hold(ns: list[int], goal: int = 100) -> list[dict[str, float]]:
     """Best-response win probability against ``hold:N`` for each ``N`` (Figure 1 / Table S1)."""
     return [
-        {"n": n, "win_probability": best_response([f"hold:{n}"], goal).win_probability} for n in ns
+        {"n": n, "win_probability": best_response([hold_strategy(n, goal)], goal).win_probability}
+        for n in ns
     ]
 
 
@@ -514,19 +511,22 @@ class SelfPlay:
         }
 
 
-def selfplay(goal: int = 100, start: str | None = None, max_sweeps: int = 400) -> SelfPlay:
+def selfplay(
+    goal: int = 100, start: SimPigStrategy | None = None, max_sweeps: int = 400
+) -> SelfPlay:
     """Value iteration with both players forced onto the same policy (paper, "Mixed-strategy
     equilibrium"): in-place sweeps in decreasing score-sum order where B plays A's current table.
 
     The iteration does not converge: it falls into a cycle of policies. We run sweeps until the
     policy table repeats, report the two policies of the (period-2) cycle, the number of states
     where they differ, the MAE / maximum difference of their value tables and each one's exact
-    win probability against ``hold:25``.
+    win probability against ``hold:25``. ``start`` is the starting policy: ``hold:25`` by
+    default (``hold:goal`` below goal 25).
     """
     g = SimPigRules(goal=goal).goal
     max_sweeps = _selfplay_sweep_cap(g, max_sweeps)
     p0, pk = turn_total_table(g)
-    st = parse_strategy(start or f"hold:{min(25, g)}", g, 2)  # hold:25, or hold:goal below 25
+    st = check_goal(start, g) if start is not None else hold_strategy(min(25, g), g)
     _, k0 = st.target_table()
     pol = np.ones((g + 1, g + 1), np.int64)
     pol[:g, :g] = k0[0]
@@ -573,7 +573,7 @@ def selfplay(goal: int = 100, start: str | None = None, max_sweeps: int = 400) -
         cyc |= phist_all[n - t][:g, :g] != phist_all[n][:g, :g]
     s1 = _table_strategy("cyclic:1", g, p1)
     s2 = _table_strategy("cyclic:2", g, p2)
-    hold25 = parse_strategy("hold:25" if g >= 25 else "hold:goal", g, 2)
+    hold25 = hold_strategy(25 if g >= 25 else None, g)
     w1 = float(evaluate(s1, hold25, g)[0, 0])
     w2 = float(evaluate(s2, hold25, g)[0, 0])
     return SelfPlay(
@@ -617,9 +617,7 @@ def _selfplay_sweep_cap(g: int, max_sweeps: int, max_work: float = DEFAULT_MAX_W
 
 
 def _table_strategy(spec: str, g: int, k: np.ndarray) -> SimPigStrategy:
-    from dicelab.simpig.strategies import _table
-
-    return _table(spec, g, np.ones((1, g, g)), k[None].astype(np.int64))
+    return table_strategy(spec, g, np.ones((1, g, g)), k[None].astype(np.int64))
 
 
 @dataclass
@@ -724,7 +722,7 @@ def _grid_coords(players: int, g: int) -> list[np.ndarray]:
     ]
 
 
-def _symmetric_opponents(strats: list[SimPigStrategy]) -> bool:
+def symmetric_opponents(strats: list[SimPigStrategy]) -> bool:
     """Check the opponents of an n-player best response (no two-player tables) and say whether
     the symmetry shortcut applies: at least two opponents, all with the same symmetric strategy."""
     for s in strats:
@@ -741,7 +739,7 @@ def _best_response_n(
 ) -> BestResponse:
     n = len(strats) + 1
     coords = _grid_coords(n, g)
-    symmetric = _symmetric_opponents(strats)
+    symmetric = symmetric_opponents(strats)
     ncomp = 1
     for s in strats:
         ncomp = max(ncomp, len(s.mixture(np.zeros(1, np.int64), [np.zeros(1, np.int64)] * (n - 1))))
@@ -806,11 +804,11 @@ def _symmetrize(v: np.ndarray, pol: np.ndarray, n: int) -> tuple[np.ndarray, np.
     return vf.reshape(v.shape), pf.reshape(pol.shape)
 
 
-def evaluate_n(strategies: list[SimPigStrategy | str], goal: int) -> float:
+def evaluate_n(strategies: list[SimPigStrategy], goal: int) -> float:
     """Exact share of the win of player 0 when every player follows its (pure) strategy."""
     n = len(strategies)
     rules = SimPigRules(goal=goal, players=n)
-    strats = [_as_strategy(s, goal, n) for s in strategies]
+    strats = [check_goal(s, goal) for s in strategies]
     g = rules.goal
     coords = _grid_coords(n, g)
     mine = strats[0].mixture(coords[0], coords[1:])
@@ -850,14 +848,14 @@ def evaluate_n(strategies: list[SimPigStrategy | str], goal: int) -> float:
 
 
 def turns_to_goal(
-    strategy: SimPigStrategy | str, goal: int, tol: float = 1e-16, max_turns: int = 10**6
+    strategy: SimPigStrategy, goal: int, tol: float = 1e-16, max_turns: int = 10**6
 ) -> np.ndarray:
     """``f[t] = P(first reaching the goal at turn t + 1)`` for a state-independent strategy.
 
     The own score is a Markov chain on ``0..goal``; the distribution is propagated turn by turn
     until less than ``tol`` of the mass is left.
     """
-    s = _as_strategy(strategy, goal, 3)
+    s = check_goal(strategy, goal)
     require(
         s.state_independent,
         f"strategy {s.spec!r} depends on the other scores; the turns-to-goal "
@@ -886,7 +884,7 @@ def turns_to_goal(
 
 
 def many_player_win(
-    strategy: SimPigStrategy | str, others: SimPigStrategy | str, players: int, goal: int = 100
+    strategy: SimPigStrategy, others: SimPigStrategy, players: int, goal: int = 100
 ) -> float:
     """Exact share of the win of one player using ``strategy`` against ``players - 1`` others all
     using ``others``; both must be state-independent (their scores are independent Markov chains).

@@ -1,69 +1,32 @@
-"""Strategies for simultaneous Pig, written as short text specs.
+"""Strategy objects of simultaneous Pig, and their tables on disk.
 
 A strategy tells a player which hold-at target ``k`` to pick at the start of a turn, from its own
 score and the other players' scores; it may randomise (a *mixed* strategy). Targets are always
-clipped to the legal range ``1 .. goal - own score``.
-
-Spec grammar
-------------
-``hold:N``
-    Hold at ``N`` (or at ``goal - own`` when fewer points are needed). ``1 <= N <= goal``.
-``hold:goal``
-    Hold at ``goal - own``: try to win in this very turn.
-``pw:K1<T1,K2<T2,...,KLAST`` (the ``pw:`` prefix may be left out)
-    Piecewise in the *leading opponent's* score ``j`` (for two players: the opponent's score):
-    hold at ``K1`` while ``j < T1``, at ``K2`` while ``j < T2``, ..., then at ``KLAST``; each ``K``
-    may be ``goal``. The paper's example is ``pw:25<40,30<60,goal``. Thresholds must increase.
-``mix:P1*SPEC1+P2*SPEC2+...``
-    At every turn, independently, play ``SPECi`` with probability ``Pi`` (decimals, fractions
-    like ``1/3`` or ``2.5e-1``, each from 1e-9 to 1; they must sum to 1). At most 32 parts; the
-    parts must not themselves be ``mix:``.
-``table:PATH``
-    A two-player strategy table saved by ``dicelab simpig best-response --out`` or
-    ``dicelab simpig equilibrium --out`` (a :mod:`dicelab.core.store` table of kind ``simpig-strategy``).
-``br:SPEC``
-    The exact two-player best response to ``SPEC``.
-``equilibrium`` (alias ``optimal``)
-    The exact two-player mixed equilibrium (Shapley's method); solved once per goal and cached.
-``svima`` / ``svima-b``
-    Player A's (the follower's) / player B's (the leader's) policy from SVIMA (Algorithm 0.2).
-``cyclic:1`` / ``cyclic:2``
-    The two alternating policies of symmetric self-play value iteration.
-
-Numbers in specs have at most six digits and ``br:``/``mix:`` nest at most eight levels deep
-(:mod:`dicelab.core.specs`).
-
-``hold:`` and ``pw:`` strategies (and mixtures of them) work for any number of players; the others
-are two-player tables.
+clipped to the legal range ``1 .. goal - own score``. Strategies are written as text specs
+(``hold:25``, ``pw:25<40,30<60,goal``, ``mix:...``, ``br:SPEC``, ``equilibrium``, ...), parsed
+by :mod:`dicelab.simpig.specs`; this module needs no solver.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
-from fractions import Fraction
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from dicelab.core.errors import DicelabError, require
-from dicelab.core.specs import check_depth, check_spec, parse_whole, shorten
+from dicelab.core.specs import shorten
 
 STRATEGY_KIND = "simpig-strategy"
-#: Most parts of one ``mix:`` and the smallest probability of a part.
-MAX_MIX = 32
-MIN_WEIGHT = Fraction(1, 10**9)
-SPEC_HELP = (
-    "hold:N, hold:goal, pw:K<T,...,K, mix:P*SPEC+..., table:PATH, br:SPEC, "
-    "equilibrium, svima, svima-b, cyclic:1, cyclic:2"
-)
 
 Component = tuple[np.ndarray | float, np.ndarray]
 
 
 @dataclass(frozen=True)
 class SimPigStrategy:
-    """A parsed strategy. Use :func:`parse_strategy` to build one.
+    """A strategy. Build one with :func:`dicelab.simpig.specs.parse_strategy` or the
+    constructors below (:func:`hold_strategy`, :func:`table_strategy`).
 
     ``mixture(own, others)`` returns the components ``[(weight, k), ...]``: at a state the player
     plays target ``k`` with probability ``weight`` (arrays broadcast over the states given).
@@ -122,170 +85,60 @@ class SimPigStrategy:
         k = np.stack([np.broadcast_to(np.asarray(c[1], dtype=np.int64), (g, g)) for c in comps])
         return w, k
 
-
-def _parse_target(text: str, goal: int) -> int | None:
-    if text.strip() == "goal":
-        return None
-    return parse_whole(text, "hold-at target", 1, goal)
-
-
-_WEIGHT = re.compile(
-    r"(?P<num>[0-9]{1,9}(?:\.[0-9]{0,12})?|\.[0-9]{1,12})(?:[eE](?P<exp>[-+]?[0-9]{1,2}))?"
-    r"|(?P<p>[0-9]{1,9})/(?P<q>[0-9]{1,9})"
-)
-
-
-def _parse_prob(text: str) -> Fraction:
-    t = text.strip()
-    m = _WEIGHT.fullmatch(t)
-    require(
-        m is not None,
-        f"mixture probability must be a number like 0.5, 1/3 or 2.5e-1, got {shorten(text)}",
-    )
-    assert m is not None
-    if m.group("q") is not None:
-        require(int(m.group("q")) != 0, f"mixture probability {shorten(text)} divides by zero")
-        p = Fraction(int(m.group("p")), int(m.group("q")))
-    else:
-        require(
-            m.group("exp") is None or abs(int(m.group("exp"))) <= 20,
-            f"mixture probability {shorten(text)}: the exponent must be from -20 to 20",
-        )
-        p = Fraction(t)
-    require(
-        MIN_WEIGHT <= p <= 1,
-        f"mixture probabilities must be from {float(MIN_WEIGHT):g} to 1, got {shorten(text)}",
-    )
-    return p
+    def to_json(self) -> dict[str, Any]:
+        """A JSON form (for tasks sent to workers); tables have none."""
+        require(self.table is None, f"strategy {self.spec!r} is a table; it has no JSON form")
+        kind, arg = self.parts
+        if kind == "mix":
+            arg = [[p, sub.to_json()] for p, sub in arg]
+        elif kind == "pw":
+            arg = [list(piece) for piece in arg]
+        return {
+            "spec": self.spec,
+            "goal": self.goal,
+            "state_independent": self.state_independent,
+            "symmetric": self.symmetric,
+            "two_player_only": self.two_player_only,
+            "parts": [kind, arg],
+        }
 
 
-def parse_strategy(spec: str, goal: int = 100, players: int = 2) -> SimPigStrategy:
-    """Parse a strategy spec (see the module docstring) for a game to ``goal`` with ``players``."""
-    s = check_spec(spec, f"use one of: {SPEC_HELP}")
-    require(s != "", f"empty strategy; use one of: {SPEC_HELP}")
-    return _parse(s, goal, players, 0)
-
-
-def _parse(s: str, goal: int, players: int, depth: int) -> SimPigStrategy:
-    check_depth(depth, s)
-    require(s != "", f"empty strategy; use one of: {SPEC_HELP}")
-    if s.startswith("hold:"):
-        arg = s[5:]
-        if arg.strip() == "goal":
-            return SimPigStrategy(s, goal, True, True, False, ("hold", None))
-        return SimPigStrategy(
-            s, goal, True, True, False, ("hold", parse_whole(arg, "N in hold:N", 1, goal))
-        )
-    if s.startswith("pw:") or ("<" in s and not s.startswith(("mix:", "table:", "br:"))):
-        return _parse_piecewise(s, goal)
-    if s.startswith("mix:"):
-        return _parse_mixture(s, goal, players, depth)
-    # Two-player tables from here on.
-    require(
-        players == 2 or not _is_table_spec(s),
-        f"strategy {shorten(s)} is defined for two players only",
-    )
-    if s.startswith("table:"):
-        return load_strategy(s[6:], goal)
-    if s.startswith("br:"):
-        from dicelab.simpig.solver import best_response
-
-        opp = _parse(s[3:].strip(), goal, 2, depth + 1)
-        res = best_response([opp], goal=goal)
-        k = res.policy[:goal, :goal].astype(np.int64)
-        return _table(s, goal, np.ones((1, goal, goal)), k[None])
-    if s in ("equilibrium", "optimal"):
-        from dicelab.simpig.equilibrium import solve_equilibrium
-
-        eq = solve_equilibrium(goal, progress=False, use_cache=True)
-        return _table(s, goal, eq.weights, eq.targets)
-    if s in ("svima", "svima-b"):
-        from dicelab.simpig.solver import svima
-
-        r = svima(goal)
-        k = r.policy_a if s == "svima" else r.policy_b
-        return _table(s, goal, np.ones((1, goal, goal)), k[None].astype(np.int64))
-    if s in ("cyclic:1", "cyclic:2"):
-        from dicelab.simpig.solver import selfplay
-
-        r = selfplay(goal)
-        k = r.policy_1 if s == "cyclic:1" else r.policy_2
-        return _table(s, goal, np.ones((1, goal, goal)), k[None].astype(np.int64))
-    raise DicelabError(f"unknown strategy {shorten(s)}; use one of: {SPEC_HELP}")
-
-
-def _parse_piecewise(s: str, goal: int) -> SimPigStrategy:
-    body = s[3:] if s.startswith("pw:") else s
-    pieces = [p.strip() for p in body.split(",")]
-    require(
-        2 <= len(pieces) <= goal + 1,
-        f"piecewise strategy needs 2 to {goal + 1} pieces like 25<40,goal; got {shorten(s)}",
-    )
-    parsed = []
-    last_thr = -1
-    for n, piece in enumerate(pieces):
-        m = re.fullmatch(r"(\w+)\s*<\s*([0-9]+)", piece)
-        if n < len(pieces) - 1:
-            require(
-                m is not None,
-                f"piecewise piece must look like K<T, got {shorten(piece)} in {shorten(s)}",
-            )
-            assert m is not None
-            thr = parse_whole(m.group(2), "a piecewise threshold", 1, goal)
-            require(
-                last_thr < thr,
-                f"piecewise thresholds must increase within 1..{goal}; got {shorten(s)}",
-            )
-            last_thr = thr
-            parsed.append((_parse_target(m.group(1), goal), thr))
-        else:
-            require(
-                m is None,
-                f"the last piecewise piece is a bare target (K or goal), got {shorten(piece)}",
-            )
-            parsed.append((_parse_target(piece, goal), None))
-    return SimPigStrategy(s, goal, False, True, False, ("pw", tuple(parsed)))
-
-
-def _parse_mixture(s: str, goal: int, players: int, depth: int) -> SimPigStrategy:
-    terms = s[4:].split("+")
-    require(
-        len(terms) <= MAX_MIX,
-        f"a mixture has at most {MAX_MIX} parts, got {len(terms)} in {shorten(s)}",
-    )
-    parts = []
-    for term in terms:
-        require("*" in term, f"mixture terms look like P*SPEC, got {shorten(term)} in {shorten(s)}")
-        p_text, sub = term.split("*", 1)
-        require(not sub.strip().startswith("mix:"), "mixtures cannot be nested")
-        parts.append((_parse_prob(p_text), _parse(sub.strip(), goal, players, depth + 1)))
-    total = sum(p for p, _ in parts)
-    require(
-        total == 1, f"mixture probabilities must sum to 1, got {float(total):g} in {shorten(s)}"
-    )
-    fparts = tuple((float(p), sub) for p, sub in parts)
+def strategy_from_json(data: dict[str, Any]) -> SimPigStrategy:
+    """The strategy of :meth:`SimPigStrategy.to_json`'s form."""
+    kind, arg = data["parts"]
+    if kind == "mix":
+        arg = tuple((float(p), strategy_from_json(sub)) for p, sub in arg)
+    elif kind == "pw":
+        arg = tuple((target, thr) for target, thr in arg)
     return SimPigStrategy(
-        s,
-        goal,
-        all(sub.state_independent for _, sub in parts),
-        all(sub.symmetric for _, sub in parts),
-        any(sub.two_player_only for _, sub in parts),
-        ("mix", fparts),
+        data["spec"],
+        int(data["goal"]),
+        bool(data["state_independent"]),
+        bool(data["symmetric"]),
+        bool(data["two_player_only"]),
+        (kind, arg),
     )
 
 
-def _is_table_spec(s: str) -> bool:
-    return s.startswith(("table:", "br:")) or s in (
-        "equilibrium",
-        "optimal",
-        "svima",
-        "svima-b",
-        "cyclic:1",
-        "cyclic:2",
+def check_goal(strategy: SimPigStrategy, goal: int) -> SimPigStrategy:
+    """``strategy`` itself, after checking that it was built for ``goal``."""
+    require(
+        strategy.goal == goal,
+        f"strategy {strategy.spec!r} was built for goal {strategy.goal}, not {goal}",
     )
+    return strategy
 
 
-def _table(spec: str, goal: int, weights: np.ndarray, targets: np.ndarray) -> SimPigStrategy:
+def hold_strategy(n: int | None, goal: int, spec: str | None = None) -> SimPigStrategy:
+    """``hold:N`` (``n=None``: ``hold:goal``, hold at ``goal - own``)."""
+    text = spec if spec is not None else f"hold:{'goal' if n is None else n}"
+    return SimPigStrategy(text, goal, True, True, False, ("hold", n))
+
+
+def table_strategy(
+    spec: str, goal: int, weights: np.ndarray, targets: np.ndarray
+) -> SimPigStrategy:
+    """A two-player table: target ``targets[c, own, opp]`` with probability ``weights[c, own, opp]``."""
     return SimPigStrategy(
         spec,
         goal,
@@ -351,4 +204,4 @@ def load_strategy(path: str, goal: int) -> SimPigStrategy:
     own = np.arange(goal)[:, None]
     ok = (k >= 1) & (k <= goal - own[None]) | (w == 0)
     require(bool(np.all(ok)), f"{where}: every target must be from 1 to goal - own score")
-    return _table(f"table:{path}", goal, w, k.astype(np.int64))
+    return table_strategy(f"table:{path}", goal, w, k.astype(np.int64))

@@ -6,7 +6,7 @@ reaches ``k`` or a 1 comes up, banks all turn totals together, and ends the game
 reaches the goal (players there share the win equally). The human's target is checked on the
 server; the bots draw theirs from their (possibly mixed) strategy with the game's secret seed.
 
-Bots (:mod:`dicelab.simpig.strategies`): ``br:hold:25`` (the exact best response to hold at 25),
+Bots (:mod:`dicelab.simpig.specs`): ``br:hold:25`` (the exact best response to hold at 25),
 ``svima`` (Stackelberg value iteration, Algorithm 0.2), ``equilibrium`` (the exact mixed
 equilibrium), ``hold:N`` and the paper's piecewise rule ``pw:25<40,30<60,goal``. The first three
 are two-player tables; with three or four players they answer to the *leading* opponent's score.
@@ -77,7 +77,7 @@ def check_spec(spec: str, goal: int, players: int) -> str:
 
 
 def strategy(spec: str, goal: int) -> Any:
-    from dicelab.simpig.strategies import parse_strategy
+    from dicelab.simpig import parse_strategy
 
     return _strategies.get_or_build((spec, goal), lambda: parse_strategy(spec, goal, 2))
 
