@@ -64,9 +64,17 @@ def _meta_digest(meta: dict[str, Any]) -> str:
     return hashlib.sha256(json.dumps(rest, sort_keys=True).encode()).hexdigest()
 
 
+MAX_SHOWN_PATH = 160  # characters of a path in a message; longer ones are cut in the middle
+
+
 def _flat(path: Path | str) -> str:
-    """A path for a one-line message (a newline in a file name is shown as ``\\n``)."""
-    return str(path).replace("\r", "\\r").replace("\n", "\\n")
+    """A path for a one-line message (a newline in a file name is shown as ``\\n``; a path longer
+    than :data:`MAX_SHOWN_PATH` is cut in the middle)."""
+    text = str(path).replace("\r", "\\r").replace("\n", "\\n")
+    if len(text) > MAX_SHOWN_PATH:
+        half = MAX_SHOWN_PATH // 2 - 2
+        text = f"{text[:half]}...{text[-half:]}"
+    return text
 
 
 def _one_line(exc: BaseException) -> str:
