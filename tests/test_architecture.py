@@ -17,8 +17,9 @@ from pathlib import Path
 import pytest
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "dicelab"
-GAMES = ("pig", "simpig", "supersix", "liars")
 FRONT_ENDS = ("cli", "web", "envs")
+PACKAGES = sorted(p.name for p in SRC.iterdir() if (p / "__init__.py").exists())
+GAMES = tuple(p for p in PACKAGES if p not in ("core", *FRONT_ENDS))  # every other package is a game
 
 
 def module_name(path: Path) -> str:
@@ -68,10 +69,20 @@ def top(module: str) -> str:
 
 
 def test_layout_has_one_package_per_game_over_a_core():
-    packages = {p.name for p in SRC.iterdir() if (p / "__init__.py").exists()}
-    assert packages == {"core", *GAMES, *FRONT_ENDS}, packages
+    assert {"core", *FRONT_ENDS} <= set(PACKAGES)
+    assert {"pig", "simpig", "supersix", "liars"} <= set(GAMES), GAMES
     loose = sorted(p.name for p in SRC.glob("*.py") if p.name not in ("__init__.py", "__main__.py"))
     assert not loose, f"modules outside the packages: {loose}"
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_each_game_package_has_a_public_api(game):
+    import importlib
+
+    mod = importlib.import_module(f"dicelab.{game}")
+    assert mod.__all__, game
+    for name in mod.__all__:  # every public name resolves
+        assert getattr(mod, name) is not None, (game, name)
 
 
 @pytest.mark.parametrize("package", ["core", *GAMES])
