@@ -1,0 +1,56 @@
+"""Hog: each turn, roll 1 to 10 dice at once; any 1 scores nothing, otherwise the sum counts;
+first to 100 wins. Solved exactly.
+
+>>> from dicelab.hog import HogRules, solve
+>>> sol = solve(HogRules(goal=100))
+>>> round(sol.win_probability_first, 10), sol.best_dice(0, 0)
+(0.5306649245, 6)
+
+The public verbs: :func:`solve` (optimal play), :func:`evaluate` (exact, fixed strategies),
+:func:`best_response`, :func:`simulate` (Monte Carlo with Wilson intervals),
+:func:`parse_strategy` (``always:N``, ``optimal``, ``best-response:SPEC``) and :func:`new_game`
+(the state interface of :mod:`dicelab.core.game`).
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from dicelab.hog.api import best_response, evaluate, simulate
+    from dicelab.hog.rules import HogRules, turn_distribution
+    from dicelab.hog.solver import HogSolution, solve
+    from dicelab.hog.specs import as_strategy, parse_strategy
+    from dicelab.hog.state import HogState, new_game, state_from_json
+
+#: public name -> (module, attribute); loaded on first use
+_PUBLIC: dict[str, tuple[str, str]] = {
+    "HogRules": ("dicelab.hog.rules", "HogRules"),
+    "HogSolution": ("dicelab.hog.solver", "HogSolution"),
+    "HogState": ("dicelab.hog.state", "HogState"),
+    "as_strategy": ("dicelab.hog.specs", "as_strategy"),
+    "best_response": ("dicelab.hog.api", "best_response"),
+    "evaluate": ("dicelab.hog.api", "evaluate"),
+    "new_game": ("dicelab.hog.state", "new_game"),
+    "parse_strategy": ("dicelab.hog.specs", "parse_strategy"),
+    "simulate": ("dicelab.hog.api", "simulate"),
+    "solve": ("dicelab.hog.solver", "solve"),
+    "state_from_json": ("dicelab.hog.state", "state_from_json"),
+    "turn_distribution": ("dicelab.hog.rules", "turn_distribution"),
+}
+__all__ = sorted(_PUBLIC)
+
+
+def __getattr__(name: str) -> Any:
+    """Load a public name on first use, so importing one submodule stays light."""
+    if name not in _PUBLIC:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module, attr = _PUBLIC[name]
+    value = getattr(import_module(module), attr)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
