@@ -16,7 +16,7 @@ from typing import Any
 import typer
 
 from dicelab import __version__
-from dicelab.cli import liars, pig, pig_lab, serve, simpig, stats, supersix
+from dicelab.cli import hog, liars, pig, pig_lab, serve, simpig, stats, supersix
 from dicelab.core.errors import DicelabError
 
 try:  # typer >= 0.22 vendors click
@@ -39,6 +39,7 @@ assert pig_lab.app is pig.app
 app.add_typer(simpig.app, name="simpig")
 app.add_typer(supersix.app, name="supersix")
 app.add_typer(liars.app, name="liars")
+app.add_typer(hog.app, name="hog")
 app.add_typer(stats.app, name="stats")
 app.command("serve")(serve.serve)
 

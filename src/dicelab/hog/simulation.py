@@ -14,6 +14,7 @@ from dicelab.hog.rules import HogRules
 
 MAX_GAMES = 100_000_000
 MAX_TURNS = 100_000_000
+MAX_SEED = 2**63 - 1
 
 
 @njit(cache=True)
@@ -56,8 +57,13 @@ def _turns(n, sides, count, seed, out):  # pragma: no cover - numba
 def _check(games: int, seed: int, cap: int, what: str) -> None:
     require(isinstance(games, int) and 1 <= games <= cap,
             f"{what} must be a whole number from 1 to {cap}, got {games}")
-    require(isinstance(seed, int) and 0 <= seed < 2**32,
-            f"seed must be a whole number from 0 to {2**32 - 1}, got {seed}")
+    require(isinstance(seed, int) and 0 <= seed <= MAX_SEED,
+            f"seed must be a whole number from 0 to {MAX_SEED}, got {seed}")
+
+
+def _numba_seed(seed: int) -> int:
+    """The 32-bit seed of numba's generator, drawn from ``SeedSequence(seed)``."""
+    return int(np.random.SeedSequence(seed).generate_state(1, np.uint32)[0])
 
 
 def turn_scores(n: int, rules: HogRules, count: int, seed: int = 0) -> np.ndarray:
@@ -65,7 +71,7 @@ def turn_scores(n: int, rules: HogRules, count: int, seed: int = 0) -> np.ndarra
     rules.check_dice(n)
     _check(count, seed, MAX_TURNS, "the number of turns")
     out = np.zeros(count, np.int64)
-    _turns(n, rules.sides, count, seed, out)
+    _turns(n, rules.sides, count, _numba_seed(seed), out)
     return out
 
 
@@ -117,7 +123,7 @@ def simulate_tables(
     _check(games, seed, MAX_GAMES, "games")
     tables = np.ascontiguousarray(np.stack([a_table, b_table]).astype(np.int64))
     wins = np.zeros(2, np.int64)
-    _play(tables, rules.goal, rules.sides, games, seed, wins)
+    _play(tables, rules.goal, rules.sides, games, _numba_seed(seed), wins)
     first = (games + 1) // 2
     return SimulationResult(
         a=names[0], b=names[1], games=games, seed=seed,
