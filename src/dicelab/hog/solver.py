@@ -61,10 +61,8 @@ def _sweep(P, tail, a_tab, b_tab, goal, U, Vt, a_pick, b_pick):  # pragma: no co
                 low = 2.0
                 for m in range(b_lo, b_hi + 1):
                     r = (c[n] + P[n, 0] * d[m]) / (1.0 - P[n, 0] * P[m, 0])
-                    if r < low:
-                        low = r
-                if low > u:
-                    u = low
+                    low = min(low, r)
+                u = max(u, low)
             v = 2.0
             for m in range(b_lo, b_hi + 1):
                 r = d[m] + P[m, 0] * u
@@ -95,8 +93,7 @@ def _residual(P, tail, W, goal):  # pragma: no cover - numba
                 acc = tail[n, min(goal - i, width)] + P[n, 0] * (1.0 - W[j, i])
                 for o in range(2 * n, top + 1):
                     acc += P[n, o] * (1.0 - W[j, i + o])
-                if acc > best:
-                    best = acc
+                best = max(best, acc)
             worst = max(worst, abs(best - W[i, j]))
     return worst
 
