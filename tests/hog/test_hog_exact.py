@@ -136,3 +136,12 @@ def test_evaluate_matches_rational_reference(na, nb):
     e = evaluate(f"always:{na}", f"always:{nb}", rules)
     assert abs(e.a_first - float(ra)) < 1e-12 and abs(e.b_first - float(rb)) < 1e-12
 
+
+
+def test_five_and_six_dice_tie_for_the_best_mean_published():
+    # Feldman & Morgan, "The Pedagogy and Probability of the Dice Game HOG", J. Statistics
+    # Education 11(2), 2003: the expected score per turn peaks at 5 and 6 dice, about 8.04
+    means = {n: sum(o * p for o, p in enumerate(turn_distribution(n, 6))) for n in range(1, 11)}
+    best = max(means.values())
+    assert [n for n, m in means.items() if m == best] == [5, 6]
+    assert round(float(best), 2) == 8.04
