@@ -98,7 +98,7 @@ class PigCore(TurnCore):
 def pig_policy(strategy: Any, rules: PigRules) -> Policy:
     """A fixed dicelab Pig strategy as an environment policy.
 
-    ``strategy`` is anything :func:`dicelab.pig.strategies.as_strategy` accepts: a spec string
+    ``strategy`` is anything :func:`dicelab.pig.specs.as_strategy` accepts: a spec string
     (``"optimal"``, ``"hold:20"``, ``"keep-pace"``, ``"file:PATH"`` ...), a callable
     ``f(my_score, opponent_score, turn_total) -> bool`` (True = roll) or a ``(goal, goal, goal)``
     decision table. Its decision table is compiled once, so a step costs one array lookup.

@@ -13,7 +13,7 @@ then the bot calls.
     (``PlayerView.prob_bid_holds``), else calls; its raises bluff with probability ``bluff``
     (0.5 by default, the seed agent's setting), else play the numbers.
 
-A bot is a :data:`~dicelab.liars.rules.Policy`: ``bot(view, rng) -> Bid | None`` (None calls).
+A bot is a ``Policy`` (:mod:`dicelab.liars.rules`): ``bot(view, rng) -> Bid | None`` (None calls).
 The same decision rules run compiled in :mod:`dicelab.liars.kernel`.
 """
 

@@ -5,7 +5,7 @@ Everything goes through SQLAlchemy, so any SQLAlchemy URL works (``sqlite:///pat
 (``platformdirs.user_data_dir("dicelab")/weblab.sqlite``).
 
 The schema is owned by Alembic: the migrations ship inside the package
-(:mod:`dicelab.web.migrations`) and :func:`migrate` runs them programmatically at start-up, so a
+(``dicelab/web/migrations``) and :func:`migrate` runs them programmatically at start-up, so a
 database created by an older dicelab is upgraded in place.
 
 SQLite is opened in WAL mode, and a move is committed before the server acknowledges it, so a
