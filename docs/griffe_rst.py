@@ -8,7 +8,8 @@ for the site only (the source is untouched):
   any other role (a short or outside name) into a code span;
 * a doctest block (``>>>`` lines and their output) into a fenced ``pycon`` block;
 * a paragraph ending in ``::`` into one ending in ``:`` (the indented block after it is code);
-* a reST heading underline (``-----``) into a Markdown heading.
+* a reST heading underline (``-----``) into a Markdown heading;
+* "seed 002" (one of the source texts) into a link to its entry on the references page.
 """
 
 from __future__ import annotations
@@ -20,6 +21,22 @@ import griffe
 
 _ROLE = re.compile(r":(?:py:)?(?:func|class|meth|mod|attr|data|obj|exc|const):`(~?)([^`]+)`")
 _UNDERLINE = re.compile(r"^(-{3,}|={3,}|~{3,})\s*$")
+_SEED = re.compile(r"(?<![\w`\[])seed (\d{3})\b")
+
+
+def _seeds(lines: list[str]) -> list[str]:
+    """Link every "seed NNN" outside code blocks and code spans to the references page."""
+    out: list[str] = []
+    fenced = False
+    for line in lines:
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+        if not fenced:
+            parts = line.split("`")
+            parts[::2] = [_SEED.sub(r"[seed \1][seed-\1]", p) for p in parts[::2]]
+            line = "`".join(parts)
+        out.append(line)
+    return out
 
 
 def _role(match: re.Match[str]) -> str:
@@ -59,7 +76,7 @@ def rst_to_markdown(text: str) -> str:
         if line.rstrip().endswith("::") and not line.strip() == "::" and not nxt.strip():
             line = line.rstrip()[:-1]
         out.append(line)
-    out = _doctests(out)
+    out = _seeds(_doctests(out))
     return _ROLE.sub(_role, "\n".join(out))
 
 

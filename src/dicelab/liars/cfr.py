@@ -1,37 +1,8 @@
 """Exact equilibria of two-player, single-round Liar's Dice by DCFR / CFR+ (and a sequence-form LP check).
 
-The game (OpenSpiel's ``liars_dice`` with ``bidding_rule=reset-face``). Player 0 holds ``d0`` dice,
-player 1 ``d1``, each with ``faces`` faces, rolled in secret. Player 0 must open with a bid; then
-the players alternate, each either raising or calling "liar". Bids are ranked
-``(quantity - 1) * faces + (face - 1)`` (quantity first, then face), so there are
-``N = (d0 + d1) * faces`` bids and every raise is a strictly higher rank. On a call, the bidder wins
-(+1, the caller -1) when at least ``quantity`` dice match ``face``; otherwise the caller wins. With
-``wild="highest"`` the highest face matches every bid (OpenSpiel's rule); ``"ones"`` makes ones wild.
-
-Structure exploited. Every move is public, so the *public tree* is the set of increasing bid
-sequences: one node per subset of the N bids, indexed by the bitmask itself. A child
-(``mask | 1 << b`` with ``b`` above the top bit) always has a larger index than its parent, so
-ascending masks are a top-down order and descending masks bottom-up: no recursion is needed. The
-private information (hands, as sorted multisets with multinomial chances) becomes a vector at
-every public node, and a call's payoff is a small matrix ``W_b[h0, h1] = P(h0) P(h1) (+-1)``.
-A player's information set is (own hand, public node) (perfect recall), so a per-hand max at the
-player's own nodes is an exact best response.
-
-Method. Discounted CFR (Brown and Sandholm 2019, alpha = 1.5, beta = 0, gamma = 2) by default:
-regret matching with alternating updates; after each iteration t the cumulative regrets are
-scaled by t^1.5 / (t^1.5 + 1) where positive and by 1/2 where negative, and the average strategy
-is weighted by t^2. ``method="cfr+"`` is CFR+ (Tammelin 2014: clipped regrets, average weighted
-by t); "cfr+2" weights that average by t^2, and "pcfr+" / "pdcfr+" add the last regret as a
-prediction (Farina et al. 2021; Xu et al. 2024). One bottom-up pass per player does values,
-regrets, the average and the new strategy; the call's value pools the opponent's hands by their
-count of the bid face (O(hands) per node); and below a node the opponent never reaches every
-value is zero, so it costs no value work. The exploitability of the average profile,
-``(BR_0 + BR_1) / 2`` (NashConv / 2, as OpenSpiel reports it), is computed exactly by two
-best-response passes and is the stopping rule. :func:`solve_lp` solves the same game as a
-sequence-form linear program with scipy's HiGHS, an independent check for small games.
-
-Published check: for 1 die each, 6 faces, highest face wild, OpenSpiel gives the first player the
-value -0.027131782945736 (= -7/258).
+The game is OpenSpiel's ``liars_dice``; the public tree of increasing bid sequences is indexed by
+bitmask, regrets are updated by Discounted CFR (or CFR+ and its predictive forms), and the exact
+exploitability is the stopping rule. The method is in ``docs/methods/liars.md``.
 """
 
 from __future__ import annotations

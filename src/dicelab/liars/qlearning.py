@@ -1,29 +1,9 @@
 """Q-learning for Liar's Dice, as in seed 004 (Oehm, *Q-learning example with Liar's Dice*).
 
-The agent sits in seat 0 (the seed's "player 1", who opens round 1) against bots. Its world is a
-small Markov decision process:
-
-* **state** = (dice on the table, the agent's own dice, probability bucket). The bucket is
-  ``floor(20 * P(X >= x))``: ``x`` is how many more dice showing the bid face are needed beyond
-  the agent's own, ``X ~ Binomial(unseen dice, p)`` with ``p = 1/faces`` (``2/faces`` when a wild
-  face helps). 20 when nobody has bid yet. 4 players x 6 dice give 25 x 7 x 21 = 3,675 indices
-  (the seed's table has 2,772 rows; ours keeps a few never-visited ones for a simple formula).
-* **actions**: call, or raise. A raise bluffs with probability 0.5 (a random face) or plays the
-  numbers (the face it holds most of), always at quantity + 1. Opening a round is a forced raise.
-* **rewards** (seed's reward matrix, on transitions between consecutive states): +10 / -10 when
-  the agent wins / loses the game, +1 when someone else loses a die, -1 when the agent does.
-* **update** after each game, along the game's transition table (one row per decision point of
-  any player, as in the seed's ``play.liars.dice(print.trans = TRUE)``):
-  ``Q[s, a] <- (1 - alpha) Q[s, a] + alpha (r + gamma max_a' Q[s', a'])`` with alpha 0.1 and
-  gamma 0.9. The action credited to a transition is the one the agent had chosen when it was in
-  the earlier state; the seed's R loop pairs the earlier state with the later row's action, an
-  off-by-one that only differs on the agent's own turns.
-* **decisions**: greedy in Q with ties broken at random (so an untrained agent plays at random),
-  which is how the seed's ``Q.decide`` agent trains; ``epsilon`` adds optional exploration.
-
-The extended design (``design="extended"``) is what the seed suggests trying: the agent also
-chooses *how* to raise (play the numbers or bluff: three actions), and its state gains the
-bucket (0..5) of the chance that its own numbers raise would hold.
+The agent (seat 0) learns a Q table over a compact state (dice on the table, own dice,
+probability bucket) against bots, with the seed's rewards and update; ``design="extended"`` also
+chooses how to raise. The state, actions, rewards and update are described in
+``docs/methods/liars.md``.
 """
 
 from __future__ import annotations

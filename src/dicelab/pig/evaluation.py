@@ -1,65 +1,9 @@
 """Exact strategy-against-strategy evaluation and best responses for Pig (seed 002, 2.2-2.3).
 
-Fix two strategies A and B (decision tables, :mod:`dicelab.pig.strategies`). The game is then a
-Markov chain, and the probability that A wins from each state solves a linear system. Write
-
-* ``a(x, y, k)``: P(A wins | A to move, A banked ``x``, B banked ``y``, A's turn total ``k``),
-* ``b(y, x, k)``: P(A wins | B to move, B banked ``y``, A banked ``x``, B's turn total ``k``).
-
-With the per-roll outcomes of the rules (``add d`` w.p. ``p_d``, ``bust`` w.p. ``q``, reset of the
-banked score w.p. ``r``, two dice only)::
-
-    A rolls at (x, y, k):  a(x,y,k) = sum_d p_d W(x,y,k+d) + q b(y,x,0) + r b(y,0,0)
-                           (W = 1 once x + k + d >= goal: A has won)
-    A holds at (x, y, k):  a(x,y,k) = b(y, x+k, 0)          (k = 0 is a skip: a = b(y,x,0))
-
-and the same for B with A's win worth 0 when B reaches the goal. This is seed 002's system of
-P and Q values, written for A's win throughout.
-
-Solving it layer by layer
--------------------------
-Banked scores never fall (except by the two-dice reset), so the *block* of states with banked
-scores ``(x, y)`` (A's states ``a(x, y, .)`` and B's states ``b(y, x, .)``) depends only on itself
-and on blocks with a larger sum ``x + y``, already solved when layers are taken from the top.
-Inside a block everything hangs on two numbers, ``a0 = a(x, y, 0)`` and ``b0 = b(y, x, 0)``: a
-busted roll returns there, nothing else does. One backward pass over ``k`` (highest first) writes
-each ``a(x, y, k)`` as an affine function ``alpha_k + beta_k * b0``; likewise ``b0 = gamma +
-delta * a0``; the 2x2 system gives ``a0 = (alpha + beta gamma) / (1 - beta delta)``. So the whole
-system (``goal^3`` unknowns) is solved exactly in one pass of ``O(goal^3 * faces)`` work, with no
-matrix ever formed. To keep ``1 - beta delta`` accurate when it is tiny, the passes carry the
-complements ``1 - beta`` and ``1 - delta`` as sums of positive terms.
-
-Only what a game can visit is computed: for each strategy and scores (x, y), turn totals above
-the largest one a turn can reach are skipped, and a forward sweep from (0, 0) marks the blocks
-some game reaches (two-dice resets included); the others are skipped. For hold:N strategies
-this removes most of the table, which is what makes a 4,950-pair round robin take seconds.
-
-Stalemates (seed 002, 2.3.4): if A skips at ``(x, y, 0)`` and B skips at ``(y, x, 0)`` the game
-never ends from there: ``1 - beta delta = 0`` exactly. Such a block gets win probability 0 for
-both players (the least solution of the system: absorption probabilities), and the probability
-that the game never ends is reported as its own outcome: ``1 - P(A wins) - P(B wins)``, with
-``P(B wins)`` from the same pass with the roles swapped (run only when some block stalled; an
-infinite game needs such a block, otherwise the game ends with probability 1).
-
-Two dice: a double one resets the roller's banked score to 0, a jump to a *lower* layer. Those
-targets (``b(y, 0, 0)`` and ``a(x, 0, 0)``, ``2 goal`` numbers) are read from the previous pass,
-so a pass is an affine map of them, and passes repeat, with Anderson acceleration, until a pass
-moves none of them by more than 1e-15 (about 12 passes at goal 100 instead of 39 plain ones).
-Stalled blocks are set to 0 inside every pass, so the fixed point is unique. With no resets a
-single pass is exact.
-
-Best response
--------------
-Against a fixed B, A faces a Markov decision problem: in each block A chooses, for every ``k``,
-``max(roll, hold)``. Given ``b0`` one backward pass finds A's best choices; with those choices the
-block is solved exactly as above, which gives a new ``b0``; repeat until the choices settle
-(policy iteration inside the block, usually 1-3 passes; seed 2.3.5 describes the same loop).
-With two-dice resets this is wrapped in policy iteration over the whole table: after each
-best-response pass the current choices are evaluated exactly (accelerated as above, warm
-started), and the next pass improves on them, until nothing moves.
-Ties (values within 1e-14, so that rounding cannot make the choices cycle) go to holding, except
-at ``k = 0`` where they go to rolling (as in the optimal solver), so a response never stalls.
-:func:`iterated_best_response` repeats ``S <- best_response(S)`` and reports every step.
+Two fixed strategies make the game a Markov chain; its linear system is solved exactly, block by
+block of banked scores, with stalemates (seed 002, section 2.3.4) reported as their own outcome.
+Best responses are policy iteration on the same blocks. The derivation is in
+``docs/methods/pig.md``.
 """
 
 from __future__ import annotations

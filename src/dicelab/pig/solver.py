@@ -1,49 +1,8 @@
 """Exact optimal play for two-player Pig and its dice variants.
 
-The problem
------------
-Let ``P(i, j, k)`` be the probability that the player to move wins, when the mover has banked
-``i``, the opponent ``j``, and the mover's turn total is ``k`` (both playing optimally). With the
-per-roll outcomes of :class:`~dicelab.pig.rules.PigRules` (``add d`` with probability ``p_d``,
-``bust`` with ``b``, and, for two dice, ``reset`` with ``r``), Neller & Presser's equations are::
-
-    P(i, j, k) = max(P_roll, P_hold)
-    P_hold     = 1 - P(j, i + k, 0)                      (k = 0 is a "skip": 1 - P(j, i, 0))
-    P_roll     = sum_d p_d * W(i, j, k + d) + b * (1 - P(j, i, 0)) + r * (1 - P(j, 0, 0))
-    W(i, j, t) = 1 if i + t >= goal else P(i, j, t)
-
-The table is cyclic (a bust hands the same scores to the opponent), so plain backward induction
-does not apply; the textbook method sweeps value iteration over the whole table until it settles.
-
-The method here: score layers, pairs, and exact 1-D fixed points
------------------------------------------------------------------
-Banked scores never fall (except for the two-dice reset, handled below), so the states whose
-banked-score sum ``i + j`` is ``s`` depend only on themselves and on layers ``> s``. Inside a
-layer, the two "mirror" score pairs ``(i, j)`` and ``(j, i)`` depend only on each other, and only
-through two numbers: ``x = P(i, j, 0)`` and ``y = P(j, i, 0)``. Given ``y``, one backward pass
-over the turn total ``k`` (descending) yields the mover's whole turn ``P(i, j, .)`` and ``x``; the
-result is a piecewise-linear function ``x = f(y)``; likewise ``y = g(x)``. The pair's values are
-the fixed point ``y = g(f(y))``.
-
-We find it by Newton's method on that piecewise-linear map: each backward pass also carries the
-derivative of every value with respect to ``y`` (the probability of the turn ending in a bust or a
-skip), which makes ``f`` and ``g`` exact affine functions on the current piece; solving the 2x2
-affine system lands on the exact fixed point as soon as the piece (that is, the policy) is right,
-usually within two or three passes. A guarded fallback does plain fixed-point iteration if Newton
-ever fails to settle. The whole table is thus solved in one sweep of layers, ``O(goal^3 * faces)``
-work, instead of hundreds of sweeps.
-
-Two dice: the double-one reset sends the mover back to 0 and hands ``(j, 0)`` to the opponent, a
-*lower* layer. We treat the vector ``R[j] = P(j, 0, 0)`` as known, solve all layers, update ``R``
-from the result and repeat; the reset has probability ``1/36`` per roll, so this outer fixed point
-converges geometrically (about a dozen sweeps to 1e-15).
-
-Turn-limited form (seed 003): ``solve(rules, turn_limit=n)`` scores the game as a draw (1/2) when
-``n`` turns have been played without a winner. With ``n`` counting the turns left (the current one
-included), ``E_n`` depends only on ``E_{n-1}``; it converges to the unlimited ``P`` as ``n`` grows.
-
-Every solution carries its maximum Bellman residual over all states, computed afresh from the
-finished table.
+Solves Neller & Presser's equations score layer by score layer (mirror score pairs by Newton's
+method on their piecewise-linear fixed point), the two-dice reset by an outer fixed point, and
+the turn-limited form of seed 003. The derivation is in ``docs/methods/pig.md``.
 """
 
 from __future__ import annotations

@@ -1,40 +1,9 @@
 """Exact best responses in simultaneous Pig for many players, sharded by score layers on disk.
 
-The in-memory pass of :func:`dicelab.simpig.solver.best_response` holds the whole value table:
-``(goal + 1)^players`` states, 1.7 GB for four players at goal 100 and 170 GB for five. This module
-solves the same Bellman equations without ever holding the table, on any backend of
-:mod:`dicelab.core.backends` (local processes, a Dask or a Ray cluster).
-
-Why score layers work
----------------------
-Write a state as ``(i, J)``: player A's score ``i`` and the opponents' scores ``J = (j_1, ...,
-j_m)``. A *column* is the vector ``V[., J]`` over A's scores. The opponents' turn totals are
-either 0 (a bust) or at least their target, so every successor column ``J'`` is componentwise
-``>= J``; apart from the all-bust self-loop (``J' = J``, closed form as in the in-memory pass),
-``sum(J') > sum(J)``. Hence the columns of one *layer* ``S = sum(J)`` depend only on layers above
-``S`` and on themselves: the layers are solved from the top down, and the columns inside a layer
-are independent, so each layer is cut into shards that run in parallel.
-
-Storage: one zarr array per layer (``value/S`` and ``policy/S``: rows are the layer's columns in
-increasing key order, columns are A's scores ``0 .. goal - 1``), chunked so that each shard writes
-exactly one chunk: no two workers ever write the same file. A shard reads the successor columns
-it needs (a few hundred per column) from the layers above, through a per-process chunk cache.
-States where someone has reached the goal are terminal and never stored (their value is A's share
-of the win). When all opponents play the same symmetric strategy only columns with sorted
-opponent scores are solved and stored (``m!`` times fewer).
-
-The arithmetic per state is the in-memory pass's, in the same order, so the values agree with
-:func:`~dicelab.simpig.solver.best_response` bit for bit (the tests check it), and the result
-does not depend on the backend or the number of workers. Finished shards are recorded in a
-Parquet results store next to the zarr arrays: an interrupted solve resumes where it stopped.
-
-The folder must be visible to every worker: a local path for the local backend or a
-``LocalCluster``, a shared file system for a real cluster.
-
-Limits: every worker keeps an index of the ``goal^(players-1)`` opponent-score columns (12 bytes
-each: 12 MB for four players at goal 100, 1.2 GB for five) and a chunk cache of at most
-``DICELAB_SHARD_CACHE_MB`` (1024 by default); :func:`estimate` gives disk, memory and work
-before a run.
+Solves the Bellman equations of :func:`dicelab.simpig.solver.best_response` layer by layer of
+opponent-score sums, shards in parallel on any backend of :mod:`dicelab.core.backends`, values in
+zarr and resumable; :func:`estimate` gives disk, memory and work before a run. The method and its
+limits are in ``docs/methods/simpig.md``.
 """
 
 from __future__ import annotations

@@ -1,45 +1,8 @@
 """Exact best responses, self-play, SVIMA and many-player win probabilities for simultaneous Pig.
 
-Best response to independent opponents (Algorithm 0.1 and Algorithm 0.3)
--------------------------------------------------------------------------
-When the opponents' choices do not depend on ours, player A faces a Markov decision process over
-the score vectors ``(i, j_1, ..., j_{n-1})``. Scores never go down, so every move leads to a score
-vector that is componentwise at least as large; the only cycle is the *all-bust self-loop* (every
-player rolls a 1 and the state repeats). Processing states in decreasing lexicographic order (for
-two players this is the paper's decreasing score sum) therefore meets every successor before its
-predecessors, and the self-loop has a closed form: with ``R_k`` the value of the other outcomes
-and ``s_k = P(X_k = 0) * P(all opponents bust)``,
-
-    V = max_k R_k / (1 - s_k)
-
-so one backward pass gives the exact optimum; no sweeping until convergence is needed. The paper
-iterates value iteration instead; the result is the same fixed point.
-
-For ``n`` players the same pass runs over ``(goal + 1)^n`` states (``goal`` standing for "reached");
-when all opponents play the same symmetric strategy only states with ``j_1 <= ... <= j_{n-1}``
-are solved (a 2x saving for three players, ``(n-1)!`` in general).
-
-Self-play (the paper's "mixed-strategy equilibrium" section) and SVIMA (Algorithm 0.2) reuse the
-same state order. The turns-to-goal method (:func:`many_player_win`) handles any number of players
-with state-independent strategies, where every score is its own Markov chain.
-
-Against the paper (seed 000), goal 100
---------------------------------------
-* best response to hold:25: 0.523139 (paper 0.5231); the minimum over hold:10..40 is at 25.
-* local minima of the best-response curve: 16, 19, 25, 33. The paper reports 16, 20, 25, 33;
-  the exact curve has 0.543227 at N = 19 and 0.543679 at N = 20, so the dip is at 19.
-* three players: 0.359037 against two hold:25 (paper 35.90%), 0.395526 against hold:20 and
-  hold:30 (paper 39.55%); over hold:20..30 pairs the minimum is at (25, 25), as the paper says.
-* self-play falls into a 2-cycle: 149 cyclic states (paper 141), value-table MAE 1.29e-6 (paper
-  3.346e-7), largest difference 6.0e-4 at state (69, 47) (paper 2.020e-4 at the same state),
-  win against hold:25 0.51914 / 0.51905 (paper 0.5192). The paper does not give its sweep order or
-  starting policy, on which the cycle depends (we start from hold:25, sweeping by decreasing score
-  sum, own score ascending within a sum).
-* SVIMA: 74 states where the two policies differ (paper 74); win probabilities 0.5000008 for the
-  follower A and 0.4999992 for the leader B (paper 0.4999997 / 0.5000003).
-* "hold at 100 is the equilibrium once n >= 99": everybody holding at 100 is an exact Nash
-  equilibrium (no strategy, even a score-dependent one, beats 1/n) from n = 59 on; at n = 58 a
-  best response (first target 49) wins 1.00397/58. See :func:`best_response_vs_goal_holders`.
+One backward pass in decreasing score order solves a best response to independent opponents
+exactly (the all-bust self-loop has a closed form); self-play and SVIMA reuse that order. The
+derivation and the figures checked against seed 000 are in ``docs/methods/simpig.md``.
 """
 
 from __future__ import annotations

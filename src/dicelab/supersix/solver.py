@@ -1,63 +1,9 @@
 """Exact optimal play and exact strategy evaluation for Super Six.
 
-Two players: layered policy iteration
--------------------------------------
-Seed 001 (Höhle) solves two-player Super Six by plain value iteration over all states ``i/j/k/l``
-(lid count, mover's sticks, opponent's sticks, forced flag), sweeping the whole state space until
-the largest change is below 1e-10. Two facts about the game make an exact, much faster method
-possible:
-
-1. **Layers.** The number of sticks still in play, ``T = i + j + k``, never grows: a 6 removes a
-   stick, every other throw and every stop keeps ``T``. So the states split into layers
-   ``T = 2, 3, ..., 2S`` and a layer depends only on itself and on the layer below, which is
-   already solved. (A 6 with the mover's last stick, or any stick placed with the last one, wins.)
-2. **A turn only climbs.** Inside a turn the lid count only grows (a placed stick) until the turn
-   ends (a taken stick or a stop), and every way a turn ends lands on one of at most six forced
-   positions of the opponent: lid ``i' = 0..5`` with the opponent to move holding their unchanged
-   ``k`` sticks. So, for a fixed policy, the value of every non-forced position of a turn is an
-   affine function of those six opponent values, found in closed form by backward induction over
-   the lid count (from ``i = 5`` down).
-
-Within a layer the only cycles therefore run through the forced positions (about ``6 T`` of them).
-For a fixed policy their values solve a linear system ``(I + A) x = c``, which is solved *exactly*
-(LU, to rounding). Policy iteration then alternates this exact evaluation with greedy improvement
-and stops when the policy no longer changes. It is started from a policy found by a few cheap
-Gauss-Seidel value-iteration sweeps, so one or two linear solves per layer usually suffice. A stable
-policy's values satisfy the Bellman equation exactly; because every turn starts with a throw, which
-leaves the layer with probability at least 1/6, the two-step Bellman operator is a contraction in
-each layer, so that fixed point is unique: it is the optimal value (the game is zero-sum and
-symmetric, so "the opponent plays the same optimal policy" is its equilibrium). The reported
-``max_residual`` is the largest Bellman residual over all states, checked after the solve.
-
-Ties between throwing and stopping (within 1e-12) go to *stop*, as in seed 001 (``pi = q_throw >
-q_stop``). The start player's win probability treats round 1 as seed 001 does: everybody throws
-once, then the start player begins round 2 with a forced throw (:meth:`SuperSixRules.opening`).
-
-Head-to-head evaluation of two fixed strategies uses the same layered elimination with the mover's
-identity added (two copies of each layer), one exact linear solve per layer. A best response to a
-fixed strategy is policy iteration on the same two-copy layers, improving only the responder.
-
-More than two players: max-n value iteration
---------------------------------------------
-With ``P >= 3`` players the game is no longer zero-sum between two sides. Each player maximises its
-own win probability (max-n): a position's value is the vector of all players' win probabilities
-(listed from the mover), the mover picks the action with the larger own component, and values are
-found by Gauss-Seidel value iteration, again layer by layer on ``T``. Max-n iteration is not
-guaranteed to converge (policies may oscillate), so every layer reports its sweeps and final
-change; :class:`MaxNSolution` says whether all layers converged below the tolerance.
-
-Measured with 4 sticks each (every layer converged to a change below 1e-13 within 58 to 66
-sweeps): the start order's win probabilities are 0.448 / 0.316 / 0.236 for 3 players,
-0.362 / 0.268 / 0.207 / 0.164 for 4, 0.308 / 0.236 / 0.186 / 0.148 / 0.122 for 5 and
-0.269 / 0.213 / 0.172 / 0.138 / 0.113 / 0.094 for 6. The max-n policy throws again at 89% (3
-players) to 92% (6 players) of non-forced positions. Seed 001's author found by simulation that
-always throwing holds up well with more players. Checked by simulation (20,000 games, seats
-rotated, 95% Wilson intervals), one ``always`` player among max-n players wins 0.323
-[0.316, 0.329] of 3-player games (fair share 0.333), 0.244 [0.238, 0.250] of 4-player games
-(0.25), 0.188 [0.182, 0.193] of 5-player games (0.2) and 0.159 [0.154, 0.164] of 6-player games
-(0.167). So ``always`` gives up about 1 point (3 to 6% of its fair share) at every table size:
-a small loss, but a real one, and no smaller with 6 players than with 3. With two players the
-exact figure is 0.4932 (0.5948 when it starts, 0.3916 when it does not).
+Two players: layered policy iteration with exact linear solves on the forced positions of each
+layer of sticks in play; head-to-head evaluation and best responses on the same layers. More than
+two players: max-n value iteration, layer by layer. The derivation and the measured figures are
+in ``docs/methods/supersix.md``.
 """
 
 from __future__ import annotations
