@@ -1,29 +1,9 @@
 """The exact equilibrium of two-player simultaneous Pig (Shapley's method), and exploitability.
 
-The paper stops at a 50/50 mixture of two cyclic policies. Two-player simultaneous Pig is a
-zero-sum stochastic game, so it has a value and stationary optimal mixed strategies (Shapley
-1953). At a state ``(i, j)`` both players pick targets at once; with the values of all later
-states known, the turn is a matrix game
-
-    M(v)[k, k'] = R[k, k'] + v * P(X_k = 0) * P(X_k' = 0)
-
-where ``R`` collects every outcome except the all-bust self-loop and ``v`` is the state's own
-value. The state's value is the unique fixed point ``v = val(M(v))`` (``val`` is non-decreasing
-in ``v`` with slope below 1). We find it by a safeguarded iteration: solve the matrix game at the
-current ``v`` (a pure saddle point is checked first, otherwise one linear program with scipy's
-HiGHS), then jump to the stationary value ``x R y / (1 - x S y)`` of the optimal pair, falling
-back to bisection of the bracket whenever that jump leaves it. The optimal strategies are then
-polished on their supports by solving the equaliser equations exactly.
-
-States are taken in decreasing score-sum order; the game is symmetric, so only states with
-``i < j`` are solved and ``V[j, i] = 1 - V[i, j]`` (the diagonal has value 1/2).
-Results at goal 100 (1.7 to 5 s): the value at (0, 0) is 1/2 and the equilibrium opens with a
-pure hold at 21; 136 of the 10,000 player-states need a mixed strategy, always over two targets
-(at (69, 47): 16 with probability 0.4598, 31 with 0.5402 -- the two targets self-play cycles
-between there). No deviation, pure or state-dependent, gains more than 1e-15. Exploitability
-(best-response gain over 1/2): hold:25 0.02314, hold:20 0.04368, the paper's piecewise rule
-0.03582, self-play's cyclic policies 3.49e-6 and 4.37e-6, SVIMA's follower 2.58e-6 and leader
-8.4e-7.
+Each state's turn is a matrix game whose value is a fixed point in the state's own value, solved
+by a safeguarded iteration of linear programs (scipy's HiGHS) in decreasing score-sum order; the
+strategies are polished on their supports. The derivation and the results at goal 100 are in
+``docs/methods/simpig.md``.
 """
 
 from __future__ import annotations
