@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from dicelab.pig.simulation import simulate
     from dicelab.pig.solver import PigSolution, solve, solve_cached
     from dicelab.pig.specs import as_strategy, expand_specs, parse_strategy
+    from dicelab.pig.state import new_game, state_from_json
     from dicelab.pig.tournaments import tournament
 
 #: public name -> (module, attribute); loaded on first use
@@ -63,6 +64,8 @@ _PUBLIC: dict[str, tuple[str, str]] = {
     "solve": ("dicelab.pig.solver", "solve"),
     "solve_cached": ("dicelab.pig.solver", "solve_cached"),
     "tournament": ("dicelab.pig.tournaments", "tournament"),
+    "new_game": ("dicelab.pig.state", "new_game"),
+    "state_from_json": ("dicelab.pig.state", "state_from_json"),
 }
 __all__ = sorted(_PUBLIC)
 
