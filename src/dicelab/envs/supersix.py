@@ -84,7 +84,7 @@ class SuperSixCore(TurnCore):
         if action == STOP:
             self._next_turn()
             return
-        won, over = game._throw(self.seat, self.pits, self.counts)
+        won, over = game.throw(self.seat, self.pits, self.counts)
         if won:
             self.winner = self.seat
         elif self.opening:  # round 1: one throw each, then seat 0 starts round 2 (forced)

@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from dicelab.supersix.api import best_response, evaluate, simulate, solve
     from dicelab.supersix.rules import SuperSixRules
     from dicelab.supersix.solver import HeadToHead, MaxNSolution, SuperSixSolution
+    from dicelab.supersix.state import new_game, state_from_json
     from dicelab.supersix.strategies import Strategy, parse
     from dicelab.supersix.strategies import parse as parse_strategy
 
@@ -55,6 +56,8 @@ _PUBLIC: dict[str, tuple[str, str]] = {
     "parse_strategy": ("dicelab.supersix.strategies", "parse"),
     "simulate": ("dicelab.supersix.api", "simulate"),
     "solve": ("dicelab.supersix.api", "solve"),
+    "new_game": ("dicelab.supersix.state", "new_game"),
+    "state_from_json": ("dicelab.supersix.state", "state_from_json"),
 }
 __all__ = sorted(_PUBLIC)
 

@@ -181,7 +181,8 @@ class SuperSixGame:
         self._buf = np.empty(0, dtype=np.int64)
         self._pos = 0
 
-    def _die(self) -> int:
+    def die(self) -> int:
+        """The next die from ``rng`` (drawn 256 at a time, in order)."""
         if self._pos >= self._buf.size:
             self._buf = self.rng.integers(1, 7, size=256)
             self._pos = 0
@@ -189,9 +190,11 @@ class SuperSixGame:
         self._pos += 1
         return d
 
-    def _throw(self, seat: int, pits: list[bool], counts: list[int]) -> tuple[bool, bool]:
-        """One throw by ``seat``: returns (seat has won, turn is over)."""
-        d = self._die()
+    def throw(self, seat: int, pits: list[bool], counts: list[int]) -> tuple[bool, bool]:
+        """One throw by ``seat``, the step primitive: updates ``pits`` and ``counts`` in place and
+        returns (seat has won, turn is over). The die is the next one from the game's generator
+        (:meth:`die`), so stepping a game throw by throw draws the same dice as :meth:`play`."""
+        d = self.die()
         turn_over = False
         if d == 6:
             counts[seat] -= 1
@@ -212,13 +215,13 @@ class SuperSixGame:
         counts = [self.rules.sticks] * n
         pits = [False] * PITS
         for seat in range(n):  # round 1: one throw each
-            won, _ = self._throw(seat, pits, counts)
+            won, _ = self.throw(seat, pits, counts)
             if won:
                 return seat
         seat = 0
         for _ in range(max_turns):
             while True:  # the first throw of a turn is forced
-                won, over = self._throw(seat, pits, counts)
+                won, over = self.throw(seat, pits, counts)
                 if won:
                     return seat
                 if over:
