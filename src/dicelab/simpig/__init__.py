@@ -61,6 +61,7 @@ if TYPE_CHECKING:
         sweep_hold,
     )
     from dicelab.simpig.specs import parse_strategy
+    from dicelab.simpig.state import new_game, state_from_json
     from dicelab.simpig.strategies import SimPigStrategy
 
 #: public name -> (module, attribute); loaded on first use
@@ -87,6 +88,8 @@ _PUBLIC: dict[str, tuple[str, str]] = {
     "turn_total_fractions": ("dicelab.simpig.rules", "turn_total_fractions"),
     "turn_total_table": ("dicelab.simpig.rules", "turn_total_table"),
     "turns_to_goal": ("dicelab.simpig.api", "turns_to_goal"),
+    "new_game": ("dicelab.simpig.state", "new_game"),
+    "state_from_json": ("dicelab.simpig.state", "state_from_json"),
 }
 __all__ = sorted(_PUBLIC)
 
