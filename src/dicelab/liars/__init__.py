@@ -60,6 +60,7 @@ if TYPE_CHECKING:
         replay,
     )
     from dicelab.liars.rules import play_game as simulate
+    from dicelab.liars.state import new_game, state_from_json
     from dicelab.liars.strategies import action_distribution, bot, probabilistic_bot, random_bot
 
 #: public name -> (module, attribute); loaded on first use
@@ -89,6 +90,8 @@ _PUBLIC: dict[str, tuple[str, str]] = {
     "solve": ("dicelab.liars.cfr", "solve"),
     "solve_lp": ("dicelab.liars.cfr", "solve_lp"),
     "train": ("dicelab.liars.qlearning", "train"),
+    "new_game": ("dicelab.liars.state", "new_game"),
+    "state_from_json": ("dicelab.liars.state", "state_from_json"),
 }
 __all__ = sorted(_PUBLIC)
 
