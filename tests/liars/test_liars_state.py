@@ -86,7 +86,7 @@ def test_same_seed_same_game_numpy_dice_and_the_engine_replays_it():
     # round 1's hands: seat by seat, `dice` integers 1..faces from default_rng(seed), sorted
     rng = np.random.default_rng(4)
     first = [sorted(int(x) for x in rng.integers(1, 7, size=3)) for _ in range(3)]
-    assert ev_a[[i for i, e in enumerate(ev_a) if e.get("action") == "call"][0]]["hands"] == first
+    assert next(e for e in ev_a if e.get("action") == "call")["hands"] == first
     # the engine's own replay checker re-deals every round from the seed and agrees
     record = GameRecord(rules, 4, list(a.engine.record.rounds), a.engine.winner)
     assert replay(record).winner == a.engine.winner

@@ -56,7 +56,6 @@ def test_same_seed_same_game_and_numpy_dice():
     # and the rules apply: a 1 busts, others add
     for e in ev_a:
         if e.get("action") == "roll":
-            assert e["result"] == ("bust" if e["faces"][0] == 1 else e["result"])
             assert e["result"] in (("bust",) if e["faces"][0] == 1 else ("add", "win"))
 
 
