@@ -1,4 +1,5 @@
-"""The ``dicelab`` application: one sub-command group per game, plus statistics and the server.
+"""The ``dicelab`` application: one sub-command group per registered game
+(:mod:`dicelab.core.registry`), plus statistics and the server.
 
 Errors a user can cause (bad options, impossible states, unknown strategies) end the command with a
 single line on stderr and exit code 2; no traceback is ever shown for them. Inputs are validated
@@ -16,7 +17,8 @@ from typing import Any
 import typer
 
 from dicelab import __version__
-from dicelab.cli import hog, liars, pig, pig_lab, serve, simpig, stats, supersix
+from dicelab.cli import serve, stats
+from dicelab.core import registry
 from dicelab.core.errors import DicelabError
 
 try:  # typer >= 0.22 vendors click
@@ -34,12 +36,10 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-app.add_typer(pig.app, name="pig")  # pig_lab adds its commands to the same group
-assert pig_lab.app is pig.app
-app.add_typer(simpig.app, name="simpig")
-app.add_typer(supersix.app, name="supersix")
-app.add_typer(liars.app, name="liars")
-app.add_typer(hog.app, name="hog")
+for _game in registry.games():
+    _group = _game.cli()
+    if _group is not None:
+        app.add_typer(_group, name=_game.name)
 app.add_typer(stats.app, name="stats")
 app.command("serve")(serve.serve)
 

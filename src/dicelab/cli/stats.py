@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from dicelab.cli.common import JsonOption, check_count, emit
+from dicelab.core.cli import JsonOption, check_count, emit
 from dicelab.core import stats as st
 from dicelab.core.errors import require
 

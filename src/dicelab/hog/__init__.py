@@ -17,6 +17,8 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
+from dicelab.core.registry import GameEntry, Param
+
 if TYPE_CHECKING:
     from dicelab.hog.api import best_response, evaluate, simulate
     from dicelab.hog.rules import HogRules, turn_distribution
@@ -26,6 +28,7 @@ if TYPE_CHECKING:
 
 #: public name -> (module, attribute); loaded on first use
 _PUBLIC: dict[str, tuple[str, str]] = {
+    "cli_app": ("dicelab.hog.cli", "app"),
     "HogRules": ("dicelab.hog.rules", "HogRules"),
     "HogSolution": ("dicelab.hog.solver", "HogSolution"),
     "HogState": ("dicelab.hog.state", "HogState"),
@@ -39,7 +42,18 @@ _PUBLIC: dict[str, tuple[str, str]] = {
     "state_from_json": ("dicelab.hog.state", "state_from_json"),
     "turn_distribution": ("dicelab.hog.rules", "turn_distribution"),
 }
-__all__ = sorted(_PUBLIC)
+
+#: this game in the registry (:mod:`dicelab.core.registry`): entry point ``hog = "dicelab.hog:GAME"``
+GAME = GameEntry(
+    name="hog", title="Hog", module=__name__, rules_name="HogRules", cli_name="cli_app",
+    about="Choose how many dice to roll at once; any 1 scores nothing, otherwise the sum counts.",
+    params=(
+        Param("goal", 100, "points needed to win", lo=10, hi=100),
+        Param("max_dice", 10, "most dice a turn may roll", lo=1, hi=10),
+        Param("sides", 6, "faces of each die", lo=2, hi=6),
+    ),
+)
+__all__ = sorted([*_PUBLIC, "GAME"])
 
 
 def __getattr__(name: str) -> Any:

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from dicelab.hog import evaluation, simulation
+import dicelab.hog.evaluation as evaluation
+import dicelab.hog.simulation as simulation
 from dicelab.hog.rules import HogRules
 from dicelab.hog.specs import as_strategy
 

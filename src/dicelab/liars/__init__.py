@@ -32,6 +32,8 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
+from dicelab.core.registry import GameEntry, Param
+
 if TYPE_CHECKING:
     from dicelab.liars.cfr import (
         OPENSPIEL_VALUE_1V1_6_HIGHEST,
@@ -65,6 +67,7 @@ if TYPE_CHECKING:
 
 #: public name -> (module, attribute); loaded on first use
 _PUBLIC: dict[str, tuple[str, str]] = {
+    "cli_app": ("dicelab.liars.cli", "app"),
     "Bid": ("dicelab.liars.rules", "Bid"),
     "DuelRules": ("dicelab.liars.cfr", "DuelRules"),
     "EvalResult": ("dicelab.liars.qlearning", "EvalResult"),
@@ -93,7 +96,20 @@ _PUBLIC: dict[str, tuple[str, str]] = {
     "new_game": ("dicelab.liars.state", "new_game"),
     "state_from_json": ("dicelab.liars.state", "state_from_json"),
 }
-__all__ = sorted(_PUBLIC)
+
+#: this game in the registry (:mod:`dicelab.core.registry`): entry point ``liars = "dicelab.liars:GAME"``
+GAME = GameEntry(
+    name="liars", title="Liar's Dice", module=__name__, rules_name="LiarsRules", cli_name="cli_app",
+    about="Bid on the hidden dice or call the last bid a lie; lose a die for every lost round.",
+    players=(2, 4),
+    params=(
+        Param("players", 2, "players, you included", lo=2, hi=4),
+        Param("dice", 3, "dice each", lo=1, hi=6),
+        Param("faces", 6, "faces of each die", lo=2, hi=6),
+        Param("wild", "none", "ones count as any face, or not", choices=("none", "ones")),
+    ),
+)
+__all__ = sorted([*_PUBLIC, "GAME"])
 
 
 def __getattr__(name: str) -> Any:

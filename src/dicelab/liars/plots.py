@@ -10,7 +10,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-from dicelab.liars import kernel as K  # noqa: E402
+import dicelab.liars.kernel as K  # noqa: E402
 from dicelab.liars.qlearning import DESIGNS, QAgent, learning_curve  # noqa: E402
 
 

@@ -18,7 +18,7 @@ from scipy import stats as _st
 from dicelab.core.errors import require
 from dicelab.core.progress import progress_bar
 from dicelab.core.stats import wilson_interval
-from dicelab.liars import kernel as K
+import dicelab.liars.kernel as K
 from dicelab.liars.rules import Bid, LiarsRules, PlayerView
 from dicelab.liars.strategies import best_face, raise_bid, raise_distribution
 

@@ -39,6 +39,8 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
+from dicelab.core.registry import GameEntry, Param
+
 if TYPE_CHECKING:
     from dicelab.pig.api import best_response, evaluate, iterated_best_response
     from dicelab.pig.rules import VARIANTS, PigGame, PigRules
@@ -50,6 +52,7 @@ if TYPE_CHECKING:
 
 #: public name -> (module, attribute); loaded on first use
 _PUBLIC: dict[str, tuple[str, str]] = {
+    "cli_app": ("dicelab.pig.lab_cli", "app"),
     "PigGame": ("dicelab.pig.rules", "PigGame"),
     "PigRules": ("dicelab.pig.rules", "PigRules"),
     "PigSolution": ("dicelab.pig.solver", "PigSolution"),
@@ -67,7 +70,19 @@ _PUBLIC: dict[str, tuple[str, str]] = {
     "new_game": ("dicelab.pig.state", "new_game"),
     "state_from_json": ("dicelab.pig.state", "state_from_json"),
 }
-__all__ = sorted(_PUBLIC)
+
+#: this game in the registry (:mod:`dicelab.core.registry`): entry point ``pig = "dicelab.pig:GAME"``
+GAME = GameEntry(
+    name="pig", title="Pig", module=__name__, rules_name="PigRules", cli_name="cli_app",
+    about="Two players race to the goal; roll as often as you dare, a 1 loses the turn.",
+    params=(
+        Param("variant", "standard", "standard, piglet (a coin) or two-dice",
+              choices=("standard", "piglet", "two-dice")),
+        Param("goal", 100, "points needed to win", lo=2, hi=100),
+        Param("sides", None, "faces of the die (default: the variant's own)", lo=2, hi=12),
+    ),
+)
+__all__ = sorted([*_PUBLIC, "GAME"])
 
 
 def __getattr__(name: str) -> Any:

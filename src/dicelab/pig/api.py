@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from dicelab.pig import evaluation
+import dicelab.pig.evaluation as evaluation
 from dicelab.pig.rules import PigRules
 from dicelab.pig.specs import as_strategy
 

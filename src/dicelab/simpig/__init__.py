@@ -33,6 +33,8 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
+from dicelab.core.registry import GameEntry, Param
+
 if TYPE_CHECKING:
     from dicelab.simpig.api import (
         best_response,
@@ -66,6 +68,7 @@ if TYPE_CHECKING:
 
 #: public name -> (module, attribute); loaded on first use
 _PUBLIC: dict[str, tuple[str, str]] = {
+    "cli_app": ("dicelab.simpig.cli", "app"),
     "BestResponse": ("dicelab.simpig.solver", "BestResponse"),
     "Equilibrium": ("dicelab.simpig.equilibrium", "Equilibrium"),
     "SimPigGame": ("dicelab.simpig.rules", "SimPigGame"),
@@ -91,7 +94,18 @@ _PUBLIC: dict[str, tuple[str, str]] = {
     "new_game": ("dicelab.simpig.state", "new_game"),
     "state_from_json": ("dicelab.simpig.state", "state_from_json"),
 }
-__all__ = sorted(_PUBLIC)
+
+#: this game in the registry (:mod:`dicelab.core.registry`): entry point ``simpig = "dicelab.simpig:GAME"``
+GAME = GameEntry(
+    name="simpig", title="Simultaneous Pig", module=__name__, rules_name="SimPigRules", cli_name="cli_app",
+    about="Everyone picks a hold-at target at once; 2 to 4 players race to the goal.",
+    players=(2, 4),
+    params=(
+        Param("goal", 100, "points needed to win", lo=2, hi=100),
+        Param("players", 2, "players, you included", lo=2, hi=4),
+    ),
+)
+__all__ = sorted([*_PUBLIC, "GAME"])
 
 
 def __getattr__(name: str) -> Any:

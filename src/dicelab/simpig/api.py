@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from dicelab.simpig import equilibrium, simulation, solver
+import dicelab.simpig.equilibrium as equilibrium
+import dicelab.simpig.simulation as simulation
+import dicelab.simpig.solver as solver
 from dicelab.simpig.rules import SimPigRules
 from dicelab.simpig.specs import as_strategy
 from dicelab.simpig.strategies import SimPigStrategy

@@ -35,6 +35,8 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
+from dicelab.core.registry import GameEntry, Param
+
 if TYPE_CHECKING:
     from dicelab.supersix.api import best_response, evaluate, simulate, solve
     from dicelab.supersix.rules import SuperSixRules
@@ -45,6 +47,7 @@ if TYPE_CHECKING:
 
 #: public name -> (module, attribute); loaded on first use
 _PUBLIC: dict[str, tuple[str, str]] = {
+    "cli_app": ("dicelab.supersix.cli", "app"),
     "HeadToHead": ("dicelab.supersix.solver", "HeadToHead"),
     "MaxNSolution": ("dicelab.supersix.solver", "MaxNSolution"),
     "Strategy": ("dicelab.supersix.strategies", "Strategy"),
@@ -59,7 +62,17 @@ _PUBLIC: dict[str, tuple[str, str]] = {
     "new_game": ("dicelab.supersix.state", "new_game"),
     "state_from_json": ("dicelab.supersix.state", "state_from_json"),
 }
-__all__ = sorted(_PUBLIC)
+
+#: this game in the registry (:mod:`dicelab.core.registry`): entry point ``supersix = "dicelab.supersix:GAME"``
+GAME = GameEntry(
+    name="supersix", title="Super Six", module=__name__, rules_name="SuperSixRules", cli_name="cli_app",
+    about="Put sticks into the lid's pits; the first with no sticks left wins.",
+    params=(
+        Param("sticks", 4, "sticks each", lo=1, hi=30),
+        Param("players", 2, "players", lo=2, hi=2),
+    ),
+)
+__all__ = sorted([*_PUBLIC, "GAME"])
 
 
 def __getattr__(name: str) -> Any:

@@ -90,7 +90,7 @@ def parse(spec: str | Callable[..., bool] | Strategy, rules: SuperSixRules) -> S
 
 def policy_array(rules: SuperSixRules, strategy: Strategy) -> np.ndarray:
     """A two-player strategy as an int8 array ``[lid, own, opp]`` (1 = throw again)."""
-    from dicelab.supersix import solver
+    import dicelab.supersix.solver as solver
 
     if strategy.name == "optimal" and rules.players == 2:
         return solver.solve_two_cached(rules).throw.astype(np.int8)

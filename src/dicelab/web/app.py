@@ -46,7 +46,13 @@ from sqlalchemy.orm import Session
 from dicelab import __version__
 from dicelab.core.errors import DicelabError, require
 from dicelab.pig.rules import PigRules
-from dicelab.web import bots, explorer, liars_play, pig_play, simpig_play, study, supersix_play
+import dicelab.web.bots as bots
+import dicelab.web.explorer as explorer
+import dicelab.web.liars_play as liars_play
+import dicelab.web.pig_play as pig_play
+import dicelab.web.simpig_play as simpig_play
+import dicelab.web.study as study
+import dicelab.web.supersix_play as supersix_play
 from dicelab.web.db import (
     DB_ERRORS,
     damage_of,

@@ -25,7 +25,7 @@ import numpy as np
 
 from dicelab.core.errors import DicelabError, require
 from dicelab.pig.rules import PigRules
-from dicelab.web import bots
+import dicelab.web.bots as bots
 
 MAX_TOURNAMENT = 12
 MAX_WORK = 2.5e9  # of :func:`dicelab.web.bots.work_units`: about 3 s of one core on the project machine
@@ -109,7 +109,7 @@ def _need(module: str, what: str) -> Any:
 
 
 def _jsonable(x: Any) -> Any:
-    from dicelab.cli.common import to_jsonable
+    from dicelab.core.cli import to_jsonable
 
     if hasattr(x, "__dataclass_fields__") and not hasattr(x, "to_dict"):
         return {k: _jsonable(getattr(x, k)) for k in x.__dataclass_fields__ if not k.startswith("_")}

@@ -37,7 +37,7 @@ from sqlalchemy.orm import Session
 
 from dicelab.core.errors import DicelabError, require
 from dicelab.pig.rules import PigGame, PigRules
-from dicelab.web import bots
+import dicelab.web.bots as bots
 from dicelab.web.db import utcnow
 from dicelab.web.gamecore import (
     GAMES,

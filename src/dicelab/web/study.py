@@ -35,7 +35,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from dicelab.core.errors import DicelabError, require
-from dicelab.web import liars_play
+import dicelab.web.liars_play as liars_play
 from dicelab.web.db import Game, Move, Turn
 from dicelab.web.gamecore import public_seed
 

@@ -8,14 +8,14 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
-from dicelab.cli.backend_options import (
+from dicelab.core.cli_backends import (
     AddressOption,
     BackendOption,
     StoreOption,
     WorkersOption,
     backend_kwargs,
 )
-from dicelab.cli.common import (
+from dicelab.core.cli import (
     JsonOption,
     check_count,
     check_out_plot,

@@ -13,7 +13,7 @@ from typing import Any
 
 import typer
 
-from dicelab.cli.common import check_count, check_out_folder
+from dicelab.core.cli import check_count, check_out_folder
 from dicelab.core.backends import check_backend
 
 MAX_WORKERS = 4096

@@ -14,14 +14,14 @@ import numpy as np
 import typer
 from rich.console import Console
 
-from dicelab.cli.backend_options import (
+from dicelab.core.cli_backends import (
     AddressOption,
     BackendOption,
     StoreOption,
     WorkersOption,
     backend_kwargs,
 )
-from dicelab.cli.common import JsonOption, check_out_file, check_out_plot, emit, rows_table
+from dicelab.core.cli import JsonOption, check_out_file, check_out_plot, emit, rows_table
 from dicelab.core.errors import require
 from dicelab.core.progress import progress_bar
 from dicelab.core.specs import parse_whole, shorten
@@ -254,7 +254,7 @@ def equilibrium_cmd(
     json_out: bool = JsonOption,
 ) -> None:
     """The exact mixed equilibrium of two-player simultaneous Pig (Shapley, an LP per state)."""
-    from dicelab.cli.common import parse_int_list
+    from dicelab.core.cli import parse_int_list
     from dicelab.simpig.equilibrium import solve_equilibrium
     from dicelab.simpig.rules import SimPigRules
     from dicelab.simpig.strategies import save_strategy

@@ -12,14 +12,14 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
-from dicelab.cli.backend_options import (
+from dicelab.core.cli_backends import (
     AddressOption,
     BackendOption,
     StoreOption,
     WorkersOption,
     backend_kwargs,
 )
-from dicelab.cli.common import (
+from dicelab.core.cli import (
     JsonOption,
     check_out_file,
     check_out_plot,
@@ -28,7 +28,7 @@ from dicelab.cli.common import (
     kv_table,
     rows_table,
 )
-from dicelab.cli.pig import GoalOption, SidesOption, VariantOption, app, make_rules
+from dicelab.pig.cli import GoalOption, SidesOption, VariantOption, app, make_rules
 from dicelab.core.errors import require
 from dicelab.core.progress import progress_bar
 

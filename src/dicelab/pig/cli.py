@@ -1,7 +1,7 @@
 """``dicelab pig``: exact optimal play for two-player Pig and its variants.
 
 The strategy-lab commands (eval, best-response, simulate, tournament) live in
-:mod:`dicelab.cli.pig_lab` and register on the same group.
+:mod:`dicelab.pig.lab_cli` and register on the same group.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
-from dicelab.cli.common import JsonOption, check_out_file, check_out_plot, emit, kv_table
+from dicelab.core.cli import JsonOption, check_out_file, check_out_plot, emit, kv_table
 from dicelab.core.errors import DicelabError
 from dicelab.core.progress import progress_bar
 from dicelab.pig.rules import VARIANTS, PigRules

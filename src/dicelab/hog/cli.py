@@ -9,7 +9,7 @@ import typer
 from rich.console import Console
 
 from dicelab import hog as game
-from dicelab.cli.common import JsonOption, check_seed, emit, kv_table
+from dicelab.core.cli import JsonOption, check_seed, emit, kv_table
 
 app = typer.Typer(help="Hog: choose how many dice to roll; solve, query, evaluate, simulate.",
                   no_args_is_help=True)

@@ -1,0 +1,184 @@
+"""The registry of games: every front end (the CLI, the web lab, the environments) loops over it.
+
+A game registers once, as an entry point in the group ``dicelab.games`` of the package metadata
+(``pyproject.toml``)::
+
+    [project.entry-points."dicelab.games"]
+    hog = "dicelab.hog:GAME"
+
+``GAME`` is a :class:`GameEntry`: the game's name, title, the rule parameters a front end may set,
+and *names* of things in the game package's public API (its ``__init__``), loaded only when used,
+so listing the games imports nothing heavy. Adding a game is one package and one line there.
+
+>>> [g.name for g in games()]
+['hog', 'liars', 'pig', 'simpig', 'supersix']
+>>> get("pig").title
+'Pig'
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from importlib import import_module
+from importlib.metadata import entry_points
+from typing import Any, Protocol
+
+from dicelab.core.errors import DicelabError
+from dicelab.core.game import Action, GameState
+
+GROUP = "dicelab.games"
+
+
+@dataclass(frozen=True)
+class Param:
+    """One rule parameter a front end may set: a whole number in ``lo..hi``, or one of ``choices``."""
+
+    name: str
+    default: Any
+    help: str
+    lo: int | None = None
+    hi: int | None = None
+    choices: tuple[str, ...] | None = None
+
+    def check(self, value: Any) -> Any:
+        """``value`` if allowed, else a one-line :class:`DicelabError` that says what is."""
+        if value is None and self.default is None:  # "the rules' own default"
+            return value
+        if self.choices is not None:
+            if not isinstance(value, str) or value not in self.choices:
+                raise DicelabError(f"{self.name} must be one of {', '.join(self.choices)}, got {str(value)[:40]!r}")
+            return value
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise DicelabError(f"{self.name} must be a whole number, got {str(value)[:40]!r}")
+        if (self.lo is not None and value < self.lo) or (self.hi is not None and value > self.hi):
+            raise DicelabError(f"{self.name} must be from {self.lo} to {self.hi}, got {value}")
+        return value
+
+
+@dataclass(frozen=True)
+class Bot:
+    """A named opponent: ``spec`` is what the game's ``play.bot`` parses; ``name`` and
+    ``description`` are for people ("Optimal", "plays to maximise its chance to win")."""
+
+    spec: str
+    name: str
+    description: str
+
+
+class Player(Protocol):
+    """A bot seated in a game: chooses an action for ``seat`` in ``state``."""
+
+    def act(self, state: GameState, seat: int) -> Action: ...
+
+
+class Play(Protocol):
+    """What a game offers for interactive play (the web lab, terminal games, environments)."""
+
+    def bots(self, rules: Any) -> list[Bot]:
+        """The opponents to offer under ``rules``, strongest first."""
+        ...
+
+    def bot(self, spec: str, rules: Any) -> Player:
+        """The bot ``spec`` names (a one-line DicelabError naming the allowed specs otherwise)."""
+        ...
+
+    def coach(self, state: GameState, seat: int) -> dict[str, Any] | None:
+        """What each legal action of ``seat`` is worth now (win probability or value), from only
+        what ``seat`` may see; None where the game has no coach for this position."""
+        ...
+
+
+@dataclass(frozen=True)
+class GameEntry:
+    """One game as front ends see it. The ``*_name`` fields name attributes of the game package's
+    public API (``import_module(module)``), loaded on first use."""
+
+    name: str
+    title: str
+    about: str
+    module: str
+    params: tuple[Param, ...] = ()
+    players: tuple[int, int] = (2, 2)
+    rules_name: str = "make_rules"  # callable(**params) -> rules, validating
+    new_game_name: str = "new_game"  # callable(rules, seed) -> GameState
+    state_from_json_name: str = "state_from_json"
+    cli_name: str | None = "cli_app"  # a typer.Typer: the game's command group
+    play_name: str | None = None  # a :class:`Play`
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def load(self, attr: str) -> Any:
+        """The game package's public ``attr``."""
+        return getattr(import_module(self.module), attr)
+
+    def make_rules(self, **params: Any) -> Any:
+        """Rules from keyword parameters, checked against :attr:`params` first (unknown names are
+        refused with the allowed ones), then by the game's own validation."""
+        known = {p.name: p for p in self.params}
+        for key, value in params.items():
+            if key not in known:
+                raise DicelabError(f"{self.title} has no rule {key!r}; allowed: {', '.join(known) or 'none'}")
+            known[key].check(value)
+        return self.load(self.rules_name)(**params)
+
+    def new_game(self, rules: Any, seed: int) -> GameState:
+        return self.load(self.new_game_name)(rules, seed)
+
+    def state_from_json(self, data: dict[str, Any]) -> GameState:
+        return self.load(self.state_from_json_name)(data)
+
+    def cli(self) -> Any:
+        """The game's command group (a ``typer.Typer``), or None."""
+        return None if self.cli_name is None else self.load(self.cli_name)
+
+    @property
+    def play(self) -> Play | None:
+        return None if self.play_name is None else self.load(self.play_name)
+
+
+_lock = threading.Lock()
+_games: dict[str, GameEntry] | None = None
+
+
+def register(entry: GameEntry) -> GameEntry:
+    """Add ``entry`` (for games outside the package metadata, e.g. in tests); returns it."""
+    with _lock:
+        found = _load()
+        if entry.name in found and found[entry.name] != entry:
+            raise DicelabError(f"a game named {entry.name!r} is registered already")
+        found[entry.name] = entry
+    return entry
+
+
+def unregister(name: str) -> None:
+    """Remove the game ``name`` (tests that registered one)."""
+    with _lock:
+        _load().pop(name, None)
+
+
+def _load() -> dict[str, GameEntry]:
+    global _games
+    if _games is None:
+        found: dict[str, GameEntry] = {}
+        for ep in entry_points(group=GROUP):
+            entry = ep.load()
+            if not isinstance(entry, GameEntry) or entry.name != ep.name:
+                raise RuntimeError(f"entry point {ep.name} = {ep.value} is not a GameEntry named {ep.name!r}")
+            found[entry.name] = entry
+        _games = found
+    return _games
+
+
+def games() -> list[GameEntry]:
+    """Every registered game, by name."""
+    with _lock:
+        return [g for _, g in sorted(_load().items())]
+
+
+def get(name: str) -> GameEntry:
+    """The game ``name``, or a one-line error that lists the games."""
+    with _lock:
+        found = _load()
+    if name not in found:
+        raise DicelabError(f"unknown game {str(name)[:40]!r}; games: {', '.join(sorted(found))}")
+    return found[name]
