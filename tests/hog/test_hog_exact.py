@@ -145,3 +145,29 @@ def test_five_and_six_dice_tie_for_the_best_mean_published():
     best = max(means.values())
     assert [n for n, m in means.items() if m == best] == [5, 6]
     assert round(float(best), 2) == 8.04
+
+
+def test_coach_values_match_the_rational_reference_at_every_state():
+    # the coach's P(win) of each number of dice = one exact step on the reference W
+    goal, max_dice, sides = 12, 3, 4
+    rules = HogRules(goal=goal, max_dice=max_dice, sides=sides)
+    W = reference_optimal(goal, max_dice, sides)
+    D = _dists(max_dice, sides)
+    from dicelab.core import registry
+    from dicelab.hog import new_game
+
+    play = registry.get("hog").play
+    state = new_game(rules, seed=0)
+    for i in range(goal):
+        for j in range(goal):
+            state.scores, state.mover = [i, j], 0
+            coach = play.coach(state, 0)
+            got = [v["value"] for v in coach["values"]]
+            want = [sum(p * (1 if i + o >= goal else 1 - W[(j, i + o)]) for o, p in D[n].items())
+                    for n in range(1, max_dice + 1)]
+            assert got == pytest.approx([float(x) for x in want], abs=1e-12)
+            assert max(want) == W[(i, j)]  # Bellman: the best choice is worth W
+            best = coach["best"]["dice"]
+            assert want[best - 1] == max(want)
+            assert play.bot("optimal", rules).act(state, 0)["dice"] in [
+                n for n in range(1, max_dice + 1) if want[n - 1] == max(want)]

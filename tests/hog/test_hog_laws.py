@@ -112,3 +112,22 @@ def test_rule_limits():
             HogRules(**kwargs)
     with pytest.raises(DicelabError):
         evaluate("always:10", "always:2", HogRules(goal=10, max_dice=4))
+
+
+def test_every_offered_bot_plays_legal_moves_and_bad_specs_are_one_line():
+    from dicelab.core.errors import DicelabError
+    from dicelab.hog import PLAY, new_game
+
+    rules = HogRules(goal=30, max_dice=6)
+    for offered in PLAY.bots(rules):
+        player = PLAY.bot(offered.spec, rules)
+        state = new_game(rules, seed=3)
+        while not state.is_over:
+            seat = state.to_move()[0]
+            action = player.act(state, seat)
+            assert action in state.legal_actions()
+            state.apply(action)
+        assert sorted(state.returns()) == [0.0, 1.0]
+    with pytest.raises(DicelabError, match="unknown Hog strategy") as info:
+        PLAY.bot("roll-lots", rules)
+    assert "\n" not in str(info.value)

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 #: public name -> (module, attribute); loaded on first use
 _PUBLIC: dict[str, tuple[str, str]] = {
     "cli_app": ("dicelab.hog.cli", "app"),
+    "PLAY": ("dicelab.hog.play", "PLAY"),
     "HogRules": ("dicelab.hog.rules", "HogRules"),
     "HogSolution": ("dicelab.hog.solver", "HogSolution"),
     "HogState": ("dicelab.hog.state", "HogState"),
@@ -46,6 +47,7 @@ _PUBLIC: dict[str, tuple[str, str]] = {
 #: this game in the registry (:mod:`dicelab.core.registry`): entry point ``hog = "dicelab.hog:GAME"``
 GAME = GameEntry(
     name="hog", title="Hog", module=__name__, rules_name="HogRules", cli_name="cli_app",
+    play_name="PLAY",
     about="Choose how many dice to roll at once; any 1 scores nothing, otherwise the sum counts.",
     params=(
         Param("goal", 100, "points needed to win", lo=10, hi=100),

@@ -1,0 +1,98 @@
+"""Hog for interactive play (:class:`dicelab.core.registry.Play`): the bots people can face and
+the coach's exact value of every choice, for the web lab, terminal games and environments.
+
+>>> from dicelab.hog.rules import HogRules
+>>> from dicelab.hog.state import new_game
+>>> s = new_game(HogRules(goal=100), seed=1)
+>>> PLAY.bot("optimal", s.rules).act(s, 0)          # the optimal opening: six dice
+{'dice': 6}
+>>> round(PLAY.coach(s, 0)["values"][5]["value"], 4)  # P(win) rolling six: W[0, 0]
+0.5307
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+from dicelab.core.errors import require
+from dicelab.core.registry import Bot
+from dicelab.hog.rules import HogRules
+from dicelab.hog.solver import HogSolution, solve
+from dicelab.hog.specs import parse_strategy
+from dicelab.hog.state import HogState
+
+
+
+@lru_cache(maxsize=16)  # a goal-100 solution holds two 100 x 100 tables (160 kB)
+def solution(rules: HogRules) -> HogSolution:
+    """The exact solution for ``rules``, cached."""
+    return solve(rules)
+
+
+@lru_cache(maxsize=32)
+def _table(spec: str, rules: HogRules) -> np.ndarray:
+    return parse_strategy(spec).table(rules)
+
+
+@dataclass(frozen=True)
+class TablePlayer:
+    """A bot that rolls ``table[i, j]`` dice with its score i against the opponent's j."""
+
+    spec: str
+    table: np.ndarray
+
+    def act(self, state: HogState, seat: int) -> dict[str, int]:
+        view = state.observe(seat)
+        i, j = view["scores"][seat], view["scores"][1 - seat]
+        return {"dice": int(self.table[i, j])}
+
+
+class HogPlay:
+    """Bots (``optimal``, ``always:N``, ``best-response:SPEC``) and the exact coach."""
+
+    def bots(self, rules: HogRules) -> list[Bot]:
+        five = min(5, rules.max_dice)
+        return [
+            Bot("optimal", "Optimal", "chooses the number of dice that maximises its chance to win"),
+            Bot(f"always:{five}", f"Always {five} dice", f"rolls {five} dice every turn"),
+            Bot("always:1", "Always one die", "rolls one die every turn: slow but safe"),
+            Bot(f"best-response:always:{five}", f"Best response to always {five}",
+                f"the exact counter to a player who always rolls {five} dice"),
+        ]
+
+    def bot(self, spec: str, rules: HogRules) -> TablePlayer:
+        name = parse_strategy(spec).name  # one-line errors name the allowed specs
+        return TablePlayer(spec=name, table=_table(name, rules))
+
+    def coach(self, state: HogState, seat: int) -> dict[str, Any] | None:
+        """P(win) of rolling each number of dice now, with optimal play afterwards (exact)."""
+        if state.is_over or state.to_move() != (seat,):
+            return None
+        rules = state.rules
+        values = action_values(solution(rules), state.scores[seat], state.scores[1 - seat])
+        best = int(np.argmax(values)) + 1
+        return {"kind": "win probability",
+                "values": [{"action": {"dice": n}, "value": float(v)} for n, v in enumerate(values, 1)],
+                "best": {"dice": best}}
+
+
+def action_values(sol: HogSolution, i: int, j: int) -> np.ndarray:
+    """P(the mover wins) when rolling n = 1..max_dice dice at (i, j), optimal play afterwards:
+    sum over the turn's score o of P(o) * (1 if i + o reaches the goal, else 1 - W[j, i + o])."""
+    rules = sol.rules
+    rules.check_state(i, j)
+    g = rules.goal
+    P = rules.outcome_table()
+    after = np.ones(P.shape[1])  # after[o]: the mover's chance once the turn scored o
+    reach = min(g - i, P.shape[1])
+    after[:reach] = 1.0 - sol.W[j, i:i + reach]
+    values = P[1:] @ after
+    require(values.shape == (rules.max_dice,), "internal: one value per number of dice")
+    return values
+
+
+PLAY = HogPlay()
