@@ -16,11 +16,13 @@ Learn (the seed's experiment: 5,000 games against three random bots, then evalua
     result = liars.train(rules, games=5000, seed=0)
     liars.evaluate(result.agent, ["random"] * 3, games=4000)   # win rate + 95% Wilson interval
 
-Solve (two players, one round, payoff +-1; OpenSpiel's ``liars_dice``)::
+Solve (two players, one round, payoff +-1; OpenSpiel's ``liars_dice``: -7/258 for the first
+bidder):
 
-    sol = liars.solve(liars.DuelRules(dice=(1, 1), faces=6, wild="highest"))
-    sol.value            # -0.02713... = -7/258 for the first bidder
-    sol.exploitability   # (BR_0 + BR_1) / 2, computed exactly
+>>> from dicelab import liars
+>>> sol = liars.solve(liars.DuelRules(dice=(1, 1), faces=6, wild="highest"))
+>>> round(sol.value, 4), round(-7 / 258, 4), sol.exploitability < 1e-4
+(-0.0271, -0.0271, True)
 
 and how exploitable a learned or hand-made policy is::
 

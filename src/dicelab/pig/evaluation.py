@@ -640,7 +640,8 @@ def evaluate(a: Any, b: Any, rules: PigRules | None = None) -> Evaluation:
     (:func:`~dicelab.pig.strategies.to_strategy`); :func:`dicelab.pig.evaluate` also takes specs.
 
     >>> from dicelab.pig.rules import PigRules
-    >>> e = evaluate("hold:20", "hold:21", PigRules())
+    >>> from dicelab.pig.strategies import HoldAt
+    >>> e = evaluate(HoldAt("hold:20", 20), HoldAt("hold:21", 21), PigRules())
     >>> round(e.a_first, 4), round(e.b_first, 4), round(e.a_overall, 4)
     (0.5426, 0.5258, 0.5084)
     """

@@ -5,12 +5,16 @@ turn total reaches ``k`` or a 1 wipes it out; then all turn totals are banked to
 players at or above the goal (100) share the win. Because the choices are simultaneous, the
 two-player game is a zero-sum *stochastic game*, not a Markov decision process.
 
-The public verbs::
+The public verbs, on the paper's numbers (seed 000):
 
-    from dicelab import simpig
+>>> from dicelab import simpig
+>>> round(float(simpig.turn_total_fractions(100)[0]), 4)     # X_100: P(0) = 0.9898
+0.9898
+>>> round(float(simpig.best_response(["hold:25"]).value[0, 0]), 4)   # Algorithm 0.1
+0.5231
 
-    simpig.turn_total_fractions(25)          # exact distribution of X_25 (Table 2)
-    simpig.best_response(["hold:25"])        # Algorithm 0.1: exact, one backward pass (0.5231)
+and, more slowly::
+
     simpig.best_response(["hold:20", "hold:30"])   # Algorithm 0.3, three players (0.3955)
     simpig.evaluate("hold:25", "hold:30")    # exact win-probability table of a pair
     simpig.solve()                           # the exact mixed equilibrium (Shapley), value 1/2
