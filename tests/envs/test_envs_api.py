@@ -23,6 +23,8 @@ AEC_CASES = [
     ("dicelab/SuperSix-v0", {"sticks": 2, "players": 4}),
     ("dicelab/LiarsDice-v0", {"players": 2, "dice": 2, "faces": 4}),
     ("dicelab/LiarsDice-v0", {"players": 3, "dice": 2, "faces": 6, "wild": "ones"}),
+    ("dicelab/Hog-v0", {"goal": 30}),
+    ("dicelab/Hog-v0", {"goal": 20, "max_dice": 4, "sides": 4, "first": None}),
 ]
 
 GYM_CASES = [
@@ -34,6 +36,8 @@ GYM_CASES = [
     ("dicelab/LiarsDice-v0", {"players": 3, "dice": 2, "faces": 4, "opponents": "random"}),
     ("dicelab/LiarsDice-v0", {"players": 2, "dice": 2, "faces": 6, "opponents": "probabilistic"}),
     ("dicelab/SimPig-v0", {"goal": 20, "opponents": "hold:6"}),
+    ("dicelab/Hog-v0", {"goal": 30, "opponents": "optimal", "seat": None}),
+    ("dicelab/Hog-v0", {"goal": 30, "max_dice": 5, "opponents": "best-response:always:3"}),
     ("dicelab/SimPig-v0", {"goal": 20, "players": 3, "opponents": ["hold:5", "pw:4<10,goal"]}),
 ]
 

@@ -89,3 +89,17 @@ def test_simpig_env_default_opponent_follows_the_goal():
     env = gym.make("dicelab/SimPig-v0", goal=20).unwrapped
     r = play(env, lambda o: 20 - int(o["observation"][0]) - 1, 2000, seed=3)
     assert abs(float(np.mean(r)) - 0.5) < 3.3 * 0.5 / np.sqrt(len(r))
+
+
+def test_hog_env_matches_the_exact_evaluator_from_either_first_seat():
+    # the generic environment (state interface + the game's Play) plays real Hog: always rolling
+    # 3 dice against the optimal bot wins what the exact evaluation says, moving first or second
+    from dicelab.hog import HogRules, evaluate
+
+    e = evaluate("always:3", "optimal", HogRules(goal=30))
+    for first, exact in ((0, e.a_first), (1, e.b_first)):  # b_first: A wins when B moves first
+        env = gym.make("dicelab/Hog-v0", goal=30, opponents="optimal", first=first)
+        r = play(env.unwrapped, lambda o: 2, 3000, seed=11 + first)  # action 2 = three dice
+        wins = int(np.sum(r == 1.0))
+        lo, hi = wilson_interval(wins, len(r), 0.999)
+        assert lo <= exact <= hi, (first, wins / len(r), exact)

@@ -18,15 +18,19 @@ Every observation is a dict with ``"observation"`` and ``"action_mask"``; seedin
 
 from __future__ import annotations
 
+import functools
 import importlib
 from typing import Any
 
 import gymnasium
 
+import dicelab.envs.generic as generic
+from dicelab.core import registry
 from dicelab.core.errors import DicelabError
 
-# registered name -> (module, Gymnasium class, PettingZoo factory, kind of PettingZoo environment)
-ENVIRONMENTS: dict[str, tuple[str, str, str, str]] = {
+# Environments not yet on the generic state-interface form: registered name -> (module, Gymnasium
+# class, PettingZoo factory, kind of PettingZoo environment)
+_OWN: dict[str, tuple[str, str, str, str]] = {
     "dicelab/Pig-v0": ("dicelab.envs.pig", "PigEnv", "env", "aec"),
     "dicelab/SuperSix-v0": ("dicelab.envs.supersix", "SuperSixEnv", "env", "aec"),
     "dicelab/LiarsDice-v0": ("dicelab.envs.liars", "LiarsDiceEnv", "env", "aec"),
@@ -34,21 +38,35 @@ ENVIRONMENTS: dict[str, tuple[str, str, str, str]] = {
 }
 
 
+def _environments() -> dict[str, tuple[str, str, str, str, dict[str, Any]]]:
+    """Every environment: the generic one of each registered game whose Play has the environment
+    form (:mod:`dicelab.envs.generic`), and the game-specific ones above."""
+    out = {name: (*spec, {}) for name, spec in _OWN.items()}
+    for game in registry.games():
+        if generic.has_env(game):
+            out[generic.env_id(game)] = ("dicelab.envs.generic", "GameEnv", "env", "aec", {"game": game.name})
+    return out
+
+
+#: registered name -> (module, Gymnasium class, PettingZoo factory, kind, fixed keyword arguments)
+ENVIRONMENTS = _environments()
+
+
 def register_all() -> None:
     """Register every dicelab environment with Gymnasium (idempotent)."""
-    for name, (module, cls, _, _) in ENVIRONMENTS.items():
+    for name, (module, cls, _, _, fixed) in ENVIRONMENTS.items():
         if name not in gymnasium.registry:
-            gymnasium.register(id=name, entry_point=f"{module}:{cls}")
+            gymnasium.register(id=name, entry_point=f"{module}:{cls}", kwargs=dict(fixed))
 
 
 def _factory(name: str, kind: str) -> Any:
     if name not in ENVIRONMENTS:
         raise DicelabError(f"unknown environment {name!r}; choose one of {', '.join(ENVIRONMENTS)}")
-    module, _, factory, env_kind = ENVIRONMENTS[name]
+    module, _, factory, env_kind, fixed = ENVIRONMENTS[name]
     if env_kind != kind:
         other = "make_parallel" if env_kind == "parallel" else "make_aec"
         raise DicelabError(f"{name} is a PettingZoo {env_kind} environment; use {other}")
-    return getattr(importlib.import_module(module), factory)
+    return functools.partial(getattr(importlib.import_module(module), factory), **fixed)
 
 
 def make_aec(name: str, **kwargs: Any) -> Any:
