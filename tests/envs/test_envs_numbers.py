@@ -97,7 +97,7 @@ def test_hog_env_matches_the_exact_evaluator_from_either_first_seat():
     from dicelab.hog import HogRules, evaluate
 
     e = evaluate("always:3", "optimal", HogRules(goal=30))
-    for first, exact in ((0, e.a_first), (1, e.b_first)):  # b_first: A wins when B moves first
+    for first, exact in ((0, e.a_first), (1, e.a_second)):
         env = gym.make("dicelab/Hog-v0", goal=30, opponents="optimal", first=first)
         r = play(env.unwrapped, lambda o: 2, 3000, seed=11 + first)  # action 2 = three dice
         wins = int(np.sum(r == 1.0))
