@@ -80,13 +80,52 @@ class Play(Protocol):
         ...
 
     def bot(self, spec: str, rules: Any) -> Player:
-        """The bot ``spec`` names (a one-line DicelabError naming the allowed specs otherwise)."""
+        """The bot ``spec`` names (a one-line DicelabError naming the allowed specs otherwise).
+        A game whose bots draw at random also takes a keyword ``seed`` (default 0) for them, so a
+        front end that stores a game's seed replays its bots' choices too."""
         ...
 
     def coach(self, state: GameState, seat: int) -> dict[str, Any] | None:
         """What each legal action of ``seat`` is worth now (win probability or value), from only
         what ``seat`` may see; None where the game has no coach for this position."""
         ...
+
+
+class Prepares(Protocol):
+    """Optional hooks of a :class:`Play` whose bots or coach need tables built first (solves,
+    best responses, trained agents). A front end that serves many requests (the web lab) uses them
+    so that no request waits for a build inside its event loop: it calls :meth:`ready` first, builds
+    in a thread with :meth:`prepare`, or, when :meth:`heavy`, in a worker process with
+    :func:`export_in_worker` (bytes back, no pickle) and :meth:`install`. A Play without these hooks
+    builds on first use. ``specs`` are the bot specs seated in one game."""
+
+    def ready(self, specs: list[str], rules: Any) -> bool:
+        """True when the bots ``specs`` and the coach need no build under ``rules``."""
+        ...
+
+    def heavy(self, specs: list[str], rules: Any) -> bool:
+        """True when building what is missing should run in a worker process."""
+        ...
+
+    def prepare(self, specs: list[str], rules: Any) -> None:
+        """Build what the bots ``specs`` and the coach need, in this process."""
+        ...
+
+    def export(self, specs: list[str], rules: Any) -> bytes:
+        """Build as :meth:`prepare` does and return the result as bytes for :meth:`install`."""
+        ...
+
+    def install(self, specs: list[str], rules: Any, data: bytes) -> None:
+        """Put what :meth:`export` returned into this process's caches."""
+        ...
+
+
+def export_in_worker(game: str, specs: list[str], params: dict[str, Any]) -> bytes:
+    """In a worker process: ``get(game).play.export(specs, rules)`` with the rules made from
+    ``params`` (plain names and numbers cross the process border, the answer is bytes)."""
+    entry = get(game)
+    play: Any = entry.play
+    return play.export(list(specs), entry.make_rules(**params))
 
 
 @dataclass(frozen=True)

@@ -52,6 +52,7 @@ if TYPE_CHECKING:
 
 #: public name -> (module, attribute); loaded on first use
 _PUBLIC: dict[str, tuple[str, str]] = {
+    "PLAY": ("dicelab.pig.play", "PLAY"),
     "cli_app": ("dicelab.pig.lab_cli", "app"),
     "PigGame": ("dicelab.pig.rules", "PigGame"),
     "PigRules": ("dicelab.pig.rules", "PigRules"),
@@ -73,7 +74,7 @@ _PUBLIC: dict[str, tuple[str, str]] = {
 
 #: this game in the registry (:mod:`dicelab.core.registry`): entry point ``pig = "dicelab.pig:GAME"``
 GAME = GameEntry(
-    name="pig", title="Pig", module=__name__, rules_name="PigRules", cli_name="cli_app",
+    name="pig", title="Pig", module=__name__, rules_name="PigRules", cli_name="cli_app", play_name="PLAY",
     about="Two players race to the goal; roll as often as you dare, a 1 loses the turn.",
     params=(
         Param("variant", "standard", "standard, piglet (a coin) or two-dice",

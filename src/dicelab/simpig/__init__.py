@@ -72,6 +72,7 @@ if TYPE_CHECKING:
 
 #: public name -> (module, attribute); loaded on first use
 _PUBLIC: dict[str, tuple[str, str]] = {
+    "PLAY": ("dicelab.simpig.play", "PLAY"),
     "cli_app": ("dicelab.simpig.cli", "app"),
     "BestResponse": ("dicelab.simpig.solver", "BestResponse"),
     "Equilibrium": ("dicelab.simpig.equilibrium", "Equilibrium"),
@@ -101,7 +102,7 @@ _PUBLIC: dict[str, tuple[str, str]] = {
 
 #: this game in the registry (:mod:`dicelab.core.registry`): entry point ``simpig = "dicelab.simpig:GAME"``
 GAME = GameEntry(
-    name="simpig", title="Simultaneous Pig", module=__name__, rules_name="SimPigRules", cli_name="cli_app",
+    name="simpig", title="Simultaneous Pig", module=__name__, rules_name="SimPigRules", cli_name="cli_app", play_name="PLAY",
     about="Everyone picks a hold-at target at once; 2 to 4 players race to the goal.",
     players=(2, 4),
     params=(

@@ -1,8 +1,8 @@
 """Bounded work for the web lab: LRU caches with a memory budget, a worker process for heavy
 requests with a queue limit, and an admission limit for game requests.
 
-* :class:`BudgetLRU` keeps solved tables in memory up to a byte budget (least recently used out
-  first); concurrent first requests for one key wait for a single build.
+* :class:`~dicelab.core.cache.BudgetLRU` (in :mod:`dicelab.core.cache`, re-exported here) keeps
+  solved tables in memory up to a byte budget.
 * :class:`HeavyPool` runs heavy work (the explorer) in ONE separate worker process, so it never
   blocks the event loop nor holds the GIL that game moves need; at most ``queue`` requests wait,
   the next ones get :class:`Busy` (HTTP 503 with ``Retry-After``). The worker starts by
@@ -20,20 +20,16 @@ import contextlib
 import json
 import multiprocessing
 import os
-import sys
 import threading
 import time
-from collections import OrderedDict
-from collections.abc import Callable, Hashable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from typing import Any, Generic, TypeVar
+from typing import Any
 
-import numpy as np
+from dicelab.core.cache import CACHES, BudgetLRU, bounded_cache, cache_stats, nbytes_of
 
-K = TypeVar("K", bound=Hashable)
-V = TypeVar("V")
-MiB = 1024 * 1024
+__all__ = ["CACHES", "Admission", "BudgetLRU", "Busy", "HeavyPool", "bounded_cache", "cache_stats", "json_bytes",
+           "nbytes_of"]
 RETRY_AFTER_S = 2
 
 
@@ -43,140 +39,6 @@ class Busy(Exception):
     def __init__(self, message: str, retry_after: int = RETRY_AFTER_S) -> None:
         super().__init__(message)
         self.retry_after = retry_after
-
-
-def nbytes_of(obj: Any, _seen: set[int] | None = None, _depth: int = 0) -> int:
-    """An estimate of the memory ``obj`` holds: numpy buffers plus containers and attributes."""
-    seen = set() if _seen is None else _seen
-    if id(obj) in seen or _depth > 6:
-        return 0
-    seen.add(id(obj))
-    if isinstance(obj, np.ndarray):  # a view holds its whole base array: count the base once
-        root = obj
-        while isinstance(root.base, np.ndarray):
-            root = root.base
-        if root is not obj and id(root) in seen:
-            return 0
-        seen.add(id(root))
-        return int(root.nbytes)
-    size = sys.getsizeof(obj, 64)
-    if isinstance(obj, (str, bytes, bytearray, int, float, bool, type(None))):
-        return size
-    if isinstance(obj, dict):
-        items: Any = [*obj.keys(), *obj.values()]
-    elif isinstance(obj, (list, tuple, set, frozenset)):
-        items = obj
-    else:
-        items = list(getattr(obj, "__dict__", {}).values())
-        items += [getattr(obj, s) for s in getattr(type(obj), "__slots__", ()) if hasattr(obj, s)]
-    return size + sum(nbytes_of(x, seen, _depth + 1) for x in items)
-
-
-class BudgetLRU(Generic[K, V]):
-    """A thread-safe LRU mapping bounded by ``budget`` bytes (as :func:`nbytes_of` counts them).
-
-    The newest entry is always kept, even when it alone is over budget (the request that built it
-    needs it); older entries leave first.
-    """
-
-    def __init__(self, name: str, budget_bytes: int, sizeof: Callable[[Any], int] = nbytes_of) -> None:
-        self.name, self.budget, self.sizeof = name, budget_bytes, sizeof
-        self._data: OrderedDict[K, tuple[V, int]] = OrderedDict()
-        self._bytes = 0
-        self._guard = threading.RLock()
-        self._building: dict[K, threading.Lock] = {}
-
-    def __contains__(self, key: object) -> bool:
-        with self._guard:
-            return key in self._data
-
-    def __len__(self) -> int:
-        return len(self._data)
-
-    @property
-    def nbytes(self) -> int:
-        return self._bytes
-
-    def get(self, key: K) -> V | None:
-        with self._guard:
-            hit = self._data.get(key)
-            if hit is None:
-                return None
-            self._data.move_to_end(key)
-            return hit[0]
-
-    def put(self, key: K, value: V) -> None:
-        size = self.sizeof(value)
-        with self._guard:
-            old = self._data.pop(key, None)
-            if old is not None:
-                self._bytes -= old[1]
-            self._data[key] = (value, size)
-            self._bytes += size
-            while self._bytes > self.budget and len(self._data) > 1:
-                _, (_, freed) = self._data.popitem(last=False)
-                self._bytes -= freed
-
-    def discard(self, key: K) -> None:
-        with self._guard:
-            old = self._data.pop(key, None)
-            if old is not None:
-                self._bytes -= old[1]
-
-    def clear(self) -> None:
-        with self._guard:
-            self._data.clear()
-            self._bytes = 0
-
-    def get_or_build(self, key: K, build: Callable[[], V]) -> V:
-        """The cached value, or ``build()`` run once however many threads ask at the same time."""
-        value = self.get(key)
-        if value is not None:
-            return value
-        with self._guard:
-            lock = self._building.setdefault(key, threading.Lock())
-        try:
-            with lock:
-                value = self.get(key)
-                if value is None:
-                    value = build()
-                    self.put(key, value)
-        finally:
-            with self._guard:
-                self._building.pop(key, None)
-        return value
-
-    def stats(self) -> dict[str, Any]:
-        return {"entries": len(self._data), "bytes": self._bytes, "budget_bytes": self.budget}
-
-
-CACHES: dict[str, BudgetLRU] = {}
-
-
-def bounded_cache(name: str, budget_mib: float) -> BudgetLRU:
-    """A :class:`BudgetLRU` registered under ``name`` (``DICELAB_WEB_CACHE_MIB`` scales the budget:
-    it is the total over all caches, shared out in proportion to their default budgets)."""
-    cache: BudgetLRU = BudgetLRU(name, int(budget_mib * MiB * _cache_scale()))
-    CACHES[name] = cache
-    return cache
-
-
-DEFAULT_TOTAL_MIB = 384.0
-
-
-def _cache_scale() -> float:
-    raw = os.environ.get("DICELAB_WEB_CACHE_MIB")
-    if not raw:
-        return 1.0
-    try:
-        total = float(raw)
-    except ValueError:
-        return 1.0
-    return max(total, 1.0) / DEFAULT_TOTAL_MIB
-
-
-def cache_stats() -> dict[str, dict[str, Any]]:
-    return {name: c.stats() for name, c in CACHES.items()}
 
 
 # ------------------------------------------------------------------------------ worker process

@@ -1,0 +1,110 @@
+"""Liar's Dice for interactive play (:class:`dicelab.core.registry.Play`): bots and the coach.
+
+A bot sees only its seat's observation (:meth:`dicelab.liars.state.LiarsState.observe`: its own
+hand, the dice counts and this round's bids), rebuilt as the engine's
+:class:`~dicelab.liars.rules.PlayerView`, and draws from its own generator (``seed``):
+``probabilistic`` (raises with probability P(bid holds | own dice), else calls), ``random``
+(always bluffs: calls or raises at random) and ``agent``, seed 004's Q-learning agent, trained on
+first use for the table's size (5,000 games against random bots, seed 0, as in the seed).
+
+Coach: from the seat's own hand only, for every legal bid the chance it holds, and for a call the
+chance the current bid is a lie (the call wins). Liar's Dice has no exact multi-round solution
+here, so the coach names no best action.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from dicelab.core.cache import bounded_cache
+from dicelab.core.errors import require
+from dicelab.core.game import Action as GameAction
+from dicelab.core.game import GameState
+from dicelab.core.registry import Bot
+from dicelab.liars.rules import Action, Bid, LiarsRules, PlayerView
+
+BOT_SPECS = ("probabilistic", "random", "agent")
+AGENT_GAMES = 5000
+_agents = bounded_cache("liars agents", 64)
+
+
+def parse_spec(spec: Any) -> str:
+    """A bot spec normalised, or a one-line DicelabError naming the allowed ones."""
+    s = spec.strip().lower() if isinstance(spec, str) and len(spec) <= 80 else None
+    require(s in BOT_SPECS, f"unknown Liar's Dice bot {str(spec)[:80]!r}; allowed: {', '.join(BOT_SPECS)}")
+    assert s is not None
+    return s
+
+
+def agent(rules: LiarsRules) -> Any:
+    """Seed 004's Q-learning agent for ``rules`` (trained once, cached on disk and in memory)."""
+    from dicelab.liars.qlearning import cached_agent
+
+    return _agents.get_or_build(rules, lambda: cached_agent(rules, games=AGENT_GAMES, seed=0))
+
+
+def view_of(state: GameState, seat: int) -> PlayerView:
+    """The engine's :class:`PlayerView` of ``seat``, rebuilt from ``state.observe(seat)`` only."""
+    obs = state.observe(seat)
+    bid = obs["bid"]
+    return PlayerView(
+        rules=state.rules, player=seat, hand=tuple(obs["hand"]), dice_counts=tuple(obs["dice_counts"]),
+        current_bid=None if bid is None else Bid(*bid),
+        history=tuple(Action(a["player"], None if a["bid"] is None else Bid(*a["bid"])) for a in obs["actions"]))
+
+
+class LiarsBot:
+    """A seated Liar's Dice bot: the engine's policy on the seat's own view."""
+
+    def __init__(self, spec: str, rules: LiarsRules, seed: int = 0) -> None:
+        from dicelab.liars.strategies import bot
+
+        self.spec, self.rules = spec, rules
+        self.policy = agent(rules) if spec == "agent" else bot(spec)
+        self.rng = np.random.default_rng(seed)
+
+    def act(self, state: GameState, seat: int) -> GameAction:
+        bid = self.policy(view_of(state, seat), self.rng)
+        return "call" if bid is None else {"bid": [bid.quantity, bid.face]}
+
+
+class LiarsPlay:
+    """Liar's Dice's :class:`~dicelab.core.registry.Play`, with the optional build hooks."""
+
+    def bots(self, rules: LiarsRules) -> list[Bot]:
+        return [Bot("probabilistic", "Probabilistic", "raises as often as the bid is likely to hold, else calls"),
+                Bot("random", "Random (always bluffs)", "calls or raises at random"),
+                Bot("agent", "Q-learning agent (seed 004)", "learned from 5,000 games against random bots")]
+
+    def bot(self, spec: str, rules: LiarsRules, *, seed: int = 0) -> LiarsBot:
+        return LiarsBot(parse_spec(spec), rules, seed)
+
+    def coach(self, state: GameState, seat: int) -> dict[str, Any] | None:
+        if state.is_over or seat not in state.to_move():
+            return None
+        view = view_of(state, seat)
+        values = []
+        for a in state.legal_actions(seat):
+            if a == "call":
+                values.append({"action": a, "value": 1.0 - view.prob_bid_holds()})
+            else:
+                values.append({"action": a, "value": view.prob_bid_holds(Bid(*a["bid"]))})
+        return {"kind": "chance the bid holds (a call: that the current bid is a lie), from your own hand",
+                "current_bid_holds": None if view.current_bid is None else view.prob_bid_holds(),
+                "values": values, "best": None}
+
+    # ---- optional build hooks (see :mod:`dicelab.core.registry`)
+    def ready(self, specs: list[str], rules: LiarsRules) -> bool:
+        return "agent" not in [parse_spec(s) for s in specs] or rules in _agents
+
+    def heavy(self, specs: list[str], rules: LiarsRules) -> bool:
+        return False
+
+    def prepare(self, specs: list[str], rules: LiarsRules) -> None:
+        if "agent" in [parse_spec(s) for s in specs]:
+            agent(rules)
+
+
+PLAY = LiarsPlay()

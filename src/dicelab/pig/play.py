@@ -1,0 +1,183 @@
+"""Pig for interactive play (:class:`dicelab.core.registry.Play`): the bots people may choose, and
+the coach's exact win probabilities.
+
+A bot is a strategy (:mod:`dicelab.pig.specs`) compiled once per rules into a decision table
+``roll[i, j, k]`` (own banked score, opponent's, turn total) and then one lookup per decision:
+``optimal`` (Neller & Presser's policy, from the exact solution), ``hold:N``, ``keep-pace``,
+``turtle``, ``roll-to-win``, ``roll-and-wait`` and ``best-response:SPEC`` (nested twice at most).
+``file:PATH`` strategies are refused: a bot spec may come from a web client.
+
+The coach reads the exact solution: at ``(i, j, k)`` the mover's win probability if they roll
+(or hold) now and both play optimally afterwards.
+
+Tables and solutions are kept in bounded caches (:mod:`dicelab.core.cache`). A build estimated
+over :data:`QUICK_WORK` (a two-dice solve, a best response on a big die) is *heavy*
+(:meth:`PigPlay.heavy`): a server builds it in a worker process with :meth:`PigPlay.export` and
+takes the ``.npz`` bytes back with :meth:`PigPlay.install` (no pickle).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from typing import Any
+
+import numpy as np
+
+from dicelab.core.cache import bounded_cache
+from dicelab.core.errors import DicelabError, require
+from dicelab.core.game import Action, GameState
+from dicelab.core.registry import Bot
+from dicelab.pig.rules import PigRules
+
+# a goal-100 solution is about 9 MB (P and the roll table), a decision table 1 MB
+_solutions = bounded_cache("pig solutions", 128)
+_tables = bounded_cache("pig decision tables", 48)
+_SIMPLE = ("optimal", "keep-pace", "turtle", "roll-to-win", "roll-and-wait")
+ALLOWED = "optimal, hold:N, keep-pace, turtle, roll-to-win, roll-and-wait, best-response:SPEC"
+
+# Work estimates in "state-outcome visits": an exact evaluation of two strategies visits every
+# state (about goal^3) with every roll outcome; a best response or a solve costs a few evaluations
+# (two-dice d12 to 100 on the project machine: one evaluation 0.17 s, one best response 1.0 s).
+BR_EVALS = 7
+SOLVE_EVALS = 2
+QUICK_WORK = 5e7  # about 50-150 ms: below it a table is built in the caller's own thread
+
+
+def work_units(rules: PigRules, evaluations: int, specs: list[str]) -> float:
+    """Estimated work of ``evaluations`` exact evaluations plus the tables ``specs`` need."""
+    outcomes = rules.sides ** 2 if rules.variant == "two-dice" else rules.sides
+    builds = sum(BR_EVALS * s.count("best-response:") + SOLVE_EVALS * s.endswith("optimal") for s in set(specs))
+    return float(evaluations + builds) * rules.goal ** 3 * outcomes
+
+
+def parse_spec(spec: Any, rules: PigRules) -> str:
+    """A bot spec checked for ``rules`` and normalised, or a one-line DicelabError naming the allowed."""
+    require(isinstance(spec, str) and len(spec) <= 80, f"a strategy is a short string; allowed: {ALLOWED}")
+    s = spec.strip().lower()
+    if s in _SIMPLE:
+        return s
+    m = re.fullmatch(r"hold:(\d{1,4})", s)
+    if m:
+        n = int(m.group(1))
+        require(1 <= n <= rules.goal, f"hold:N needs 1 <= N <= goal ({rules.goal}), got {n}")
+        return f"hold:{n}"
+    if s.startswith("best-response:"):
+        require(s.count("best-response:") <= 2, f"best-response may be nested twice at most, got {spec!r}")
+        return f"best-response:{parse_spec(s[len('best-response:'):], rules)}"
+    raise DicelabError(f"unknown strategy {spec[:80]!r}; allowed: {ALLOWED}")
+
+
+def solution(rules: PigRules) -> Any:
+    """The exact :class:`~dicelab.pig.solver.PigSolution` for ``rules`` (solved once, cached)."""
+    from dicelab.pig.solver import solve_cached
+
+    return _solutions.get_or_build(rules, lambda: solve_cached(rules))
+
+
+def solved(rules: PigRules) -> bool:
+    """Whether the exact solution for ``rules`` is in memory."""
+    return rules in _solutions
+
+
+def table(spec: str, rules: PigRules) -> np.ndarray:
+    """The decision table of the (checked) ``spec`` for ``rules``: bool, True = roll."""
+
+    def build() -> np.ndarray:
+        if spec == "optimal":
+            return solution(rules).roll
+        from dicelab.pig.specs import compile_table
+
+        return compile_table(spec, rules)
+
+    return _tables.get_or_build((spec, rules), build)
+
+
+def _position(state: GameState, seat: int) -> tuple[int, int, int]:
+    """``(own score, opponent's score, turn total)`` from what ``seat`` sees."""
+    obs = state.observe(seat)
+    return obs["scores"][seat], obs["scores"][1 - seat], obs["turn_total"]
+
+
+class PigBot:
+    """A seated Pig bot: one decision-table lookup per move."""
+
+    def __init__(self, spec: str, rules: PigRules) -> None:
+        self.spec, self.rules = spec, rules
+        self.table = table(spec, rules)
+
+    def act(self, state: GameState, seat: int) -> Action:
+        i, j, k = _position(state, seat)
+        return "roll" if self.table[i, j, k] else "hold"
+
+
+class PigPlay:
+    """Pig's :class:`~dicelab.core.registry.Play`, with the optional build hooks."""
+
+    def bots(self, rules: PigRules) -> list[Bot]:
+        return [
+            Bot("optimal", "Optimal (Neller & Presser)", "plays to maximise its chance to win"),
+            Bot("hold:20", "Hold at 20", "rolls until the turn total reaches 20"),
+            Bot("hold:25", "Hold at 25", "rolls until the turn total reaches 25"),
+            Bot("keep-pace", "Keep pace and end race", "Neller's rule: keeps up with the leader, races at the end"),
+            Bot("turtle", "Turtle (seed 002)", "banks small totals often"),
+            Bot("best-response:hold:20", "Best response to hold at 20", "the exact best reply to hold at 20"),
+            Bot("best-response:keep-pace", "Best response to keep pace", "the exact best reply to keep pace"),
+        ]
+
+    def bot(self, spec: str, rules: PigRules) -> PigBot:
+        return PigBot(parse_spec(spec, rules), rules)
+
+    def coach(self, state: GameState, seat: int) -> dict[str, Any] | None:
+        if state.is_over or seat not in state.to_move():
+            return None
+        i, j, k = _position(state, seat)
+        p_roll, p_hold = solution(state.rules).values(i, j, k)
+        return {"kind": "win probability", "position": [i, j, k],
+                "values": [{"action": "roll", "value": p_roll}, {"action": "hold", "value": p_hold}],
+                "best": "roll" if p_roll >= p_hold else "hold"}
+
+    # ---- optional build hooks (see :mod:`dicelab.core.registry`)
+    def ready(self, specs: list[str], rules: PigRules) -> bool:
+        """Whether every table the bots ``specs`` and the coach need is in memory."""
+        return rules in _solutions and all((parse_spec(s, rules), rules) in _tables for s in specs)
+
+    def heavy(self, specs: list[str], rules: PigRules) -> bool:
+        """Whether building what is missing is estimated over :data:`QUICK_WORK`."""
+        todo = [s for s in (parse_spec(x, rules) for x in specs) if (s, rules) not in _tables]
+        if rules not in _solutions:
+            todo.append("optimal")
+        return work_units(rules, 0, todo) > QUICK_WORK
+
+    def prepare(self, specs: list[str], rules: PigRules) -> None:
+        """Build the bots' tables and the coach's solution in this process."""
+        solution(rules)
+        for s in specs:
+            table(parse_spec(s, rules), rules)
+
+    def export(self, specs: list[str], rules: PigRules) -> bytes:
+        """Build (in a worker process) and return the tables and the solution as ``.npz`` bytes."""
+        checked = [parse_spec(s, rules) for s in specs]
+        sol_arrays, meta = solution(rules).to_arrays()
+        buf = io.BytesIO()
+        np.savez(buf, meta=np.frombuffer(json.dumps({"solution": meta, "specs": checked}).encode(), dtype=np.uint8),
+                 **{f"table_{n}": table(s, rules) for n, s in enumerate(checked)},
+                 **{f"solution_{k}": v for k, v in sol_arrays.items()})
+        return buf.getvalue()
+
+    def install(self, specs: list[str], rules: PigRules, data: bytes) -> None:
+        """Put what :meth:`export` built into this process's caches."""
+        from dicelab.pig.solver import PigSolution
+
+        with np.load(io.BytesIO(data), allow_pickle=False) as z:
+            meta = json.loads(z["meta"].tobytes().decode())
+            sol = PigSolution.from_arrays({k[len("solution_"):]: z[k] for k in z.files if k.startswith("solution_")},
+                                          meta["solution"], rules)
+            tables = [z[f"table_{n}"] for n in range(len(meta["specs"]))]
+        _solutions.put(rules, sol)
+        for spec, t in zip(meta["specs"], tables, strict=True):
+            _tables.put((spec, rules), sol.roll if spec == "optimal" else t)
+
+
+PLAY = PigPlay()
