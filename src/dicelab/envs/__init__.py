@@ -5,7 +5,7 @@ strategies)::
 
     import gymnasium as gym
     import dicelab.envs  # registers dicelab/Pig-v0, ...
-    env = gym.make("dicelab/Pig-v0", goal=30, opponent="hold:20")
+    env = gym.make("dicelab/Pig-v0", goal=30, opponents="hold:20")
 
 and :func:`make_aec` / :func:`make_parallel` build the PettingZoo environments by the same names::
 
@@ -28,23 +28,16 @@ import dicelab.envs.generic as generic
 from dicelab.core import registry
 from dicelab.core.errors import DicelabError
 
-# Environments not yet on the generic state-interface form: registered name -> (module, Gymnasium
-# class, PettingZoo factory, kind of PettingZoo environment)
-_OWN: dict[str, tuple[str, str, str, str]] = {
-    "dicelab/Pig-v0": ("dicelab.envs.pig", "PigEnv", "env", "aec"),
-    "dicelab/SuperSix-v0": ("dicelab.envs.supersix", "SuperSixEnv", "env", "aec"),
-    "dicelab/LiarsDice-v0": ("dicelab.envs.liars", "LiarsDiceEnv", "env", "aec"),
-    "dicelab/SimPig-v0": ("dicelab.envs.simpig", "SimPigEnv", "env", "parallel"),
-}
-
-
 def _environments() -> dict[str, tuple[str, str, str, str, dict[str, Any]]]:
-    """Every environment: the generic one of each registered game whose Play has the environment
-    form (:mod:`dicelab.envs.generic`), and the game-specific ones above."""
-    out = {name: (*spec, {}) for name, spec in _OWN.items()}
+    """The environment of every registered game whose Play has the environment form
+    (:mod:`dicelab.envs.generic`): AEC + Gymnasium for turn-based games, Parallel + Gymnasium for
+    games where every seat moves at once."""
+    out = {}
     for game in registry.games():
         if generic.has_env(game):
-            out[generic.env_id(game)] = ("dicelab.envs.generic", "GameEnv", "env", "aec", {"game": game.name})
+            kind = ("SimultaneousGameEnv", "parallel_env", "parallel") if generic.simultaneous(game) \
+                else ("GameEnv", "env", "aec")
+            out[generic.env_id(game)] = ("dicelab.envs.generic", *kind, {"game": game.name})
     return out
 
 
