@@ -85,16 +85,16 @@ def simpig_cases(full: bool) -> dict[str, str]:
     out = {}
     for n, g, opps in sizes:
         out[f"simpig-{n}p-goal{g}-in-memory"] = f"""
-from dicelab.simpig import best_response
-best_response({["hold:3"] * (n - 1)!r}, goal=8)  # compile
-t = time.perf_counter(); r = best_response({opps!r}, goal={g})
+from dicelab.simpig import SimPigRules, best_response
+best_response({["hold:3"] * (n - 1)!r}, SimPigRules(goal=8))  # compile
+t = time.perf_counter(); r = best_response({opps!r}, SimPigRules(goal={g}))
 out = {{"seconds": time.perf_counter() - t, "win": r.win_probability}}
 """
         out[f"simpig-{n}p-goal{g}-sharded-local2"] = f"""
-from dicelab.simpig import parse_strategy
+from dicelab.simpig import SimPigRules, parse_strategy
 from dicelab.simpig.sharded import best_response_sharded
 def objs(specs, goal):
-    return [parse_strategy(s, goal, len(specs) + 1) for s in specs]
+    return [parse_strategy(s, SimPigRules(goal=goal, players=len(specs) + 1)) for s in specs]
 best_response_sharded(objs({["hold:3"] * (n - 1)!r}, 8), goal=8, path=tempfile.mkdtemp() + "/w", workers=1,
                       progress=False)  # compile
 t = time.perf_counter()

@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from _common import median_time, report  # noqa: E402
 
 from dicelab.simpig.rules import turn_total_distribution  # noqa: E402
-from dicelab.simpig import best_response  # noqa: E402
+from dicelab.simpig import SimPigRules, best_response  # noqa: E402
 from dicelab.simpig.equilibrium import solve_equilibrium  # noqa: E402
 
 
@@ -79,7 +79,7 @@ def main() -> None:
     assert abs(val - base_val) < 1e-12, (val, base_val)
     report("2p best response vs hold:25, goal 100 (0.5231)", ours, base, "plain Python Alg 0.1")
     for opps in (["hold:20", "hold:30"], ["hold:25", "hold:25"]):
-        best_response(opps, goal=30)
+        best_response(opps, SimPigRules(goal=30))
         out = subprocess.run(
             [sys.executable, "-c", PEAK, *opps], capture_output=True, text=True, check=True
         )

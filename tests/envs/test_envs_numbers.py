@@ -89,7 +89,7 @@ def test_simpig_env_default_opponent_follows_the_goal():
     # (hold:25 does not exist there); holding at 20 against it gets 1 - (its exact value)
     from dicelab import simpig
 
-    exact = 1.0 - float(simpig.best_response(["hold:20"], goal=20).value[0, 0])
+    exact = 1.0 - float(simpig.best_response("hold:20", simpig.SimPigRules(goal=20)).value[0, 0])
     env = gym.make("dicelab/SimPig-v0", goal=20).unwrapped
     r = play(env, lambda o: 20 - int(o["observation"][0]) - 1, 2000, seed=3)
     assert abs(float(np.mean(r)) - exact) < 3.3 * 0.5 / np.sqrt(len(r))

@@ -8,6 +8,7 @@ import pytest
 from dicelab.core.errors import DicelabError
 from dicelab.simpig.rules import turn_total_distribution
 from dicelab.simpig import (
+    SimPigRules,
     best_response,
     evaluate,
     local_minima,
@@ -77,7 +78,7 @@ def test_paper_local_minima_of_figure1():
 )
 def test_matches_plain_value_iteration_at_small_goal(opp):
     g = 12
-    s = parse_strategy(opp, g, 2)
+    s = parse_strategy(opp, SimPigRules(goal=g, players=2))
     w, k = s.target_table()
 
     def opp_k(j, i):
@@ -88,7 +89,7 @@ def test_matches_plain_value_iteration_at_small_goal(opp):
         return out
 
     ref = plain_value_iteration(g, opp_k)
-    got = best_response([opp], goal=g).value[:g, :g]
+    got = best_response([opp], SimPigRules(goal=g)).value[:g, :g]
     np.testing.assert_allclose(got, ref, atol=1e-11)
 
 
@@ -154,10 +155,10 @@ def test_simulation_agrees_with_exact_value():
 )
 def test_bad_specs_are_one_line_errors(spec):
     with pytest.raises(DicelabError) as e:
-        parse_strategy(spec, 100, 2)
+        parse_strategy(spec, SimPigRules(goal=100, players=2))
     assert "\n" not in str(e.value)
 
 
 def test_two_player_tables_refuse_more_players():
     with pytest.raises(DicelabError):
-        parse_strategy("svima", 100, 3)
+        parse_strategy("svima", SimPigRules(goal=100, players=3))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dicelab.simpig import best_response, evaluate, exploitability, selfplay, svima
+from dicelab.simpig import SimPigRules, best_response, evaluate, exploitability, selfplay, svima
 from dicelab.simpig.equilibrium import solve_equilibrium, solve_matrix_game
 from dicelab.simpig.strategies import table_strategy
 
@@ -33,12 +33,12 @@ def test_equilibrium_value_and_no_profitable_deviation(goal):
     np.testing.assert_allclose(eq.weights.sum(axis=0), 1.0, atol=1e-12)
     # The exact best response to the equilibrium strategy (every pure or state-dependent
     # deviation) gains nothing anywhere.
-    br = best_response([eq.strategy()], goal)
+    br = best_response(eq.strategy(), SimPigRules(goal=goal))
     assert br.win_probability <= 0.5 + 1e-9
     assert np.max(br.value[:goal, :goal] - eq.value) <= 1e-9
     # and the equilibrium against itself is worth exactly its value table
     np.testing.assert_allclose(
-        evaluate(eq.strategy(), eq.strategy(), goal)[:goal, :goal], eq.value, atol=1e-9
+        evaluate(eq.strategy(), eq.strategy(), SimPigRules(goal=goal))[:goal, :goal], eq.value, atol=1e-9
     )
     if goal == 60:
         assert eq.mixed_states > 0  # at 60 some states need a genuinely mixed strategy
@@ -64,7 +64,7 @@ def _policy_strategy(name: str, policy: np.ndarray):
 
 
 def test_selfplay_cycle_and_svima(eq100):
-    sp = selfplay(100)
+    sp = selfplay(SimPigRules(goal=100))
     assert sp.cycle_length == 2
     # Paper: the largest value difference between the two cyclic policies is at state (69, 47),
     # and either policy wins 0.5192 against hold:25. Exact figures here: 0.51914 / 0.51905
@@ -76,7 +76,7 @@ def test_selfplay_cycle_and_svima(eq100):
     assert sp.cyclic_states == 149, f"{sp.cyclic_states} cyclic states (paper: 141; pinned 149)"
     # "very close to 0.5, error less than 1e-6" in the paper; ours 0.4999994
     assert abs(sp.start_win_1_vs_2 - 0.5) < 1e-6
-    sv = svima(100)
+    sv = svima(SimPigRules(goal=100))
     # Paper: 74 of 10,000 states differ between the two SVIMA policies; win rates 0.4999997
     # and 0.5000003 (ours 0.5000008 / 0.4999992).
     assert sv.differing_states == 74
@@ -84,14 +84,14 @@ def test_selfplay_cycle_and_svima(eq100):
     a, b = _policy_strategy("svima-a", sv.policy_a), _policy_strategy("svima-b", sv.policy_b)
     # Law (zero-sum, ties shared): B's share computed from B's own seat, in a separate pass,
     # and A's share add up to 1.
-    b_share = evaluate(b, a, 100)[0, 0]
+    b_share = evaluate(b, a, SimPigRules(goal=100))[0, 0]
     assert sv.win_a + b_share == pytest.approx(1.0, abs=1e-12)
     assert sv.win_b == pytest.approx(b_share, abs=1e-12)
     # Paper: the Stackelberg strategy against the mixed-strategy equilibrium (solved here by
     # Shapley's method, another solver) wins within 1e-6 of 0.5.
     eq = eq100.strategy()
     for s in (a, b):
-        assert abs(evaluate(s, eq, 100)[0, 0] - 0.5) < 1e-6
+        assert abs(evaluate(s, eq, SimPigRules(goal=100))[0, 0] - 0.5) < 1e-6
     # DISAGREEMENT with the paper, pinned: "the actions ... all differed by 1"; here 68 of the
     # 74 differing states differ by 1 and 6 by 4 to 17 (e.g. (69, 47): A 16, B 31).
     gap = np.abs(sv.policy_a - sv.policy_b)[sv.policy_a != sv.policy_b]

@@ -10,6 +10,7 @@ import pytest
 from dicelab.core.errors import DicelabError
 from dicelab.simpig.rules import turn_total_distribution
 from dicelab.simpig import (
+    SimPigRules,
     best_response,
     best_response_vs_goal_holders,
     evaluate,
@@ -62,17 +63,17 @@ def _plain_br3(goal: int, ka: int, kb: int) -> float:
 
 def test_three_players_against_plain_reference():
     g = 7
-    got = best_response(["hold:2", "hold:4"], goal=g).win_probability
+    got = best_response(["hold:2", "hold:4"], SimPigRules(goal=g)).win_probability
     assert got == pytest.approx(_plain_br3(g, 2, 4), abs=1e-12)
 
 
 def test_symmetry_laws_and_symmetric_shortcut():
     g = 20
-    a = best_response(["hold:6", "hold:9"], goal=g).value
-    b = best_response(["hold:9", "hold:6"], goal=g).value
+    a = best_response(["hold:6", "hold:9"], SimPigRules(goal=g)).value
+    b = best_response(["hold:9", "hold:6"], SimPigRules(goal=g)).value
     np.testing.assert_allclose(a, np.transpose(b, (0, 2, 1)), atol=1e-13)
-    sym = best_response(["hold:7", "hold:7"], goal=g)
-    plain = best_response(["hold:7", "mix:1*hold:7"], goal=g)  # same play, no shortcut taken
+    sym = best_response(["hold:7", "hold:7"], SimPigRules(goal=g))
+    plain = best_response(["hold:7", "mix:1*hold:7"], SimPigRules(goal=g))  # same play, no shortcut taken
     assert sym.symmetric and not plain.symmetric
     np.testing.assert_allclose(sym.value, plain.value, atol=1e-13)
     np.testing.assert_allclose(sym.value, np.transpose(sym.value, (0, 2, 1)), atol=1e-13)
@@ -82,7 +83,7 @@ def test_n_player_code_at_two_players_matches_two_player_pass():
     from dicelab.simpig import parse_strategy
     from dicelab.simpig import solver as S
 
-    s = parse_strategy("pw:3<8,6<12,goal", 15, 2)
+    s = parse_strategy("pw:3<8,6<12,goal", SimPigRules(goal=15, players=2))
     r2 = S._best_response2(s, 15)
     rn = S._best_response_n([s], 15, 1e9, 1e12)
     np.testing.assert_allclose(r2.value, rn.value, atol=1e-14)
@@ -90,25 +91,25 @@ def test_n_player_code_at_two_players_matches_two_player_pass():
 
 def test_turns_to_goal_agrees_with_exact_grid():
     g = 20
-    f = turns_to_goal("hold:6", g)
+    f = turns_to_goal("hold:6", SimPigRules(goal=g))
     assert f.sum() == pytest.approx(1.0, abs=1e-15)
-    assert many_player_win("hold:8", "hold:6", 3, g) == pytest.approx(
-        evaluate_n(["hold:8", "hold:6", "hold:6"], g), abs=1e-12
+    assert many_player_win("hold:8", "hold:6", SimPigRules(goal=g, players=3)) == pytest.approx(
+        evaluate_n(["hold:8", "hold:6", "hold:6"], SimPigRules(goal=g)), abs=1e-12
     )
-    assert many_player_win("hold:8", "hold:6", 2, g) == pytest.approx(
-        evaluate("hold:8", "hold:6", g)[0, 0], abs=1e-12
+    assert many_player_win("hold:8", "hold:6", SimPigRules(goal=g, players=2)) == pytest.approx(
+        evaluate("hold:8", "hold:6", SimPigRules(goal=g))[0, 0], abs=1e-12
     )
 
 
 @pytest.mark.parametrize("n", [2, 10, 1000])
 def test_identical_players_share_fairly(n):
-    assert many_player_win("hold:25", "hold:25", n) == pytest.approx(1.0 / n, rel=1e-9)
+    assert many_player_win("hold:25", "hold:25", SimPigRules(players=n)) == pytest.approx(1.0 / n, rel=1e-9)
 
 
 def test_goal_holders_best_response_matches_grid_solver():
     g = 12
     for n in (3, 4):
-        grid = best_response(["hold:goal"] * (n - 1), goal=g).win_probability
+        grid = best_response(["hold:goal"] * (n - 1), SimPigRules(goal=g)).win_probability
         assert best_response_vs_goal_holders(n, g).best_value == pytest.approx(grid, abs=1e-13)
 
 
@@ -123,7 +124,7 @@ def test_hold_at_100_claim():
     assert not gh58.is_equilibrium and gh58.best_value > 1 / 58 * 1.003
     # ... and against 98 others who all hold at 25 (the best simple two-player strategy),
     # switching to hold:100 beats the fair share 1/99 (the paper's argument).
-    assert many_player_win("hold:100", "hold:25", 99) > 1 / 99
+    assert many_player_win("hold:100", "hold:25", SimPigRules(players=99)) > 1 / 99
 
 
 def test_impossible_sizes_are_one_line_errors():
@@ -132,15 +133,15 @@ def test_impossible_sizes_are_one_line_errors():
     with pytest.raises(DicelabError, match="multiply-adds"):
         best_response(["hold:25"] * 3)
     with pytest.raises(DicelabError):
-        turns_to_goal("pw:25<40,goal", 100)
+        turns_to_goal("pw:25<40,goal", SimPigRules(goal=100))
 
 
 def test_three_player_simulation_agrees_with_exact_grid():
     from dicelab.simpig import simulate
 
     g = 20
-    exact = evaluate_n(["pw:5<10,8<15,goal", "hold:6", "hold:9"], g)
-    shares = simulate(["pw:5<10,8<15,goal", "hold:6", "hold:9"], games=20_000, seed=5, goal=g)
+    exact = evaluate_n(["pw:5<10,8<15,goal", "hold:6", "hold:9"], SimPigRules(goal=g))
+    shares = simulate(["pw:5<10,8<15,goal", "hold:6", "hold:9"], SimPigRules(goal=g), games=20_000, seed=5)
     assert shares.sum() == pytest.approx(1.0)
     assert abs(shares[0] - exact) < 4 * np.sqrt(0.25 / 20_000)
 

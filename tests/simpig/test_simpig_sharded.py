@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from dicelab.core.errors import DicelabError
-from dicelab.simpig import best_response, parse_strategy
+from dicelab.simpig import SimPigRules, best_response, parse_strategy
 from dicelab.simpig import sharded as sh
 from dicelab.simpig.strategies import SimPigStrategy, strategy_from_json
 
@@ -27,12 +27,12 @@ CASES = [
 
 def _objects(opponents: list[str], goal: int) -> list[SimPigStrategy]:
     """The sharded solver takes strategy objects (specs are parsed above it)."""
-    return [parse_strategy(o, goal, len(opponents) + 1) for o in opponents]
+    return [parse_strategy(o, SimPigRules(goal=goal, players=len(opponents) + 1)) for o in opponents]
 
 
 @pytest.mark.parametrize(("opponents", "goal"), CASES)
 def test_sharded_equals_in_memory_bit_for_bit(opponents, goal, tmp_path):
-    ref = best_response(opponents, goal=goal)
+    ref = best_response(opponents, SimPigRules(goal=goal))
     res = sh.best_response_sharded(
         _objects(opponents, goal), goal=goal, path=tmp_path / "br", workers=1, progress=False
     )
@@ -49,7 +49,7 @@ def test_sharded_on_a_dask_cluster_and_a_process_pool(tmp_path):
     from dask import distributed  # the dask extra: installed by `make install`, no silent skip
 
     opponents, goal = ["hold:3", "hold:4", "hold:5"], 8
-    ref = best_response(opponents, goal=goal)
+    ref = best_response(opponents, SimPigRules(goal=goal))
     with distributed.LocalCluster(
         n_workers=2,
         threads_per_worker=1,
@@ -101,7 +101,7 @@ def test_an_interrupted_solve_resumes(tmp_path, monkeypatch):
         _objects(opponents, goal), goal=goal, path=tmp_path / "r", workers=1, progress=False
     )
     assert len(calls) == res.shards - first  # the finished shards were not solved again
-    assert np.array_equal(res.to_dense()[0], best_response(opponents, goal=goal).value)
+    assert np.array_equal(res.to_dense()[0], best_response(opponents, SimPigRules(goal=goal)).value)
     with pytest.raises(DicelabError, match="another best response"):
         sh.best_response_sharded(
             _objects(["hold:4", "hold:6"], goal),
@@ -132,7 +132,7 @@ def test_estimate_counts_states():
 )
 def test_strategies_reach_the_workers_as_json(spec):
     # the shard tasks carry the opponents' JSON form: it must give back the same strategy
-    s = parse_strategy(spec, 10, 3)
+    s = parse_strategy(spec, SimPigRules(goal=10, players=3))
     back = strategy_from_json(json.loads(json.dumps(s.to_json())))
     assert back == s
     own, a, b = np.indices((10, 10, 10))
@@ -142,4 +142,4 @@ def test_strategies_reach_the_workers_as_json(spec):
 
 def test_tables_have_no_json_form():
     with pytest.raises(DicelabError, match="is a table"):
-        parse_strategy("svima", 10, 2).to_json()
+        parse_strategy("svima", SimPigRules(goal=10, players=2)).to_json()

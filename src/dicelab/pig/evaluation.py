@@ -19,7 +19,7 @@ from dicelab.core.errors import require
 from dicelab.core.results import BestResponse as CoreBestResponse
 from dicelab.core.results import HeadToHead
 from dicelab.pig.rules import PigRules
-from dicelab.pig.strategies import PigStrategy, TableStrategy, to_strategy
+from dicelab.pig.strategies import TableStrategy, to_strategy
 
 RESET_TOL = 1e-15
 MAX_PASSES = 2000

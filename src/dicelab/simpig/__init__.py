@@ -10,7 +10,7 @@ The public verbs, on the paper's numbers (seed 000):
 >>> from dicelab import simpig
 >>> round(float(simpig.turn_total_fractions(100)[0]), 4)     # X_100: P(0) = 0.9898
 0.9898
->>> round(float(simpig.best_response(["hold:25"]).value[0, 0]), 4)   # Algorithm 0.1
+>>> round(simpig.best_response("hold:25").win_probability, 4)   # Algorithm 0.1
 0.5231
 
 and, more slowly::
@@ -19,8 +19,10 @@ and, more slowly::
     simpig.evaluate("hold:25", "hold:30")    # exact win-probability table of a pair
     simpig.solve()                           # the exact mixed equilibrium (Shapley), value 1/2
     simpig.exploitability("svima")           # what a best response gains against a strategy
-    simpig.many_player_win("hold:100", "hold:25", players=1000)
+    simpig.many_player_win("hold:100", "hold:25", simpig.SimPigRules(players=1000))
     simpig.simulate(["hold:25", "hold:30"], games=10_000, seed=1)
+
+Every verb takes the rules (``SimPigRules(goal=..., players=...)``) as its rules argument.
 
 Strategies are text specs (``hold:25``, ``pw:25<40,30<60,goal``, ``mix:0.5*hold:20+0.5*hold:30``,
 ``table:FILE``, ``equilibrium``, ...); see :mod:`dicelab.simpig.specs`. The verbs here accept specs
@@ -86,12 +88,12 @@ _PUBLIC: dict[str, tuple[str, str]] = {
     "exploitability": ("dicelab.simpig.api", "exploitability"),
     "local_minima": ("dicelab.simpig.solver", "local_minima"),
     "many_player_win": ("dicelab.simpig.api", "many_player_win"),
-    "parse_strategy": ("dicelab.simpig.specs", "parse_strategy"),
+    "parse_strategy": ("dicelab.simpig.api", "parse_strategy"),
     "selfplay": ("dicelab.simpig.api", "selfplay"),
     "simulate": ("dicelab.simpig.api", "simulate"),
-    "solve": ("dicelab.simpig.equilibrium", "solve_equilibrium"),
-    "svima": ("dicelab.simpig.solver", "svima"),
-    "sweep_hold": ("dicelab.simpig.solver", "sweep_hold"),
+    "solve": ("dicelab.simpig.api", "solve"),
+    "svima": ("dicelab.simpig.api", "svima"),
+    "sweep_hold": ("dicelab.simpig.api", "sweep_hold"),
     "turn_total_distribution": ("dicelab.simpig.rules", "turn_total_distribution"),
     "turn_total_fractions": ("dicelab.simpig.rules", "turn_total_fractions"),
     "turn_total_table": ("dicelab.simpig.rules", "turn_total_table"),

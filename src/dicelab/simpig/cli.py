@@ -122,7 +122,7 @@ def best_response_cmd(
 
         require(rules.players >= 3, "--backend shards 3 or more players; two players solve in memory")
         require(out is None, "a sharded best response stays in its --store folder; --out is for in-memory solves")
-        strats = [parse_strategy(o, goal, rules.players) for o in opponents]
+        strats = [parse_strategy(o, rules) for o in opponents]
         emit(sharded_report(strats, goal, progress=not json_out, **scale), json_out)
         return
     if rules.players > 2:
@@ -131,7 +131,7 @@ def best_response_cmd(
         )  # the lenient bound; the solver checks again
     t0 = time.perf_counter()
     with progress_bar("best response", total=1, enabled=rules.players == 3 and goal >= 40) as bar:
-        res = best_response(list(opponents), goal=goal)
+        res = best_response(list(opponents), rules)
         bar.advance()
     data = {
         "players": res.players,
@@ -170,12 +170,13 @@ def sweep_cmd(
     json_out: bool = JsonOption,
 ) -> None:
     """Best-response win probability against hold:N over a range of N (Figure 1 / Table S1)."""
+    from dicelab.simpig import sweep_hold
     from dicelab.simpig.rules import SimPigRules
-    from dicelab.simpig.solver import local_minima, sweep_hold
+    from dicelab.simpig.solver import local_minima
 
-    SimPigRules(goal=goal)
+    rules = SimPigRules(goal=goal)
     ns = _range_spec(opponent or _default_range(goal, 10, 40), goal)
-    rows = sweep_hold(ns, goal)
+    rows = sweep_hold(ns, rules)
     data = {"goal": goal, "rows": rows, "local_minima": local_minima(rows)}
 
     def render(console: Console) -> None:
@@ -201,7 +202,7 @@ def selfplay_cmd(
     SimPigRules(goal=goal)
     check_out_file(out, "--out")
     with progress_bar("self-play", total=1, enabled=goal >= 60) as bar:
-        r = selfplay(goal)
+        r = selfplay(SimPigRules(goal=goal))
         bar.advance()
     data = r.to_dict()
     data["mixed_equilibrium"] = {"cyclic:1": 0.5, "cyclic:2": 0.5} if r.cycle_length == 2 else None
@@ -295,9 +296,9 @@ def exploitability_cmd(
     json_out: bool = JsonOption,
 ) -> None:
     """How much an exact best response gains against SPEC (over the game value 1/2)."""
-    from dicelab.simpig import exploitability
+    from dicelab.simpig import SimPigRules, exploitability
 
-    emit({"strategy": spec, "goal": goal, "exploitability": exploitability(spec, goal)}, json_out)
+    emit({"strategy": spec, "goal": goal, "exploitability": exploitability(spec, SimPigRules(goal=goal))}, json_out)
 
 
 @app.command("many")
@@ -313,9 +314,10 @@ def many_cmd(
     json_out: bool = JsonOption,
 ) -> None:
     """Exact win share of one player against N-1 identical others (turns-to-goal distributions)."""
-    from dicelab.simpig import best_response_vs_goal_holders, many_player_win, parse_strategy
+    from dicelab.simpig import SimPigRules, best_response_vs_goal_holders, many_player_win, parse_strategy
 
-    w = many_player_win(strategy, others, players, goal)
+    rules = SimPigRules(goal=goal, players=players)
+    w = many_player_win(strategy, others, rules)
     data: dict[str, object] = {
         "players": players,
         "goal": goal,
@@ -324,7 +326,7 @@ def many_cmd(
         "win_probability": w,
         "fair_share": 1.0 / players,
     }
-    o = parse_strategy(others, goal, players)
+    o = parse_strategy(others, rules)
     if o.parts and o.parts[0] == "hold" and (o.parts[1] is None or o.parts[1] == goal):
         gh = best_response_vs_goal_holders(players, goal)
         data["best_response_win_probability"] = gh.best_value
@@ -363,18 +365,18 @@ def plot_cmd(
     from dicelab.simpig.rules import SimPigRules
 
     require(kind in plots.KINDS, f"--kind must be one of {', '.join(plots.KINDS)}, got {kind!r}")
-    SimPigRules(goal=goal)
+    rules = SimPigRules(goal=goal)
     check_out_plot(out, "--out")
     if kind == "br-curve":
         ns = _range_spec(_plot_range(opponent, goal, 10, 40), goal)
-        path = plots.br_curve(sweep_hold(ns, goal), out)
+        path = plots.br_curve(sweep_hold(ns, rules), out)
     elif kind in ("contour", "slices"):
         if strategy is None:
             opponent = opponent or f"hold:{_at_goal(goal, 25)}"
-            pol = best_response([opponent], goal).policy[:goal, :goal]
+            pol = best_response(opponent, rules).policy[:goal, :goal]
             title = f"best response to {opponent}"
         else:
-            w, k = parse_strategy(strategy, goal, 2).target_table()
+            w, k = parse_strategy(strategy, rules).target_table()
             pol = np.take_along_axis(k, np.argmax(w, axis=0)[None], axis=0)[0]
             title = f"{strategy} (most likely target)" if w.shape[0] > 1 else strategy
         if kind == "contour":
@@ -392,7 +394,7 @@ def plot_cmd(
         with progress_bar("3-player best responses", total=len(ns) * (len(ns) + 1) // 2) as bar:
             for a, n1 in enumerate(ns):
                 for b in range(a, len(ns)):
-                    w = best_response([f"hold:{n1}", f"hold:{ns[b]}"], goal).win_probability
+                    w = best_response([f"hold:{n1}", f"hold:{ns[b]}"], rules).win_probability
                     table[a, b] = table[b, a] = w
                     bar.advance()
         path = plots.surface3(ns, table, out)

@@ -62,8 +62,9 @@ def parse_spec(spec: Any, rules: SimPigRules) -> str:
 def best_response(spec: str, goal: int) -> Any:
     """The exact two-player best response to ``spec`` (the coach's value table)."""
     from dicelab.simpig.api import best_response as solve_br
+    from dicelab.simpig.rules import SimPigRules
 
-    return _br.get_or_build((spec, goal), lambda: solve_br([strategy(spec, goal)], goal))
+    return _br.get_or_build((spec, goal), lambda: solve_br(strategy(spec, goal), SimPigRules(goal=goal)))
 
 
 def mixture(spec: str, goal: int, own: int, others: list[int]) -> list[tuple[float, int]]:
