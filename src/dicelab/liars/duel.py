@@ -42,7 +42,7 @@ CHUNK = 50  # iterations per compiled call; each chunk re-seeds from (seed, chun
 # method -> (alpha, beta, gamma): positive regrets scaled by t^a / (t^a + 1), negative ones by
 # t^b / (t^b + 1), the average weighted by t^gamma
 SAMPLED_METHODS: dict[str, tuple[float, float, float, bool]] = {
-    "dcfr": (1.5, 0.0, 2.0, False),  # every opponent hand, every iteration: DCFR on the abstraction
+    "abstract": (1.5, 0.0, 2.0, False),  # every opponent hand, every iteration: DCFR on the abstraction
     "mccfr": (1.5, 0.5, 2.0, True),  # opponent hands sampled, DCFR-style discounting
     "lcfr": (1.0, 1.0, 1.0, True),  # opponent hands sampled, linear CFR
 }
@@ -467,6 +467,11 @@ def default_window(duel: Duel, cells: int = WINDOW_CELLS) -> int:
     return w
 
 
+def default_method(duel: Duel) -> str:
+    """``abstract`` (every opponent hand each iteration) up to 3 dice a seat, else ``mccfr``."""
+    return "abstract" if max(duel.dice) <= 3 else "mccfr"
+
+
 def default_samples(duel: Duel) -> int:
     """Opponent hands drawn per update in Monte Carlo CFR."""
     return 16
@@ -477,7 +482,7 @@ def train_duel(
     iterations: int = 10_000,
     seed: int = 0,
     window: int | None = None,
-    method: str = "mccfr",
+    method: str | None = None,
     resume: DuelPolicy | None = None,
     progress: bool = False,
     callback: Any = None,
@@ -492,6 +497,7 @@ def train_duel(
     """
     from dicelab.core.progress import progress_bar
 
+    method = default_method(duel) if method is None else method
     require(method in SAMPLED_METHODS, f"unknown method {method!r}; choose one of {', '.join(SAMPLED_METHODS)}")
     require(isinstance(iterations, int) and iterations >= 1, f"iterations must be at least 1, got {iterations}")
     t_start = 0
@@ -534,10 +540,11 @@ def train_duel(
     require(isinstance(samples, int) and samples >= 0, f"samples must be a whole number >= 0, got {samples}")
     if not sampled:
         samples = 0
+    if resume is not None:
+        require(int(resume.meta.get("samples", samples)) == samples, "resume with the same --samples")
     ss = np.random.SeedSequence(seed)
     seconds0 = float(resume.meta.get("seconds", 0.0)) if resume is not None else 0.0
     t_end = t_start + iterations
-    policy = None
 
     def snapshot(t: int) -> DuelPolicy:
         out = []
@@ -545,7 +552,7 @@ def train_duel(
             x = np.zeros_like(avg[i])
             _normalise_rows(dag.top, dag.loc, dag.mover, i, dag.n, avg[i], x)
             out.append(x)
-        meta = {"method": method, "seed": seed, "iterations": t,
+        meta = {"method": method, "seed": seed, "iterations": t, "samples": samples,
                 "seconds": seconds0 + time.perf_counter() - t0}
         return DuelPolicy(duel, dag, (out[0], out[1]), meta,
                           {"reg0": reg[0], "reg1": reg[1], "avg0": avg[0], "avg1": avg[1]})
