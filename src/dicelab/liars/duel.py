@@ -462,7 +462,8 @@ def default_window(duel: Duel, cells: int = WINDOW_CELLS) -> int:
     """The longest window (at least 2, at most all bids) whose tables stay within ``cells`` rows x hands."""
     H = max(len(duel.hands(i)[0]) for i in (0, 1))
     w = 2
-    while w < duel.n_bids and dag_rows(duel.n_bids, w + 1) * H <= cells:
+    while (w < duel.n_bids and 2 * (duel.n_bids + 1) ** (w + 1) < 2**62
+           and dag_rows(duel.n_bids, w + 1) * H <= cells):
         w += 1
     return w
 

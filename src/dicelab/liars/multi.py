@@ -8,7 +8,8 @@
   (someone else loses one: good for the bot, but less than keeping its own);
 * a **raise** to ``b`` is worth, if the next player calls it (chance estimated as ``1 - P_public(b)``,
   the hold chance seen by a player who knows nothing of the bot's dice), ``-(1 - P(b)) + lam * P(b)``,
-  and ``-kappa`` otherwise (the round goes on and may come back);
+  and ``-kappa - mu * (1 - P(b))`` otherwise (the round goes on, and a bid that may not hold can
+  come back to the bot);
 * it takes the best of the call and every legal raise.
 
 With two players left and a duel policy (:class:`dicelab.liars.duel.DuelPolicy`) for their dice
@@ -42,12 +43,14 @@ def _tail(n: int, x: int, p: float) -> float:
 class ScoutBot:
     """The multi-player bot (a :data:`~dicelab.liars.rules.Policy`)."""
 
-    def __init__(self, lam: float = 0.0, kappa: float = 0.1, duel_policies: dict[tuple[int, int], Any] | None = None
-                 ) -> None:
-        require(0.0 <= lam <= 1.0, f"lam must lie in [0, 1], got {lam}")
-        require(0.0 <= kappa <= 1.0, f"kappa must lie in [0, 1], got {kappa}")
+    def __init__(self, lam: float = 0.0, kappa: float = 0.1, mu: float = 0.0, call_below: float = 0.0,
+                 duel_policies: dict[tuple[int, int], Any] | None = None) -> None:
+        for name, x in (("lam", lam), ("kappa", kappa), ("mu", mu), ("call_below", call_below)):
+            require(0.0 <= x <= 1.0, f"{name} must lie in [0, 1], got {x}")
+        self.call_below = call_below
         self.lam = lam
         self.kappa = kappa
+        self.mu = mu
         self.duel_policies = dict(duel_policies or {})
 
     # -- the duel hand-off -------------------------------------------------------------------------
@@ -92,7 +95,7 @@ class ScoutBot:
                 # the next player sees its own dice: on average it expects a share p of them
                 pn = _tail(nxt_unseen, q - int(round(view.dice_counts[nxt] * p)), p)
                 pc = 1.0 - pn
-                out[b] = pc * (-(1.0 - pm) + self.lam * pm) - (1.0 - pc) * self.kappa
+                out[b] = pc * (-(1.0 - pm) + self.lam * pm) - (1.0 - pc) * (self.kappa + self.mu * (1.0 - pm))
         return out
 
     def __call__(self, view: PlayerView, rng: np.random.Generator) -> Bid | None:
@@ -100,6 +103,8 @@ class ScoutBot:
         if used:
             return move
         vals = self.values(view)
+        if view.current_bid is not None and self.call_below > 0.0 and view.prob_bid_holds() < self.call_below:
+            return None
         best = max(vals.values())
         for k, v in vals.items():  # the call first, then the lowest raise, among the best
             if v >= best - 1e-12:
