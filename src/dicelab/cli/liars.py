@@ -403,7 +403,8 @@ def play_cmd(
     dice: int = typer.Option(3, "--dice", help="Dice per player."),
     faces: int = FacesOption,
     wild: str = WildOption,
-    bots: str = typer.Option("probabilistic", "--bots", help="Bot kind(s), one or one per other seat."),
+    bots: str = typer.Option("probabilistic", "--bots", help="Bot kind(s) (random, probabilistic, scout), one "
+                             "or one per other seat."),
     agent: Path | None = typer.Option(None, "--agent", help="A trained Q table to play the other seats."),
     seat: int = typer.Option(1, "--seat", help="Your seat, 1 = opens the first round."),
     seed: int | None = typer.Option(None, "--seed", help="Seed of the dice (default: fresh)."),
@@ -429,7 +430,9 @@ def play_cmd(
         kinds = _names(bots, "--bots")
         require(len(kinds) in (1, players - 1), f"--bots needs 1 or {players - 1} names, got {len(kinds)}")
         kinds = kinds * (players - 1) if len(kinds) == 1 else kinds
-        others = [bot(k) for k in kinds]
+        from dicelab.liars.multi import ScoutBot
+
+        others = [ScoutBot() if k == "scout" else bot(k) for k in kinds]
     policies = {p: others[i] for i, p in enumerate(q for q in range(players) if q != me)}
     out = sys.stderr if json_out else sys.stdout
 
