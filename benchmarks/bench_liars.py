@@ -153,15 +153,84 @@ def figures(quick: bool) -> None:
               f"{e['exploitability']:.4f} (BR0 {e['br0']:.4f}, BR1 {e['br1']:.4f}); equilibrium 0")
 
 
+def bench_scalable(quick: bool) -> None:
+    """Issue 13: the scalable duel solver (exact grading beside the exact solver, LBR, head-to-head)
+    and the multi-player bot."""
+    from dicelab.liars.duel import Duel, default_window, train_duel
+    from dicelab.liars.grading import exact_grade
+    from dicelab.liars.lbr import bot_policy, head_to_head, lbr, table_policy
+    from dicelab.liars.multi import ScoutBot, win_share
+    from dicelab.liars.strategies import probabilistic_bot, random_bot
+
+    # exactly gradable games: scalable policy beside the exact solver (both graded exactly)
+    small = [((1, 1), 6, 300), ((1, 2), 6, 400), ((2, 1), 6, 400), ((2, 2), 4, 300), ((2, 2), 6, 600)]
+    if quick:
+        small = small[:1]
+    for wild in ("ones", "highest"):
+        for dice, faces, cap in small:
+            duel = Duel(dice, faces, wild)
+            t0 = time.perf_counter()
+            pol = train_duel(duel, iterations=cap, seed=0, callback=lambda p, t: exact_grade(p)["exploitability"]
+                             < 0.002, check_every=50)
+            secs = time.perf_counter() - t0
+            g = exact_grade(pol)
+            ex = ""
+            if duel.n_bids <= 18:
+                sol = solve(DuelRules(dice, faces, wild), target=1e-4, iterations=3000)
+                ex = f"; exact solver (DCFR, full tree) {sol.exploitability:.1e} in {sol.seconds:.1f} s"
+            print(f"scalable {dice[0]}v{dice[1]} {faces} faces wild {wild}: {pol.meta['method']} window "
+                  f"{pol.window}, {pol.meta['iterations']} iterations {secs:.1f} s, exact exploitability "
+                  f"{g['exploitability']:.4f} (value {g['value']:.4f}; grading {g['seconds']:.1f} s){ex}", flush=True)
+    # large duels: LBR and head-to-head
+    big = [((3, 3), 300), ((4, 4), 400), ((5, 5), 500)]
+    if quick:
+        big = [((2, 2), 100)]
+    for dice, its in big:
+        duel = Duel(dice, 6, "ones")
+        t0 = time.perf_counter()
+        pol = train_duel(duel, iterations=its, seed=0)
+        secs = time.perf_counter() - t0
+        lr = LiarsRules(players=2, dice=dice[0], faces=6, wild="ones")
+        qa = train(lr, games=20_000, seed=0, design="extended").agent
+        others = {"random": bot_policy(duel, "random"), "probabilistic": bot_policy(duel, "probabilistic"),
+                  "Q agent": table_policy(duel, qa.action_distribution, lr, name="q")}
+        print(f"scalable {dice[0]}v{dice[1]} 6 faces wild ones: {pol.meta['method']} window {pol.window} samples "
+              f"{pol.meta['samples']}, {its} iterations {secs:.1f} s", flush=True)
+        for name, p in [("new policy", pol), *others.items()]:
+            r = lbr(p, rounds=4000, seed=1)
+            print(f"   LBR vs {name}: LBR0 {r['lbr0']:+.3f}, LBR1 {r['lbr1']:+.3f}, exploitability >= "
+                  f"{r['exploitability_lower']:.3f} +- {r['exploitability_lower_ci']:.3f} ({r['seconds']:.1f} s)",
+                  flush=True)
+        for name, p in others.items():
+            h = head_to_head(pol, p, rounds=20_000, seed=2)
+            print(f"   head-to-head vs {name}: {h['win_rate']:.3f} [{h['ci_low']:.3f}, {h['ci_high']:.3f}] over "
+                  f"{h['games']} rounds (both seats)", flush=True)
+    # the multi-player bot, the seed's setting
+    rules = LiarsRules()
+    n = 400 if quick else 2000
+    qa4 = train(rules, games=5000, seed=0, opponents=["probabilistic"] * 3, design="extended").agent
+    tables = {"3 probabilistic": [probabilistic_bot] * 3, "3 Q agents (extended, 5,000 games vs probabilistic)":
+              [qa4] * 3, "probabilistic, Q agent, random": [probabilistic_bot, qa4, random_bot]}
+    for name, opp in tables.items():
+        r = win_share(ScoutBot(), opp, rules, games=n, seed=3)
+        print(f"scout bot, 4 players x 6 dice, vs {name}: {r['win_rate']:.3f} [{r['ci_low']:.3f}, "
+              f"{r['ci_high']:.3f}] ({n} games, seats rotating, {r['seconds']:.0f} s)", flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="smaller runs")
     ap.add_argument("--no-figures", action="store_true")
+    ap.add_argument("--scalable", action="store_true", help="only the issue-13 runs")
     args = ap.parse_args()
+    if args.scalable:
+        bench_scalable(args.quick)
+        return
     bench_training(args.quick)
     bench_cfr(args.quick)
     if not args.no_figures:
         figures(args.quick)
+    bench_scalable(args.quick)
 
 
 if __name__ == "__main__":

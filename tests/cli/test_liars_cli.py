@@ -177,3 +177,72 @@ def test_play_against_a_trained_agent(tmp_path, capsys):
     assert json.loads(p.stdout)["winner"] in (0, 1)
     p = _play("1x2\ncall\n", "--seed", "2", "--agent", str(q), "--faces", "5")
     assert p.returncode == 2 and p.stderr.startswith("error: the agent was trained for")
+
+
+# -- issue 13: the scalable duel solver, grading and evaluation ------------------------------------
+
+
+def test_solve_out_grade_and_eval_duel_policy(tmp_path, capsys):
+    from dicelab.liars.cfr import DuelRules, solve_lp
+
+    pol = tmp_path / "duel"
+    code, out, _ = run(["liars", "solve", "--dice", "1,2", "--faces", "3", "--wild", "ones", "--out", str(pol),
+                        "--target", "0.01", "--iterations", "400", "--json"], capsys)
+    assert code == 0
+    data = json.loads(out)
+    assert data["target_met"] and data["exploitability"] < 0.01 and data["grading"] == "exact"
+    lp = solve_lp(DuelRules((1, 2), 3, "ones"))  # the sequence-form LP's game value
+    assert -data["best_response_1"] - 1e-9 <= lp <= data["best_response_0"] + 1e-9
+    code, out, _ = run(["liars", "grade", "--policy", str(pol), "--json"], capsys)
+    assert code == 0
+    g = json.loads(out)
+    # the file stores the strategy in float32: the same grade up to that rounding
+    assert g["method"] == "exact" and g["exploitability"] == pytest.approx(data["exploitability"], abs=1e-6)
+    code, out, _ = run(["liars", "grade", "--policy", str(pol), "--method", "lbr", "--rounds", "3000", "--json"],
+                       capsys)
+    assert code == 0
+    lb = json.loads(out)
+    # LBR is a lower bound: its estimate lies below the exact exploitability up to its interval
+    assert lb["exploitability_lower"] <= g["exploitability"] + 2 * lb["exploitability_lower_ci"]
+    code, out, _ = run(["liars", "eval", "--agent", str(pol), "--opponents", "probabilistic", "--games", "4000",
+                        "--json"], capsys)
+    assert code == 0
+    ev = json.loads(out)
+    ci = binomtest(ev["wins"], ev["games"]).proportion_ci(0.95, method="wilson")
+    assert (ev["ci_low"], ev["ci_high"]) == pytest.approx((ci.low, ci.high), abs=1e-12)
+    assert ev["ci_low"] > 0.5
+
+
+def test_grade_bot_matches_exploit(capsys):
+    code, out, _ = run(["liars", "grade", "--policy", "random", "--dice", "1,1", "--faces", "4", "--json"], capsys)
+    assert code == 0
+    g = json.loads(out)
+    code, out, _ = run(["liars", "exploit", "--agent", "random", "--dice", "1,1", "--faces", "4", "--json"], capsys)
+    e = json.loads(out)
+    assert g["exploitability"] == pytest.approx(e["exploitability"], abs=1e-12)
+
+
+def test_eval_scout(capsys):
+    code, out, _ = run(["liars", "eval", "--agent", "scout", "--opponents", "probabilistic,probabilistic",
+                        "--dice", "2", "--games", "200", "--json"], capsys)
+    assert code == 0
+    ev = json.loads(out)
+    assert ev["games"] == 200 and ev["win_rate"] == ev["wins"] / 200
+
+
+@pytest.mark.parametrize("args,msg", [
+    (["liars", "solve", "--dice", "6,5", "--out", "X"], "from 1 to 5"),
+    (["liars", "solve", "--dice", "5,5", "--out", "X", "--target", "0.1"], "exact grading"),
+    (["liars", "solve", "--dice", "1,1", "--method", "mccfr"], "needs --out"),
+    (["liars", "solve", "--dice", "1,1", "--out", "X", "--method", "cfr+"], "scalable policy"),
+    (["liars", "solve", "--dice", "1,1", "--window", "3"], "scalable solver"),
+    (["liars", "solve", "--dice", "1,1", "--out", "X", "--method", "bogus"], "unknown method"),
+    (["liars", "grade", "--policy", "nowhere"], "no table"),
+    (["liars", "grade", "--policy", "random"], "--dice"),
+    (["liars", "grade", "--policy", "random", "--dice", "1,1", "--method", "best"], "--method"),
+])
+def test_scalable_bad_input(args, msg, capsys, tmp_path):
+    args = [str(tmp_path / a) if a == "X" else a for a in args]
+    code, out, err = run(args, capsys)
+    assert code == 2 and out == ""
+    assert msg in err and err.count("\n") == 1

@@ -64,6 +64,10 @@ if TYPE_CHECKING:
         replay,
     )
     from dicelab.liars.rules import play_game as simulate
+    from dicelab.liars.duel import Duel, DuelPolicy, train_duel
+    from dicelab.liars.grading import exact_grade
+    from dicelab.liars.lbr import head_to_head, lbr, table_policy
+    from dicelab.liars.multi import ScoutBot, win_share
     from dicelab.liars.state import new_game, state_from_json
     from dicelab.liars.strategies import action_distribution, bot, probabilistic_bot, random_bot
 
@@ -97,6 +101,15 @@ _PUBLIC: dict[str, tuple[str, str]] = {
     "solve_lp": ("dicelab.liars.cfr", "solve_lp"),
     "train": ("dicelab.liars.qlearning", "train"),
     "new_game": ("dicelab.liars.state", "new_game"),
+    "Duel": ("dicelab.liars.duel", "Duel"),
+    "DuelPolicy": ("dicelab.liars.duel", "DuelPolicy"),
+    "train_duel": ("dicelab.liars.duel", "train_duel"),
+    "exact_grade": ("dicelab.liars.grading", "exact_grade"),
+    "lbr": ("dicelab.liars.lbr", "lbr"),
+    "head_to_head": ("dicelab.liars.lbr", "head_to_head"),
+    "table_policy": ("dicelab.liars.lbr", "table_policy"),
+    "ScoutBot": ("dicelab.liars.multi", "ScoutBot"),
+    "win_share": ("dicelab.liars.multi", "win_share"),
     "state_from_json": ("dicelab.liars.state", "state_from_json"),
 }
 

@@ -29,6 +29,7 @@ from dicelab.core.specs import shorten
 
 if TYPE_CHECKING:
     from dicelab.liars.qlearning import QAgent
+    from dicelab.liars.rules import LiarsRules
 
 app = typer.Typer(help="Liar's Dice: engine, bots, Q-learning and equilibria.", no_args_is_help=True)
 
@@ -139,13 +140,22 @@ def eval_cmd(
     wild: str = WildOption,
     json_out: bool = JsonOption,
 ) -> None:
-    """Win rate of seat 1 (an agent or a bot) against the opponents, with a 95% Wilson interval."""
+    """Win rate of seat 1 (an agent or a bot) against the opponents, with a 95% Wilson interval.
+
+    ``--agent scout`` is the multi-player bot (it sits in every seat in turn); a duel policy file
+    (from ``liars solve --out``) plays single rounds of its duel against one opponent, in both seats."""
     from dicelab.liars.qlearning import BOTS, evaluate
     from dicelab.liars.rules import LiarsRules
 
     opp = _names(opponents, "--opponents")
     check_count(games, "--games", 1, MAX_GAMES)
     check_seed(seed)
+    if agent == "scout":
+        _eval_scout(opp, games, seed, dice, faces, wild, json_out)
+        return
+    if _is_duel_policy(agent):
+        _eval_duel(agent, opp, games, seed, json_out)
+        return
     if agent in BOTS:
         rules = LiarsRules(len(opp) + 1, dice, faces, wild)
         who: QAgent | str = agent
@@ -157,31 +167,209 @@ def eval_cmd(
     emit(data, json_out, title="evaluation")
 
 
+EXACT_METHODS_HELP = "exact solver: dcfr, cfr+, cfr+2, pcfr+, pdcfr+; scalable: abstract, mccfr, lcfr"
+
+
+def _solve_scalable(d: tuple[int, ...], faces: int, wild: str, iterations: int | None, target: float | None,
+                    method: str | None, out: Path, window: int | None, samples: int | None, seed: int,
+                    resume: Path | None, json_out: bool) -> None:
+    from dicelab.liars.duel import Duel, DuelPolicy, train_duel
+    from dicelab.liars.grading import MAX_EXACT_BIDS, exact_grade
+
+    duel = Duel(d, faces, wild)
+    check_out_file(out, "--out")
+    check_seed(seed)
+    if window is not None:
+        check_count(window, "--window", 1, 12)
+    if samples is not None:
+        check_count(samples, "--samples", 1, 10_000)
+    n_it = 1000 if iterations is None else iterations
+    check_count(n_it, "--iterations", 1, MAX_ITERATIONS)
+    gradable = duel.n_bids <= MAX_EXACT_BIDS
+    if target is not None:
+        require(target > 0, f"--target must be positive, got {target}")
+        require(gradable, f"--target needs exact grading, which handles at most {MAX_EXACT_BIDS} bids "
+                f"({d[0]} v {d[1]} x {faces} faces has {duel.n_bids}); grade larger policies with LBR")
+    old = None
+    if resume is not None:
+        old = _load_duel_policy(str(resume))
+    checks: list[dict[str, float]] = []
+
+    def stop(policy: DuelPolicy, t: int) -> bool:
+        g = exact_grade(policy)
+        checks.append({"iterations": t, "exploitability": g["exploitability"]})
+        return target is not None and g["exploitability"] < target
+
+    every = 0 if target is None else max(50, (n_it // 20) // 50 * 50)
+    pol = train_duel(duel, iterations=n_it, seed=seed, window=window, method=method, resume=old,
+                     progress=not json_out, callback=stop if target is not None else None, check_every=every,
+                     samples=samples)
+    path = pol.save(str(out))
+    data: dict[str, object] = {"duel": duel.to_dict(), "method": pol.meta["method"], "window": pol.window,
+                               "samples": pol.meta["samples"], "iterations": pol.meta["iterations"],
+                               "seed": seed, "seconds": pol.meta["seconds"], "out": path,
+                               "payoff_range": 2.0}
+    if gradable:
+        g = exact_grade(pol)
+        data.update({"value": g["value"], "best_response_0": g["br0"], "best_response_1": g["br1"],
+                     "exploitability": g["exploitability"], "grading": "exact"})
+    if target is not None:
+        data["target"] = target
+        data["target_met"] = bool(data["exploitability"] < target)
+        data["checks"] = checks
+    emit(data, json_out, title=f"{pol.meta['method']} duel policy")
+
+
+def _load_duel_policy(path: str):  # -> DuelPolicy
+    from dicelab.liars.duel import DuelPolicy
+
+    require(path.strip() != "", "--policy needs a policy file")
+    return DuelPolicy.load(path)
+
+
+def _is_duel_policy(path: str) -> bool:
+    import json as _json
+
+    from dicelab.core.store import _paths
+
+    js = _paths(path)[1]
+    try:
+        return js.is_file() and _json.loads(js.read_bytes()).get("kind") == "liars-duel-policy"
+    except (OSError, ValueError, AttributeError):
+        return False
+
+
+def _opponent_policy(name: str, rules: LiarsRules):  # -> Policy
+    from dicelab.liars.multi import ScoutBot
+    from dicelab.liars.qlearning import BOTS
+    from dicelab.liars.strategies import bot
+
+    if name == "scout":
+        return ScoutBot()
+    if name in BOTS:
+        return bot(name)
+    qa = _load_agent(name)
+    from dicelab.liars.qlearning import check_rules
+
+    check_rules(rules, qa.rules)
+    return qa
+
+
+def _eval_scout(opp: list[str], games: int, seed: int, dice: int, faces: int, wild: str, json_out: bool) -> None:
+    from dicelab.liars.multi import ScoutBot, win_share
+    from dicelab.liars.rules import LiarsRules
+
+    rules = LiarsRules(len(opp) + 1, dice, faces, wild)
+    res = win_share(ScoutBot(), [_opponent_policy(o, rules) for o in opp], rules, games=games, seed=seed)
+    emit({**res, "agent": "scout", "opponents": opp, "rules": rules.to_dict(), "seats": "rotating"}, json_out,
+         title="evaluation")
+
+
+def _eval_duel(path: str, opp: list[str], games: int, seed: int, json_out: bool) -> None:
+    from dicelab.liars.lbr import bot_policy, head_to_head, table_policy
+    from dicelab.liars.qlearning import BOTS
+    from dicelab.liars.rules import LiarsRules
+
+    pol = _load_duel_policy(path)
+    require(len(opp) == 1, f"a duel policy plays one opponent; got {len(opp)} in --opponents")
+    o = opp[0]
+    if o in BOTS:
+        other = bot_policy(pol.duel, o)
+    elif _is_duel_policy(o):
+        other = _load_duel_policy(o)
+    else:
+        qa = _load_agent(o)
+        require(qa.rules.players == 2, f"the Q agent was trained for {qa.rules.players} players; a duel needs 2")
+        other = table_policy(pol.duel, qa.action_distribution, qa.rules, name="q")
+    rounds = max(1, games // 2)
+    res = head_to_head(pol, other, rounds=rounds, seed=seed)
+    emit({**res, "agent": path, "opponents": opp, "duel": pol.duel.to_dict(), "seats": "both"}, json_out,
+         title="duel evaluation")
+
+
 @app.command("solve")
 def solve_cmd(
-    dice: str = typer.Option("1,1", "--dice", help="Dice of the first and second player, such as 1,1 or 2,1."),
+    dice: str = typer.Option("1,1", "--dice", help="Dice of the first and second player, such as 1,1 or 5,5."),
     faces: int = FacesOption,
     wild: str = typer.Option("highest", "--wild", help="Wild face: none, ones or highest (OpenSpiel)."),
-    iterations: int = typer.Option(20000, "--iterations", help="Most iterations."),
-    target: float = typer.Option(1e-5, "--target", help="Stop once the exploitability is below this."),
-    method: str = typer.Option(
-        "dcfr", "--method", help="dcfr (Discounted CFR), cfr+, cfr+2, pcfr+ or pdcfr+."
-    ),
+    iterations: int | None = typer.Option(None, "--iterations",
+                                          help="Most iterations (exact: 20000; scalable: 1000)."),
+    target: float | None = typer.Option(None, "--target", help="Stop once the exact exploitability is below "
+                                        "this (exact solver default 1e-5)."),
+    method: str | None = typer.Option(None, "--method", help=EXACT_METHODS_HELP + ". Default: dcfr without "
+                                      "--out, else abstract up to 3 dice a seat and mccfr above."),
+    out: Path | None = typer.Option(None, "--out", help="Train the scalable policy and write it here "
+                                    "(.npz + .json)."),
+    window: int | None = typer.Option(None, "--window", help="Scalable: bids remembered (default: as many as "
+                                      "fit)."),
+    samples: int | None = typer.Option(None, "--samples", help="mccfr/lcfr: opponent hands drawn per update."),
+    seed: int = SeedOption,
+    resume: Path | None = typer.Option(None, "--resume", help="Scalable: continue training from this file."),
     json_out: bool = JsonOption,
 ) -> None:
-    """Equilibrium of the two-player single-round game (Discounted CFR by default): the first
-    bidder's value and the exact exploitability of the average strategy."""
-    from dicelab.liars.cfr import OPENSPIEL_VALUE_1V1_6_HIGHEST, DuelRules, solve
+    """Equilibrium of the two-player single-round game. Without --out: the exact solver (Discounted CFR
+    on the full public tree, up to 18 bids). With --out: the scalable solver (CFR on the last bids,
+    any size up to 5 v 5), saved as a policy, graded exactly where the tree allows (26 bids)."""
+    from dicelab.liars.cfr import METHODS, OPENSPIEL_VALUE_1V1_6_HIGHEST, DuelRules, solve
+    from dicelab.liars.duel import SAMPLED_METHODS
 
-    d = parse_int_list(dice, "--dice")
-    rules = DuelRules(tuple(d), faces, wild)
-    check_count(iterations, "--iterations", 1, MAX_ITERATIONS)
-    sol = solve(rules, iterations=iterations, target=target, progress=not json_out, method=method)
+    d = tuple(parse_int_list(dice, "--dice"))
+    if method is not None:
+        require(method in METHODS or method in SAMPLED_METHODS,
+                f"unknown method {shorten(method)}; choose one of {', '.join([*METHODS, *SAMPLED_METHODS])}")
+    if out is not None or resume is not None or (method is not None and method in SAMPLED_METHODS):
+        require(out is not None, "the scalable solver needs --out FILE for the policy")
+        require(method is None or method in SAMPLED_METHODS,
+                f"--out writes a scalable policy: choose --method {', '.join(SAMPLED_METHODS)}")
+        _solve_scalable(d, faces, wild, iterations, target, method, out, window, samples, seed, resume, json_out)
+        return
+    require(window is None and samples is None, "--window and --samples apply to the scalable solver (--out)")
+    rules = DuelRules(d, faces, wild)
+    n_it = 20000 if iterations is None else iterations
+    check_count(n_it, "--iterations", 1, MAX_ITERATIONS)
+    sol = solve(rules, iterations=n_it, target=1e-5 if target is None else target, progress=not json_out,
+                method=method or "dcfr")
     data = sol.to_dict()
     data["payoff_range"] = 2.0
     if rules.dice == (1, 1) and faces == 6 and wild == "highest":
         data["openspiel_value"] = OPENSPIEL_VALUE_1V1_6_HIGHEST
-    emit(data, json_out, title=f"{method} equilibrium")
+    emit(data, json_out, title=f"{method or 'dcfr'} equilibrium")
+
+
+@app.command("grade")
+def grade_cmd(
+    policy: str = typer.Option(..., "--policy", help="A duel policy file, or the bot random / probabilistic."),
+    dice: str | None = typer.Option(None, "--dice", help="Dice of the two players (a policy file brings its own)."),
+    faces: int = FacesOption,
+    wild: str = typer.Option("highest", "--wild", help="Wild face (bots only)."),
+    method: str = typer.Option("auto", "--method", help="auto (exact up to 26 bids, else LBR), exact or lbr."),
+    rounds: int = typer.Option(4000, "--rounds", help="LBR: rounds played in each seat."),
+    seed: int = typer.Option(1, "--seed", help="LBR: seed of the rounds."),
+    json_out: bool = JsonOption,
+) -> None:
+    """Exploitability of a duel policy: exact (best responses on the full public tree) where it fits,
+    else a lower bound by local best response (LBR) with a 95% interval."""
+    from dicelab.liars.duel import Duel
+    from dicelab.liars.grading import MAX_EXACT_BIDS, exact_grade
+    from dicelab.liars.lbr import bot_policy, lbr
+
+    require(method in ("auto", "exact", "lbr"), f"--method must be auto, exact or lbr, got {shorten(method)}")
+    check_count(rounds, "--rounds", 2, MAX_GAMES)
+    check_seed(seed)
+    if policy in ("random", "probabilistic"):
+        require(dice is not None, "give --dice D1,D2 for a bot")
+        duel = Duel(tuple(parse_int_list(dice or "", "--dice")), faces, wild)
+        pol = bot_policy(duel, policy)
+    else:
+        pol = _load_duel_policy(policy)
+        duel = pol.duel
+        if dice is not None:
+            d = tuple(parse_int_list(dice, "--dice"))
+            require(d == duel.dice, f"the policy plays {duel.dice[0]} v {duel.dice[1]} dice, not {d[0]} v {d[1]}")
+    use_exact = method == "exact" or (method == "auto" and duel.n_bids <= MAX_EXACT_BIDS)
+    res = exact_grade(pol) if use_exact else lbr(pol, rounds=rounds, seed=seed)
+    emit({**res, "policy": policy, "duel": duel.to_dict(), "payoff_range": 2.0}, json_out,
+         title="exploitability" if use_exact else "LBR lower bound on the exploitability")
 
 
 @app.command("exploit")
@@ -215,7 +403,8 @@ def play_cmd(
     dice: int = typer.Option(3, "--dice", help="Dice per player."),
     faces: int = FacesOption,
     wild: str = WildOption,
-    bots: str = typer.Option("probabilistic", "--bots", help="Bot kind(s), one or one per other seat."),
+    bots: str = typer.Option("probabilistic", "--bots", help="Bot kind(s) (random, probabilistic, scout), one "
+                             "or one per other seat."),
     agent: Path | None = typer.Option(None, "--agent", help="A trained Q table to play the other seats."),
     seat: int = typer.Option(1, "--seat", help="Your seat, 1 = opens the first round."),
     seed: int | None = typer.Option(None, "--seed", help="Seed of the dice (default: fresh)."),
@@ -241,7 +430,9 @@ def play_cmd(
         kinds = _names(bots, "--bots")
         require(len(kinds) in (1, players - 1), f"--bots needs 1 or {players - 1} names, got {len(kinds)}")
         kinds = kinds * (players - 1) if len(kinds) == 1 else kinds
-        others = [bot(k) for k in kinds]
+        from dicelab.liars.multi import ScoutBot
+
+        others = [ScoutBot() if k == "scout" else bot(k) for k in kinds]
     policies = {p: others[i] for i, p in enumerate(q for q in range(players) if q != me)}
     out = sys.stderr if json_out else sys.stdout
 

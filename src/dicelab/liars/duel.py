@@ -1,0 +1,593 @@
+"""A scalable solver for the two-player single-round Liar's Dice duel (1 v 1 up to 5 v 5 dice).
+
+The exact solver (:mod:`dicelab.liars.cfr`) keeps one public node per *set* of bids made, 2^N for
+N bids: 2^60 at 5 v 5. Here a player remembers only the last ``window`` bids (and whose turn it
+is), as Neller and Hnath did for Dudo: an imperfect-recall abstraction whose public states form a
+DAG (a node ``(parity, last bids)`` is reached by many bid sequences). The game stays Markov in
+the last bid (legal raises and the call's payoff depend on it alone), so the value of a node below
+it depends only on the node: the counterfactual value of an information set (node, own hand) is
+the opponent's reach summed over every path into the node times that value. That makes CFR on
+the DAG exact for a fixed opponent hand, and Monte Carlo CFR when the opponent's hand is sampled.
+
+Each iteration, for each player ``i`` in turn (alternating updates):
+
+1. sample the opponent's hand ``g`` from its chance distribution;
+2. forward pass: the opponent's reach (a scalar, summed over paths) and ``i``'s own reach (a
+   vector over ``i``'s hands) at every node;
+3. backward pass: ``i``'s values (a vector over hands) and, at ``i``'s nodes, the sampled
+   counterfactual regrets, discounted as in DCFR (or not, ``lcfr``); regret matching gives the
+   new strategy and the average strategy gains ``t^gamma * own reach * strategy``.
+
+Policies are stored without pickle (:mod:`dicelab.core.store`): node codes, the average strategy
+of both seats (float32), and optionally the full training state so that training resumes and
+gives the same result as an uninterrupted run with the same seed.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from dicelab.core.errors import DicelabError, require
+from dicelab.liars.cfr import hands_of
+from dicelab.liars.rules import WILDS, Bid
+
+POLICY_KIND = "liars-duel-policy"
+MAX_DUEL_DICE = 5
+CHUNK = 50  # iterations per compiled call; each chunk re-seeds from (seed, chunk), so resuming is exact
+# method -> (alpha, beta, gamma): positive regrets scaled by t^a / (t^a + 1), negative ones by
+# t^b / (t^b + 1), the average weighted by t^gamma
+SAMPLED_METHODS: dict[str, tuple[float, float, float, bool]] = {
+    "abstract": (1.5, 0.0, 2.0, False),  # every opponent hand, every iteration: DCFR on the abstraction
+    "mccfr": (1.5, 0.5, 2.0, True),  # opponent hands sampled, DCFR-style discounting
+    "lcfr": (1.0, 1.0, 1.0, True),  # opponent hands sampled, linear CFR
+}
+
+
+@dataclass(frozen=True)
+class Duel:
+    """Two players, one round, payoff +1 / -1: dice per player (1 to 5), faces (2 to 6), wild."""
+
+    dice: tuple[int, int] = (1, 1)
+    faces: int = 6
+    wild: str = "highest"
+
+    def __post_init__(self) -> None:
+        d = tuple(int(x) for x in self.dice)
+        require(len(d) == 2, f"give dice for exactly two players, such as 5,5; got {len(d)} numbers")
+        require(all(1 <= x <= MAX_DUEL_DICE for x in d),
+                f"dice per player must be from 1 to {MAX_DUEL_DICE}, got {d[0]},{d[1]}")
+        require(isinstance(self.faces, (int, np.integer)) and 2 <= self.faces <= 6,
+                f"faces must be a whole number from 2 to 6, got {self.faces}")
+        require(self.wild in WILDS, f"unknown wild option {self.wild!r}; choose one of {', '.join(WILDS)}")
+        object.__setattr__(self, "dice", d)
+        object.__setattr__(self, "faces", int(self.faces))
+
+    @property
+    def n_bids(self) -> int:
+        return sum(self.dice) * self.faces
+
+    @property
+    def wild_face(self) -> int:
+        return {"none": 0, "ones": 1, "highest": self.faces}[self.wild]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"dice": list(self.dice), "faces": self.faces, "wild": self.wild}
+
+    def hands(self, seat: int) -> tuple[list[tuple[int, ...]], np.ndarray, np.ndarray]:
+        """Sorted hands of ``seat``, their chances, and counts[h, f] of dice matching f (wilds included)."""
+        h, p = hands_of(self.dice[seat], self.faces)
+        c = np.zeros((len(h), self.faces + 1), dtype=np.int64)
+        w = self.wild_face
+        for i, hand in enumerate(h):
+            for f in range(1, self.faces + 1):
+                c[i, f] = sum(1 for x in hand if x == f or (w != 0 and x == w))
+        return h, p, c
+
+
+# ------------------------------------------------------------------------------------------------
+# the abstract public DAG
+
+
+def window_code(parity: int, bids: tuple[int, ...] | list[int], n: int, window: int) -> int:
+    """The code of the node ``(parity, last ``window`` bids)``: digits ``bid + 1`` (0 = none), base n + 1."""
+    last = list(bids)[-window:] if window > 0 else []
+    code = 0
+    for b in [-1] * (window - len(last)) + last:
+        code = code * (n + 1) + (b + 1)
+    return parity * (n + 1) ** window + code
+
+
+@dataclass(frozen=True)
+class Dag:
+    """The abstract public states. Node 0 is the root; nodes are in increasing order of their top bid
+    (children come after parents). Node m has ``n - 1 - top[m]`` raises then the call (none at the
+    root); row ``loc[m] + j`` of the mover's strategy table is its j-th action."""
+
+    n: int
+    window: int
+    codes: np.ndarray  # sorted codes
+    code_node: np.ndarray  # node of codes[k]
+    top: np.ndarray
+    mover: np.ndarray
+    loc: np.ndarray  # first row of the node's actions in its mover's table
+    child: np.ndarray  # child[m, b]: node after bid b at m (-1 if not a legal raise)
+    rows: tuple[int, int]  # rows of each player's table
+
+    @property
+    def n_nodes(self) -> int:
+        return len(self.top)
+
+    def node_of(self, parity: int, bids: tuple[int, ...] | list[int]) -> int:
+        c = window_code(parity, bids, self.n, self.window)
+        k = int(np.searchsorted(self.codes, c))
+        if k >= len(self.codes) or self.codes[k] != c:
+            raise DicelabError("the bid history holds a sequence the policy does not know (bids must rise)")
+        return int(self.code_node[k])
+
+
+def build_dag(n: int, window: int) -> Dag:
+    require(isinstance(window, int) and window >= 1, f"the window must be at least 1 bid, got {window}")
+    base = n + 1
+    require(2 * base**window < 2**62, "the window is too long for this many bids")
+    # nodes by their top bid; a child's top is above its parent's, so one sweep up the tops finds all
+    by_top: dict[int, list[tuple[int, tuple[int, ...]]]] = {t: [] for t in range(-1, n)}
+    by_top[-1].append((0, ()))
+    seen = {(0, ())}
+    for t in range(-1, n):
+        for p, last in by_top[t]:
+            for b in range(t + 1, n):
+                key = (1 - p, (last + (b,))[-window:])
+                if key not in seen:
+                    seen.add(key)
+                    by_top[b].append(key)
+    nodes = [k for t in range(-1, n) for k in sorted(by_top[t])]
+    idx = {k: i for i, k in enumerate(nodes)}
+    N = len(nodes)
+    top = np.array([k[1][-1] if k[1] else -1 for k in nodes], dtype=np.int64)
+    mover = np.array([k[0] for k in nodes], dtype=np.int64)
+    loc = np.zeros(N, dtype=np.int64)
+    rows = [0, 0]
+    child = np.full((N, n), -1, dtype=np.int32)
+    codes = np.empty(N, dtype=np.int64)
+    for m, (p, last) in enumerate(nodes):
+        loc[m] = rows[p]
+        rows[p] += (n - 1 - int(top[m])) + (1 if m != 0 else 0)
+        codes[m] = window_code(p, last, n, window)
+        for b in range(int(top[m]) + 1, n):
+            child[m, b] = idx[(1 - p, (last + (b,))[-window:])]
+    order = np.argsort(codes)
+    return Dag(n, window, codes[order], order.astype(np.int64), top, mover, loc, child, (rows[0], rows[1]))
+
+
+# ------------------------------------------------------------------------------------------------
+# compiled training
+
+
+@njit(cache=True)
+def _call_value(i, caller, q, f, ci, cg_f, out):
+    """Player i's payoff of a call of bid (q, f) by ``caller``, per own hand, for an opponent count cg_f."""
+    for h in range(out.shape[0]):
+        holds = ci[h, f] + cg_f >= q
+        bidder_wins = 1.0 if holds else -1.0
+        out[h] = bidder_wins if caller != i else -bidder_wins
+
+
+@njit(cache=True)
+def _regret_match_rows(reg, s, r0, k):
+    H = reg.shape[1]
+    for h in range(H):
+        tot = 0.0
+        for j in range(k):
+            x = reg[r0 + j, h]
+            if x > 0.0:
+                tot += x
+        for j in range(k):
+            x = reg[r0 + j, h]
+            s[r0 + j, h] = (x / tot if x > 0.0 else 0.0) if tot > 0.0 else 1.0 / k
+
+
+@njit(cache=True)
+def _iterate(i, n, F, top, mover, loc, child, c_own, c_opp, p_opp, cum_opp, samples, reg, avg, s_own, s_opp,
+             inst, ro, rs, U, term, weight, pos_d, neg_d):
+    """One update of player i: the opponent's hands all enumerated (``samples == 0``, weighted by their
+    chances: CFR on the abstraction) or ``samples`` of them drawn from ``cum_opp`` (Monte Carlo CFR)."""
+    N = top.shape[0]
+    H = c_own.shape[0]
+    # own reach (vector), the same for every opponent hand
+    for m in range(N):
+        for h in range(H):
+            rs[m, h] = 0.0
+    for h in range(H):
+        rs[0, h] = 1.0
+    for m in range(N):
+        t = top[m]
+        r0 = loc[m]
+        own = mover[m] == i
+        for b in range(t + 1, n):
+            c = child[m, b]
+            row = r0 + b - t - 1
+            if own:
+                for h in range(H):
+                    rs[c, h] += rs[m, h] * s_own[row, h]
+            else:
+                for h in range(H):
+                    rs[c, h] += rs[m, h]
+    for r in range(inst.shape[0]):
+        for h in range(H):
+            inst[r, h] = 0.0
+    n_g = p_opp.shape[0] if samples == 0 else samples
+    for kk in range(n_g):
+        if samples == 0:
+            g = kk
+            wg = p_opp[g]
+        else:
+            u = np.random.random()
+            g = 0
+            while g < cum_opp.shape[0] - 1 and cum_opp[g] <= u:
+                g += 1
+            wg = 1.0 / samples
+        if wg == 0.0:
+            continue
+        # forward: the opponent's reach with hand g, summed over the paths into each node
+        for m in range(N):
+            ro[m] = 0.0
+        ro[0] = 1.0
+        for m in range(N):
+            if ro[m] == 0.0:
+                continue
+            t = top[m]
+            r0 = loc[m]
+            own = mover[m] == i
+            for b in range(t + 1, n):
+                c = child[m, b]
+                if own:
+                    ro[c] += ro[m]
+                else:
+                    ro[c] += ro[m] * s_opp[r0 + b - t - 1, g]
+        # backward: values for every own hand, regrets at own nodes
+        for m in range(N - 1, -1, -1):
+            if ro[m] == 0.0:
+                continue  # nothing here or below is reached: no regret, and no parent reads U[m]
+            t = top[m]
+            r0 = loc[m]
+            k = n - 1 - t + (1 if m != 0 else 0)
+            if m != 0:
+                _call_value(i, mover[m], t // F + 1, t % F + 1, c_own, c_opp[g, t % F + 1], term)
+            if mover[m] == i:
+                for h in range(H):
+                    U[m, h] = s_own[r0 + k - 1, h] * term[h] if m != 0 else 0.0
+                for b in range(t + 1, n):
+                    c = child[m, b]
+                    row = r0 + b - t - 1
+                    for h in range(H):
+                        U[m, h] += s_own[row, h] * U[c, h]
+                w = wg * ro[m]
+                for j in range(k):
+                    row = r0 + j
+                    if m != 0 and j == k - 1:
+                        for h in range(H):
+                            inst[row, h] += w * (term[h] - U[m, h])
+                    else:
+                        c = child[m, t + 1 + j]
+                        for h in range(H):
+                            inst[row, h] += w * (U[c, h] - U[m, h])
+            else:
+                pc = s_opp[r0 + k - 1, g] if m != 0 else 0.0
+                for h in range(H):
+                    U[m, h] = pc * term[h]
+                for b in range(t + 1, n):
+                    p = s_opp[r0 + b - t - 1, g]
+                    if p == 0.0:
+                        continue
+                    c = child[m, b]
+                    if ro[c] == 0.0:
+                        continue
+                    for h in range(H):
+                        U[m, h] += p * U[c, h]
+    # discount, add, average, regret matching
+    for m in range(N):
+        if mover[m] != i:
+            continue
+        t = top[m]
+        r0 = loc[m]
+        k = n - 1 - t + (1 if m != 0 else 0)
+        for j in range(k):
+            row = r0 + j
+            for h in range(H):
+                x = reg[row, h]
+                reg[row, h] = x * (pos_d if x > 0.0 else neg_d) + inst[row, h]
+                avg[row, h] += weight * rs[m, h] * s_own[row, h]
+        _regret_match_rows(reg, s_own, r0, k)
+
+
+@njit(cache=True)
+def _run_chunk(t0, t1, seed, n, F, top, mover, loc, child, c0, c1, p0, p1, cum0, cum1, samples, reg0, reg1,
+               avg0, avg1, s0, s1, inst0, inst1, ro, rs0, rs1, U0, U1, term0, term1, alpha, beta, gamma):
+    np.random.seed(seed)
+    for t in range(t0, t1):
+        tt = float(t)
+        pos_d = tt**alpha / (tt**alpha + 1.0) if t > 0 else 0.0
+        neg_d = tt**beta / (tt**beta + 1.0) if t > 0 else 0.0
+        weight = (tt + 1.0) ** gamma
+        _iterate(0, n, F, top, mover, loc, child, c0, c1, p1, cum1, samples, reg0, avg0, s0, s1, inst0, ro, rs0,
+                 U0, term0, weight, pos_d, neg_d)
+        _iterate(1, n, F, top, mover, loc, child, c1, c0, p0, cum0, samples, reg1, avg1, s1, s0, inst1, ro, rs1,
+                 U1, term1, weight, pos_d, neg_d)
+
+
+@njit(cache=True)
+def _normalise_rows(dag_top, loc, mover, who, n, avg, out):
+    N = dag_top.shape[0]
+    H = avg.shape[1]
+    for m in range(N):
+        if mover[m] != who:
+            continue
+        k = n - 1 - dag_top[m] + (1 if m != 0 else 0)
+        r0 = loc[m]
+        for h in range(H):
+            tot = 0.0
+            for j in range(k):
+                tot += avg[r0 + j, h]
+            for j in range(k):
+                out[r0 + j, h] = avg[r0 + j, h] / tot if tot > 0.0 else 1.0 / k
+
+
+# ------------------------------------------------------------------------------------------------
+# the policy
+
+
+@dataclass
+class DuelPolicy:
+    """A policy for both seats of a duel: per abstract node and own hand, probabilities of every action.
+
+    ``strategy[i][loc[m] + j, h]`` is seat i's probability of the j-th action at node m (raises in
+    rank order, then the call) with hand h (index into ``duel.hands(i)``).
+    """
+
+    duel: Duel
+    dag: Dag
+    strategy: tuple[np.ndarray, np.ndarray]
+    meta: dict[str, Any] = field(default_factory=dict)
+    state: dict[str, np.ndarray] | None = field(default=None, repr=False)  # reg0, reg1, avg0, avg1
+
+    def __post_init__(self) -> None:
+        self._hand_index = [{h: k for k, h in enumerate(self.duel.hands(i)[0])} for i in (0, 1)]
+
+    @property
+    def window(self) -> int:
+        return self.dag.window
+
+    # -- the function API (web lab, bots) -----------------------------------------------------------
+    def _locate(self, seat: int, hand: tuple[int, ...] | list[int], history: list[Bid] | tuple[Bid, ...]
+                ) -> tuple[int, int, int]:
+        d = self.duel
+        require(seat in (0, 1), f"seat must be 0 or 1, got {seat}")
+        h = tuple(sorted(int(x) for x in hand))
+        require(len(h) == d.dice[seat],
+                f"seat {seat} holds {d.dice[seat]} dice in this duel, got a hand of {len(h)}")
+        hi = self._hand_index[seat].get(h)
+        require(hi is not None, f"hand {h} has faces outside 1..{d.faces}")
+        require(len(history) % 2 == seat, f"with {len(history)} bids made it is seat {len(history) % 2}'s turn")
+        ranks = []
+        for b in history:
+            require(1 <= b.face <= d.faces and 1 <= b.quantity <= sum(d.dice), f"bid {b} is not a bid of this duel")
+            ranks.append(b.rank(d.faces))
+        require(all(x < y for x, y in zip(ranks, ranks[1:], strict=False)), "the bids must rise")
+        return self.dag.node_of(seat, ranks), hi, (ranks[-1] if ranks else -1)
+
+    def action_probabilities(self, seat: int, hand: tuple[int, ...] | list[int],
+                             history: list[Bid] | tuple[Bid, ...]) -> dict[Bid | None, float]:
+        """``{bid or None (the call): probability}`` for ``seat`` holding ``hand`` after ``history`` (the bids
+        of this round, oldest first; seat 0 opened)."""
+        m, hi, t = self._locate(seat, hand, history)
+        n, F = self.dag.n, self.duel.faces
+        r0 = int(self.dag.loc[m])
+        k = n - 1 - t + (1 if m != 0 else 0)
+        p = np.asarray(self.strategy[seat][r0:r0 + k, hi], dtype=np.float64)
+        p = p / p.sum()
+        out: dict[Bid | None, float] = {}
+        for j in range(k):
+            if p[j] <= 0.0:
+                continue
+            out[None if (m != 0 and j == k - 1) else Bid.from_rank(t + 1 + j, F)] = float(p[j])
+        return out
+
+    def act(self, seat: int, hand: tuple[int, ...] | list[int], history: list[Bid] | tuple[Bid, ...],
+            rng: np.random.Generator) -> Bid | None:
+        """A move drawn from :meth:`action_probabilities` (None is the call)."""
+        dist = self.action_probabilities(seat, hand, history)
+        keys = list(dist)
+        probs = np.array([dist[k] for k in keys])
+        return keys[int(rng.choice(len(keys), p=probs / probs.sum()))]
+
+    # -- storage ----------------------------------------------------------------------------------
+    def to_arrays(self, with_state: bool = True) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        arrays = {"s0": self.strategy[0].astype(np.float32), "s1": self.strategy[1].astype(np.float32)}
+        if with_state and self.state is not None:
+            arrays.update(self.state)
+        meta = {**self.meta, "duel": self.duel.to_dict(), "window": self.dag.window}
+        return arrays, meta
+
+    def save(self, path: str, with_state: bool = True) -> str:
+        from dicelab.core.store import save_table
+
+        return str(save_table(path, POLICY_KIND, *self.to_arrays(with_state)))
+
+    @classmethod
+    def from_arrays(cls, arrays: dict[str, np.ndarray], meta: dict[str, Any]) -> DuelPolicy:
+        from dicelab.core.store import expect_array
+
+        d = meta["duel"]
+        duel = Duel(tuple(d["dice"]), int(d["faces"]), str(d["wild"]))
+        dag = build_dag(duel.n_bids, int(meta["window"]))
+        H = [len(duel.hands(i)[0]) for i in (0, 1)]
+        s = tuple(expect_array(arrays, f"s{i}", (dag.rows[i], H[i]), np.float32) for i in (0, 1))
+        state = None
+        if "reg0" in arrays:
+            state = {f"{a}{i}": expect_array(arrays, f"{a}{i}", (dag.rows[i], H[i]), np.float64)
+                     for a in ("reg", "avg") for i in (0, 1)}
+        keep = {k: v for k, v in meta.items() if k not in ("duel", "window", "kind", "dicelab_version", "sha256",
+                                                           "arrays", "meta_sha256", "cache_params")}
+        return cls(duel, dag, (s[0], s[1]), keep, state)
+
+    @classmethod
+    def load(cls, path: str) -> DuelPolicy:
+        from dicelab.core.store import load_as
+
+        return load_as(path, POLICY_KIND, cls.from_arrays)
+
+
+def dag_rows(n: int, window: int) -> int:
+    """Rows of both players' strategy tables for ``n`` bids and a window (without building the DAG)."""
+    from math import comb
+
+    rows = n  # the root's opening bids
+    for j in range(1, window + 1):
+        # j bids with top t; a full window whose oldest bid is not the lowest may follow earlier
+        # bids, so either player may be to move there
+        rows += sum((comb(t, j - 1) + (comb(t - 1, j - 1) if j == window and t >= 1 else 0)) * (n - t)
+                    for t in range(j - 1, n))
+    return rows
+
+
+WINDOW_CELLS = 6_000_000  # rows x hands of the larger table: about 50 MB per training array
+
+
+def default_window(duel: Duel, cells: int = WINDOW_CELLS) -> int:
+    """The longest window (at least 2, at most all bids) whose tables stay within ``cells`` rows x hands."""
+    H = max(len(duel.hands(i)[0]) for i in (0, 1))
+    w = 2
+    while (w < duel.n_bids and 2 * (duel.n_bids + 1) ** (w + 1) < 2**62
+           and dag_rows(duel.n_bids, w + 1) * H <= cells):
+        w += 1
+    return w
+
+
+def default_method(duel: Duel) -> str:
+    """``abstract`` (every opponent hand each iteration) up to 3 dice a seat, else ``mccfr``."""
+    return "abstract" if max(duel.dice) <= 3 else "mccfr"
+
+
+def default_samples(duel: Duel) -> int:
+    """Opponent hands drawn per update in Monte Carlo CFR."""
+    return 16
+
+
+def train_duel(
+    duel: Duel,
+    iterations: int = 10_000,
+    seed: int = 0,
+    window: int | None = None,
+    method: str | None = None,
+    resume: DuelPolicy | None = None,
+    progress: bool = False,
+    callback: Any = None,
+    check_every: int = 0,
+    samples: int | None = None,
+) -> DuelPolicy:
+    """Train (or, from ``resume``, continue) the abstract policy for ``iterations`` more iterations.
+
+    The same seed and total iterations give the same policy whether or not the run was resumed
+    (resume points fall on chunks of :data:`CHUNK` iterations). ``callback(policy, t)`` is called
+    every ``check_every`` iterations (a multiple of CHUNK) and may return True to stop.
+    """
+    from dicelab.core.progress import progress_bar
+
+    method = default_method(duel) if method is None else method
+    require(method in SAMPLED_METHODS, f"unknown method {method!r}; choose one of {', '.join(SAMPLED_METHODS)}")
+    require(isinstance(iterations, int) and iterations >= 1, f"iterations must be at least 1, got {iterations}")
+    t_start = 0
+    if resume is not None:
+        require(resume.state is not None, "the policy file holds no training state to resume from")
+        require(resume.duel == duel, "the policy to resume was trained for another duel")
+        require(resume.meta.get("method") == method and resume.meta.get("seed") == seed,
+                "resume with the same --method and --seed as the run that wrote the file")
+        window = resume.dag.window
+        t_start = int(resume.meta["iterations"])
+        require(t_start % CHUNK == 0, "the training state stopped between chunks; it cannot resume exactly")
+    window = default_window(duel) if window is None else window
+    t0 = time.perf_counter()
+    dag = build_dag(duel.n_bids, window)
+    h0, p0, c0 = duel.hands(0)
+    h1, p1, c1 = duel.hands(1)
+    H = (len(h0), len(h1))
+    if resume is not None and resume.state is not None:
+        reg = [resume.state["reg0"].copy(), resume.state["reg1"].copy()]
+        avg = [resume.state["avg0"].copy(), resume.state["avg1"].copy()]
+    else:
+        reg = [np.zeros((dag.rows[i], H[i])) for i in (0, 1)]
+        avg = [np.zeros((dag.rows[i], H[i])) for i in (0, 1)]
+    s = [np.zeros((dag.rows[i], H[i])) for i in (0, 1)]
+    for i in (0, 1):  # the current strategy: regret matching on the regrets
+        for m in range(dag.n_nodes):
+            if dag.mover[m] == i:
+                k = dag.n - 1 - int(dag.top[m]) + (1 if m != 0 else 0)
+                _regret_match_rows(reg[i], s[i], int(dag.loc[m]), k)
+    N = dag.n_nodes
+    ro = np.zeros(N)
+    rs = [np.zeros((N, H[0])), np.zeros((N, H[1]))]
+    U = [np.zeros((N, H[0])), np.zeros((N, H[1]))]
+    term = [np.zeros(H[0]), np.zeros(H[1])]
+    inst = [np.zeros((dag.rows[i], H[i])) for i in (0, 1)]
+    cum0, cum1 = np.cumsum(p0), np.cumsum(p1)
+    a, b, g, sampled = SAMPLED_METHODS[method]
+    if samples is None:
+        samples = default_samples(duel) if sampled else 0
+    require(isinstance(samples, int) and samples >= 0, f"samples must be a whole number >= 0, got {samples}")
+    if not sampled:
+        samples = 0
+    if resume is not None:
+        require(int(resume.meta.get("samples", samples)) == samples, "resume with the same --samples")
+    ss = np.random.SeedSequence(seed)
+    seconds0 = float(resume.meta.get("seconds", 0.0)) if resume is not None else 0.0
+    t_end = t_start + iterations
+
+    def snapshot(t: int) -> DuelPolicy:
+        out = []
+        for i in (0, 1):
+            x = np.zeros_like(avg[i])
+            _normalise_rows(dag.top, dag.loc, dag.mover, i, dag.n, avg[i], x)
+            out.append(x)
+        meta = {"method": method, "seed": seed, "iterations": t, "samples": samples,
+                "seconds": seconds0 + time.perf_counter() - t0}
+        return DuelPolicy(duel, dag, (out[0], out[1]), meta,
+                          {"reg0": reg[0], "reg1": reg[1], "avg0": avg[0], "avg1": avg[1]})
+
+    with progress_bar(f"{method} {duel.dice[0]}v{duel.dice[1]}", total=iterations, enabled=progress) as bar:
+        t = t_start
+        while t < t_end:
+            chunk = t // CHUNK
+            t1 = min(t_end, (chunk + 1) * CHUNK)
+            cseed = int(np.random.SeedSequence(ss.entropy, spawn_key=(chunk,)).generate_state(1, np.uint32)[0])
+            # a chunk always starts from its own seed: a run cut inside a chunk replays its start
+            if t != chunk * CHUNK:
+                raise DicelabError("training must resume on a chunk boundary")
+            _run_chunk(t, t1, cseed, dag.n, duel.faces, dag.top, dag.mover, dag.loc, dag.child, c0, c1, p0, p1,
+                       cum0, cum1, samples, reg[0], reg[1], avg[0], avg[1], s[0], s[1], inst[0], inst[1], ro, rs[0],
+                       rs[1], U[0], U[1], term[0], term[1], a, b, g)
+            bar.advance(t1 - t)
+            t = t1
+            if callback is not None and check_every and t % check_every == 0 and t < t_end:
+                policy = snapshot(t)
+                if callback(policy, t):
+                    return policy
+    return snapshot(t_end)
+
+
+def uniform_policy(duel: Duel, window: int = 1) -> DuelPolicy:
+    """Every legal action equally likely (a reference point)."""
+    dag = build_dag(duel.n_bids, window)
+    s = []
+    for i in (0, 1):
+        x = np.zeros((dag.rows[i], len(duel.hands(i)[0])))
+        for m in range(dag.n_nodes):
+            if dag.mover[m] == i:
+                k = dag.n - 1 - int(dag.top[m]) + (1 if m != 0 else 0)
+                x[dag.loc[m]:dag.loc[m] + k] = 1.0 / k
+        s.append(x)
+    return DuelPolicy(duel, dag, (s[0], s[1]), {"method": "uniform"})
