@@ -38,7 +38,8 @@ STORE_KEYS = frozenset({"kind", "dicelab_version", "sha256", "arrays", "meta_sha
 _unwritable: set[str] = set()  # cache folders already reported as unwritable (once per process)
 
 
-def _paths(path: str | os.PathLike[str]) -> tuple[Path, Path]:
+def table_paths(path: str | os.PathLike[str]) -> tuple[Path, Path]:
+    """The (.npz, .json) pair of a stored table named ``path`` (with or without its suffix)."""
     p = Path(path)
     if p.suffix == ".json":
         p = p.with_suffix(".npz")
@@ -161,7 +162,7 @@ def _save(path: str | os.PathLike[str], kind: str, arrays: Arrays, meta: dict[st
     for name, a in arrays.items():
         if a.dtype == object:
             raise DicelabError(f"array {name!r} has dtype object, which cannot be stored safely")
-    npz, js = _paths(path)
+    npz, js = table_paths(path)
     npz.parent.mkdir(parents=True, exist_ok=True)
     _write_pair(npz, js, arrays, _full_meta(kind, arrays, meta), lock)
     return npz
@@ -208,7 +209,7 @@ def _read(npz: Path, js: Path, kind: str | None, need_meta_digest: bool) -> tupl
 
 def _load(path: str | os.PathLike[str], kind: str | None, need_meta_digest: bool,
           lock: Path | None = None) -> tuple[Arrays, dict[str, Any]]:
-    npz, js = _paths(path)
+    npz, js = table_paths(path)
     try:
         with _locked(lock, exclusive=False):
             return _read(npz, js, kind, need_meta_digest)
@@ -226,7 +227,7 @@ def load_table(
     Every failure (missing, unreadable, truncated or damaged file, JSON of the wrong shape) raises
     one :class:`DicelabError` line naming the path.
     """
-    npz = _flat(_paths(path)[0])
+    npz = _flat(table_paths(path)[0])
     try:
         return _load(path, kind, need_meta_digest=False)
     except _Missing as exc:
@@ -243,7 +244,7 @@ def load_as(
     try:
         return from_arrays(arrays, meta)
     except Exception as exc:
-        raise DicelabError(f"{_flat(_paths(path)[0])}: {_one_line(exc)}") from None
+        raise DicelabError(f"{_flat(table_paths(path)[0])}: {_one_line(exc)}") from None
 
 
 def expect_array(arrays: Arrays, name: str, shape: tuple[int, ...], dtype: Any) -> np.ndarray:
@@ -313,7 +314,7 @@ def cached(
         _report_unwritable(os.environ.get("DICELAB_CACHE_DIR") or "(user cache)", exc)
         return compute()
     base = folder / cache_key(kind, params)
-    npz, js = _paths(base)
+    npz, js = table_paths(base)
     lock = base.with_name(base.name + ".lock")
     if npz.exists() or js.exists():
         try:

@@ -230,9 +230,9 @@ def _load_duel_policy(path: str):  # -> DuelPolicy
 def _is_duel_policy(path: str) -> bool:
     import json as _json
 
-    from dicelab.core.store import _paths
+    from dicelab.core.store import table_paths
 
-    js = _paths(path)[1]
+    js = table_paths(path)[1]
     try:
         return js.is_file() and _json.loads(js.read_bytes()).get("kind") == "liars-duel-policy"
     except (OSError, ValueError, AttributeError):

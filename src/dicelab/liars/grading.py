@@ -79,7 +79,7 @@ def _popcount(m):
 
 
 @njit(cache=True)
-def _code(parity, path, d, n, w):
+def window_code(parity, path, d, n, w):
     """Window code of the node after path[0..d-1] (path[j] is the j-th bid)."""
     code = 0
     for j in range(d - w, d):
@@ -88,7 +88,7 @@ def _code(parity, path, d, n, w):
 
 
 @njit(cache=True)
-def _lookup(codes, code_node, c):
+def lookup_code(codes, code_node, c):
     lo = 0
     hi = codes.shape[0]
     while lo < hi:
@@ -120,7 +120,7 @@ def _dfs(i, mode, n, F, w, codes, code_node, loc, c_own, c_opp, p_own, p_opp, s_
     for g in range(Hj):
         ro[0, g] = p_opp[g]
     d = 0
-    node[0] = _lookup(codes, code_node, _code(0, path, 0, n, w))
+    node[0] = lookup_code(codes, code_node, window_code(0, path, 0, n, w))
     nxt[0] = 0
 
     # initialise frame 0 (the root: no call)
@@ -152,7 +152,7 @@ def _dfs(i, mode, n, F, w, codes, code_node, loc, c_own, c_opp, p_own, p_opp, s_
                 continue
             path[d] = b
             d += 1
-            node[d] = _lookup(codes, code_node, _code(d % 2, path, d, n, w))
+            node[d] = lookup_code(codes, code_node, window_code(d % 2, path, d, n, w))
             nxt[d] = b + 1
             # the call at the new node (by its mover)
             q = b // F + 1

@@ -27,7 +27,7 @@ from numba import njit
 from dicelab.core.errors import require
 from dicelab.core.stats import wilson_interval
 from dicelab.liars.duel import Duel, DuelPolicy, build_dag
-from dicelab.liars.grading import _code, _lookup
+from dicelab.liars.grading import lookup_code, window_code
 from dicelab.liars.rules import Bid, LiarsRules, PlayerView
 
 # ------------------------------------------------------------------------------------------------
@@ -107,7 +107,7 @@ def _lbr_choose(n, F, w, codes, code_node, loc_opp, s_opp, path, d, i, c_own_h, 
         choice = n
     for r in range(t + 1, n):
         path[d] = r
-        node = _lookup(codes, code_node, _code(1 - i, path, d + 1, n, w))
+        node = lookup_code(codes, code_node, window_code(1 - i, path, d + 1, n, w))
         r0 = loc_opp[node]
         k = n - 1 - r + 1
         q = r // F + 1
@@ -172,7 +172,7 @@ def _lbr_rounds(i, rounds, seed, n, F, w, codes, code_node, loc, s_opp, c_own, c
             if mover == i:
                 a = _lbr_choose(n, F, w, codes, code_node, loc, s_opp, path, d, i, c_own[h], c_opp, ro)
             else:
-                node = _lookup(codes, code_node, _code(mover, path, d, n, w))
+                node = lookup_code(codes, code_node, window_code(mover, path, d, n, w))
                 kk = n - 1 - t + (1 if d > 0 else 0)
                 r0 = loc[node]
                 j = _pick(s_opp, r0, kk, g)
@@ -207,11 +207,11 @@ def _duel_rounds(rounds, seed, n, F, wa, codes_a, node_a, loc_a, sa0, sa1, wb, c
             hand = h0 if mover == 0 else h1
             kk = n - 1 - t + (1 if d > 0 else 0)
             if mover == a_seat:
-                node = _lookup(codes_a, node_a, _code(mover, path, d, n, wa))
+                node = lookup_code(codes_a, node_a, window_code(mover, path, d, n, wa))
                 r0 = loc_a[node]
                 j = _pick(sa0 if mover == 0 else sa1, r0, kk, hand)
             else:
-                node = _lookup(codes_b, node_b, _code(mover, path, d, n, wb))
+                node = lookup_code(codes_b, node_b, window_code(mover, path, d, n, wb))
                 r0 = loc_b[node]
                 j = _pick(sb0 if mover == 0 else sb1, r0, kk, hand)
             if d > 0 and j == kk - 1:
@@ -291,7 +291,7 @@ def lbr_exact(policy: DuelPolicy) -> dict[str, float]:
                     return float(np.sum(ro * np.where(holds, -1.0, 1.0)))
                 path[dd] = a
                 return walk(dd + 1, ro, h)
-            node = int(_lookup(dag.codes, dag.code_node, _code(mover, path, dd, n, dag.window)))
+            node = int(lookup_code(dag.codes, dag.code_node, window_code(mover, path, dd, n, dag.window)))
             r0 = int(dag.loc[node])
             kk = n - 1 - t + (1 if dd > 0 else 0)
             v = 0.0
