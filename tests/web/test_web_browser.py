@@ -128,3 +128,45 @@ def test_play_whole_pig_game_with_coach_and_questionnaire(browser, server_factor
     csv_text = httpx.get(server.url + page.get_attribute("#export-turns-csv", "href"), headers=admin).text
     assert csv_text.count(game_id) == n_turns
     assert not errors
+
+
+def test_play_hog_in_the_browser_through_the_generic_page(browser, server_factory, tmp_path):
+    # Hog has no page of its own: the generic page serves it from the registry (rules, bots, legal
+    # actions, what the seat sees, the coach), with no Hog-specific code in the web lab
+    db = tmp_path / "hog.sqlite"
+    server = server_factory(f"sqlite:///{db}")
+    server.start()
+    page = browser.new_page()
+    page.set_default_timeout(15_000)
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on("console", lambda m: errors.append(m.text) if "Content Security Policy" in m.text else None)
+    page.goto(server.url + "/")
+    page.click("text=Play Hog")
+    page.fill("[data-rule=goal]", "30")
+    page.select_option("#opponent", "optimal")
+    page.check("#coach")
+    page.click("#start")
+    page.wait_for_selector("#board:not([hidden])")
+    # one button per number of dice (1 to 10), each with the coach's exact P(win)
+    labels = [page.inner_text(f"#action-{n}") for n in range(10)]
+    assert [lab.split(" (")[0] for lab in labels] == [f"dice {n}" for n in range(1, 11)]
+    assert all(lab.endswith("%)") for lab in labels)
+    clicks = 0
+    ready = "#action-0:not([disabled]), #status[data-state=finished]"
+    while page.get_attribute("#status", "data-state") != "finished":
+        assert clicks < 200, "the game did not end"
+        page.wait_for_selector(ready)
+        if page.get_attribute("#status", "data-state") == "finished":
+            break
+        page.click("#action-3")  # always four dice
+        clicks += 1
+        page.wait_for_selector(ready)
+    assert re.search(r"win", page.inner_text("#status"))
+    assert "decisions" in page.inner_text("#summary")
+    assert not errors
+    game_id = page.evaluate("location.hash.slice(1)")
+    con = sqlite3.connect(db)
+    assert con.execute("select game, status from games where id=?", (game_id,)).fetchone() == ("hog", "finished")
+    human = con.execute("select action_json, p_lost from moves where game_id=? and actor='human'", (game_id,)).fetchall()
+    assert len(human) == clicks and all(a == '{"dice": 4}' and p is not None for a, p in human)
