@@ -170,3 +170,36 @@ def test_play_hog_in_the_browser_through_the_generic_page(browser, server_factor
     assert con.execute("select game, status from games where id=?", (game_id,)).fetchone() == ("hog", "finished")
     human = con.execute("select action_json, p_lost from moves where game_id=? and actor='human'", (game_id,)).fetchall()
     assert len(human) == clicks and all(a == '{"dice": 4}' and p is not None for a, p in human)
+
+
+@pytest.mark.parametrize("game, setup, moves", [
+    ("simpig", [("fill", "#goal", "30"), ("check", "#coach", None)], ["#go"] * 3),
+    ("supersix", [("check", "#coach", None)], ["#throw"] * 4),
+    ("liars", [("select", "#players", "2")], ["#raise", "#call"]),
+])
+def test_the_other_game_pages_play_without_script_errors(browser, server_factory, tmp_path, game, setup, moves):
+    server = server_factory(f"sqlite:///{tmp_path / 'pages.sqlite'}")
+    server.start()
+    page = browser.new_page()
+    page.set_default_timeout(15_000)
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on("console", lambda m: errors.append(m.text) if "Content Security Policy" in m.text else None)
+    page.on("response", lambda r: errors.append(f"{r.status} {r.url}")
+            if r.status >= 400 and not r.url.endswith("/favicon.ico") else None)
+    page.goto(f"{server.url}/play/{game}")
+    for kind, sel, value in setup:
+        {"fill": page.fill, "select": page.select_option}.get(kind, lambda s, v: page.check(s))(sel, value)
+    page.click("#start")
+    page.wait_for_selector("#board:not([hidden])")
+    played = 0
+    for sel in moves:
+        if page.get_attribute("#status", "data-state") == "finished":
+            break
+        page.wait_for_selector(f"{sel}:not([disabled])")
+        page.click(sel)
+        played += 1
+        page.wait_for_function("() => document.querySelector('#log').children.length > 0")
+    assert played and page.inner_text("#log").strip()
+    assert page.inner_text("#move-error") == "", page.inner_text("#move-error")
+    assert not errors, errors

@@ -218,22 +218,34 @@ def new_liars(client, **kw) -> tuple[str, dict[str, str], dict[str, Any]]:
     return r.json()["id"], {"X-Game-Token": r.json()["token"]}, r.json()["state"]
 
 
-@pytest.mark.parametrize("players, dice, wild, opponents, seed", [
-    (2, 3, "none", ["random"], 1),
-    (2, 2, "ones", ["probabilistic"], 2),
-    (3, 2, "ones", ["random", "probabilistic"], 3),
-    (4, 2, "none", ["probabilistic", "random", "random"], 4),
+def generic(body: dict[str, Any]) -> dict[str, Any]:
+    """The same move in the generic form: the game's own action (``{"bid": [q, f]}`` or ``"call"``)."""
+    if body["action"] == "bid":
+        return {"action": {"bid": [body["quantity"], body["face"]]}}
+    return {"action": body["action"]}
+
+
+@pytest.mark.parametrize("players, dice, wild, opponents, seed, form, coach", [
+    (2, 3, "none", ["random"], 1, "flat", False),
+    (2, 2, "ones", ["probabilistic"], 2, "generic", True),
+    (3, 2, "ones", ["random", "probabilistic"], 3, "flat", True),
+    (4, 2, "none", ["probabilistic", "random", "random"], 4, "generic", False),
 ])
-def test_live_liars_rounds_leak_no_hand_on_any_path(client, admin, db_url, players, dice, wild, opponents, seed):
+def test_live_liars_rounds_leak_no_hand_on_any_path(client, admin, db_url, players, dice, wild, opponents, seed,
+                                                     form, coach):
     rng = np.random.default_rng(seed)
     other, other_h, _ = new_liars(client, players=2, dice=3, opponent="random")  # a second live game
-    gid, h, st = new_liars(client, players=players, dice=dice, wild=wild, opponents=opponents)
+    rules = {"rules": {"players": players, "dice": dice, "wild": wild}} if form == "generic" else \
+        {"players": players, "dice": dice, "wild": wild}
+    gid, h, st = new_liars(client, **rules, opponents=opponents, coach=coach)
+    assert (st["coach_view"] is not None) == coach
     plots = [client.get(f"/analysis/plot/{p}.png", headers=admin).content for p in PLOTS]
     game, status, secret = replay(db_url, gid)
     check_state(st, game, status, secret)
     calls_seen = 0
     for _ in range(80):
-        body = {**human_move(st, rng), "expected_move": st["version"]}
+        body = human_move(st, rng)
+        body = {**(generic(body) if form == "generic" else body), "expected_move": st["version"]}
         before = len(game.record.rounds)
         r = client.post(f"/api/games/{gid}/moves", json=body, headers=h)
         assert r.status_code == 200, r.text
@@ -291,6 +303,9 @@ def _seed_shown(client, admin, gid: str, h: dict, seed: int) -> list[str]:
     ({"game": "simpig", "goal": 20, "players": 3, "opponent": "hold:5"}, {"action": "target", "k": 3}),
     ({"game": "supersix", "sticks": 3, "opponent": "always"}, {"action": "throw"}),
     ({"game": "liars", "players": 3, "dice": 2, "opponent": "random"}, {"action": "bid", "quantity": 1, "face": 2}),
+    ({"game": "liars", "rules": {"players": 2, "dice": 2}, "opponent": "probabilistic", "coach": True},
+     {"action": {"bid": [1, 2]}}),
+    ({"game": "hog", "rules": {"goal": 100}, "opponent": "optimal", "coach": True}, {"action": {"dice": 3}}),
 ])
 def test_the_seed_of_a_live_game_appears_on_no_path(client, admin, db_url, body, move):
     r = client.post("/api/games", json={**body, "questionnaire": {"risk_preference": "neutral", "q2": "a", "q3": "a",

@@ -17,7 +17,11 @@
     });
     const over = game.status === "finished";
     $("go").disabled = over || busy;
-    if (game.legal_actions.length) { $("target").max = game.legal_actions[game.legal_actions.length - 1].target; }
+    if (game.legal_actions.length) {  // the legal targets are 1 .. goal - your score
+      const top = game.legal_actions[game.legal_actions.length - 1].target;
+      $("target").max = top;
+      if (parseInt($("target").value, 10) > top) $("target").value = top;
+    }
     $("status").dataset.state = over ? "finished" : "playing";
     $("status").textContent = over ? (game.returns[0] > 0 ? (game.returns[0] < 1 ? "You share the win!" : "You win!") : "A bot wins.") : "Pick your target.";
     $("coach-panel").hidden = !game.coach;
