@@ -3,14 +3,17 @@
 ``create_app(db_url)`` builds a self-contained app (its own engine, migrations run at start-up), so
 tests can make as many as they like, each on its own temporary database.
 
-The JSON API (described at ``/openapi.json``)::
+Every registered game (:mod:`dicelab.core.registry`) is served by one game service
+(:mod:`dicelab.web.service`); nothing here names a game. The JSON API (described at
+``/openapi.json``)::
 
-    POST /api/games                 create a game -> {id, token, state, events}
+    POST /api/games                 create a game -> {id, token, state, events}: {"game": NAME,
+                                    "rules": {...} (or the rule parameters flat), "opponent": SPEC}
     GET  /api/games/{id}            read it        (header X-Game-Token)
-    POST /api/games/{id}/moves      make a move    (header X-Game-Token; body {"action": ...,
-                                    "expected_move": VERSION}: roll|hold for Pig, target + k for
-                                    simultaneous Pig, throw|stop for Super Six, bid + quantity +
-                                    face or call for Liar's Dice)
+    POST /api/games/{id}/moves      make a move    (header X-Game-Token; body {"action": ACTION,
+                                    "expected_move": VERSION}: one of the state's legal_actions,
+                                    or the flat form {"action": NAME, "k" | "quantity"+"face" | "dice"})
+    GET  /api/opponents             every game's bots; GET /api/games/rules: every game's rules
     GET  /healthz                   {"status": "ok"}
 
 Answers: 201/200 on success; 404 for an unknown game, 403 for a wrong token, 409 for a stale move
