@@ -46,12 +46,15 @@ def test_hog_through_the_generic_service(client):
     ({"game": "hog", "goal": 50, "rules": {"goal": 60}}, "once"),
     ({"game": "hog", "opponent": "always:11"}, "always"),
     ({"game": "nope"}, "unknown game"),
+    ({"game": "pig", "goal": 10**80}, "huge"),  # refused before any message could echo 81 digits
+    ({"game": "pig", "goal": True}, "whole number"),
     ({"game": "liars", "players": 3, "opponents": ["random"] * 3}, "one per bot seat"),
 ])
 def test_bad_settings_one_line_422(client, body, word):
     r = client.post("/api/games", json=body)
     assert r.status_code == 422, r.text
     assert word in str(r.json()["detail"]) and "\n" not in str(r.json()["detail"])
+    assert len(r.text) < 400
 
 
 def test_opponents_rules_and_pages_come_from_the_registry(client):

@@ -43,7 +43,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
 from sqlalchemy.orm import Session
 
 from dicelab import __version__
@@ -94,7 +94,9 @@ def study_answers(q: Questionnaire | None) -> dict[str, Any] | None:
     return q.model_dump(exclude={"consent"})
 
 
-RuleValue = int | Annotated[str, Field(max_length=40)] | None
+MAX_RULE_NUMBER = 10**9  # no rule goes near it; bigger numbers are refused before any check echoes them
+RuleValue = Annotated[StrictInt, Field(ge=-MAX_RULE_NUMBER, le=MAX_RULE_NUMBER)] | \
+    Annotated[StrictStr, Field(max_length=40)] | None
 
 
 class NewGame(BaseModel):
@@ -117,9 +119,10 @@ class NewGame(BaseModel):
         """``rules`` and the flat rule fields together (a field given both ways is refused)."""
         flat = dict(self.model_extra or {})
         for key, value in flat.items():
-            ok = value is None or (isinstance(value, int) and not isinstance(value, bool)) \
-                or (isinstance(value, str) and len(value) <= 40)
-            require(ok, f"rule {str(key)[:40]!r} must be a whole number or a short name, got {str(value)[:40]!r}")
+            ok = value is None or (isinstance(value, int) and not isinstance(value, bool)
+                                   and abs(value) <= MAX_RULE_NUMBER) or (isinstance(value, str) and len(value) <= 40)
+            shown = str(value)[:40] if not isinstance(value, int) or abs(value) <= MAX_RULE_NUMBER else "a huge number"
+            require(ok, f"rule {str(key)[:40]!r} must be a whole number or a short name, got {shown!r}")
         both = set(flat) & set(self.rules or {})
         require(not both, f"give {', '.join(sorted(both))} once: in rules or beside game, not both")
         return {**flat, **(self.rules or {})}

@@ -429,16 +429,6 @@ def check_questionnaire(q: dict[str, Any]) -> None:
         require(q.get(key) in ("a", "b"), f"{key} must be 'a' or 'b', got {q.get(key)!r}")
 
 
-def plan(game: str, given: dict[str, Any], opponent: str, opponents: list[str] | None) -> tuple[GameEntry, dict, list]:
-    """Check a new game's settings: ``(entry, rule parameters, bot specs per bot seat)``."""
-    entry = registry.get(game)
-    params = rule_params(entry, given)
-    rules = rules_of(entry, params)
-    probe = entry.new_game(rules, 0)
-    specs = seat_specs(entry, rules, players_of(probe), opponent, opponents)
-    return entry, params, specs
-
-
 def create(db: Session, entry: GameEntry, params: dict[str, Any], specs: list[str], *, human_first: bool | None,
            coach: bool, questionnaire: dict[str, Any] | None) -> tuple[LiveGame, str, list[dict[str, Any]]]:
     """Create a game (the bots play until the human is to move); commit; ``(row, token, events)``."""
