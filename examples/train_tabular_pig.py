@@ -56,7 +56,7 @@ def train(
     Unvisited states keep a small preference for rolling (holding at 0 forever would stall).
     """
     env = gym.make(
-        "dicelab/Pig-v0", goal=goal, variant=variant, opponent=opponent, seat=None
+        "dicelab/Pig-v0", goal=goal, variant=variant, opponents=opponent, seat=None
     ).unwrapped
     rng = np.random.default_rng(seed)
     q = np.zeros((goal, goal, goal, 2))

@@ -23,17 +23,21 @@ AEC_CASES = [
     ("dicelab/SuperSix-v0", {"sticks": 2, "players": 4}),
     ("dicelab/LiarsDice-v0", {"players": 2, "dice": 2, "faces": 4}),
     ("dicelab/LiarsDice-v0", {"players": 3, "dice": 2, "faces": 6, "wild": "ones"}),
+    ("dicelab/Hog-v0", {"goal": 30}),
+    ("dicelab/Hog-v0", {"goal": 20, "max_dice": 4, "sides": 4, "first": None}),
 ]
 
 GYM_CASES = [
-    ("dicelab/Pig-v0", {"goal": 20, "opponent": "hold:6"}),
-    ("dicelab/Pig-v0", {"goal": 20, "variant": "two-dice", "opponent": "optimal", "seat": None}),
-    ("dicelab/Pig-v0", {"goal": 20, "variant": "piglet", "opponent": "keep-pace"}),
+    ("dicelab/Pig-v0", {"goal": 20, "opponents": "hold:6"}),
+    ("dicelab/Pig-v0", {"goal": 20, "variant": "two-dice", "opponents": "optimal", "seat": None}),
+    ("dicelab/Pig-v0", {"goal": 20, "variant": "piglet", "opponents": "keep-pace"}),
     ("dicelab/SuperSix-v0", {"sticks": 3, "opponents": "optimal"}),
     ("dicelab/SuperSix-v0", {"sticks": 3, "players": 3, "opponents": ["always", "stop-at:2"]}),
     ("dicelab/LiarsDice-v0", {"players": 3, "dice": 2, "faces": 4, "opponents": "random"}),
     ("dicelab/LiarsDice-v0", {"players": 2, "dice": 2, "faces": 6, "opponents": "probabilistic"}),
     ("dicelab/SimPig-v0", {"goal": 20, "opponents": "hold:6"}),
+    ("dicelab/Hog-v0", {"goal": 30, "opponents": "optimal", "seat": None}),
+    ("dicelab/Hog-v0", {"goal": 30, "max_dice": 5, "opponents": "best-response:always:3"}),
     ("dicelab/SimPig-v0", {"goal": 20, "players": 3, "opponents": ["hold:5", "pw:4<10,goal"]}),
 ]
 
@@ -67,7 +71,7 @@ def test_every_name_is_registered():
 
 def test_seeding_replays_the_game():
     def trajectory(seed):
-        env = gym.make("dicelab/Pig-v0", goal=20, opponent="hold:5")
+        env = gym.make("dicelab/Pig-v0", goal=20, opponents="hold:5")
         obs, _ = env.reset(seed=seed)
         out = [obs["observation"].tolist()]
         done = False
@@ -111,13 +115,13 @@ def test_bad_options_are_one_line_errors():
     with pytest.raises(DicelabError, match="variant"):
         make_aec("dicelab/Pig-v0", variant="three-dice")
     with pytest.raises(DicelabError):
-        gym.make("dicelab/Pig-v0", goal=20, opponent="hold:x")
+        gym.make("dicelab/Pig-v0", goal=20, opponents="hold:x")
     with pytest.raises(DicelabError, match="opponent"):
         gym.make("dicelab/SuperSix-v0", players=3, opponents=["always"])
 
 
 def test_game_decided_before_the_learners_first_move():
-    env = gym.make("dicelab/Pig-v0", goal=2, opponent="optimal", seat=0, first=1).unwrapped
+    env = gym.make("dicelab/Pig-v0", goal=2, opponents="optimal", seat=0, first=1).unwrapped
     for seed in range(20):
         obs, _ = env.reset(seed=seed)
         if not obs["action_mask"].any():  # the opponent rolled to 2 at once (probability 5/6)

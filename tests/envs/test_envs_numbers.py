@@ -31,7 +31,7 @@ def test_pig_env_matches_the_exact_evaluator():
 
     rules = PigRules(goal=30)
     exact = evaluate("hold:8", "hold:12", rules).a_first  # the learner (seat 0) moves first
-    env = gym.make("dicelab/Pig-v0", goal=30, opponent="hold:12")
+    env = gym.make("dicelab/Pig-v0", goal=30, opponents="hold:12")
     r = play(env.unwrapped, lambda o: int(o["observation"][2] < 8), 3000, seed=5)
     wins = int(np.sum(r == 1.0))
     lo, hi = wilson_interval(wins, len(r), 0.999)
@@ -57,6 +57,7 @@ def test_supersix_env_reproduces_the_start_players_edge():
 def test_liars_env_agrees_with_the_compiled_training_loop():
     from dicelab.liars.rules import LiarsRules
     from dicelab.liars.qlearning import evaluate
+    from dicelab.liars.play import view_of
     from dicelab.liars.strategies import probabilistic_bot
 
     rules = LiarsRules(players=3, dice=2, faces=6)
@@ -66,8 +67,8 @@ def test_liars_env_agrees_with_the_compiled_training_loop():
     env = gym.make("dicelab/LiarsDice-v0", players=3, dice=2, faces=6, opponents="random").unwrapped
     rng = np.random.default_rng(0)
 
-    def choose(o):
-        bid = probabilistic_bot(env.core.view(0), rng)
+    def choose(o):  # the learner plays the probabilistic bot on its own view only
+        bid = probabilistic_bot(view_of(env.core.state, 0), rng)
         return 0 if bid is None else 1 + bid.rank(6)
 
     r = play(env, choose, 1500, seed=4)
@@ -84,8 +85,25 @@ def test_simpig_env_is_fair_between_equal_strategies():
 
 
 def test_simpig_env_default_opponent_follows_the_goal():
-    # at goal 20 the default opponent is hold:20 (hold:25 does not exist there): playing hold:20
-    # against it is a fair game, while hold:5 against hold:20 is far from fair
+    # at goal 20 the default opponent is the first bot offered, the best response to hold:20
+    # (hold:25 does not exist there); holding at 20 against it gets 1 - (its exact value)
+    from dicelab import simpig
+
+    exact = 1.0 - float(simpig.best_response(["hold:20"], goal=20).value[0, 0])
     env = gym.make("dicelab/SimPig-v0", goal=20).unwrapped
     r = play(env, lambda o: 20 - int(o["observation"][0]) - 1, 2000, seed=3)
-    assert abs(float(np.mean(r)) - 0.5) < 3.3 * 0.5 / np.sqrt(len(r))
+    assert abs(float(np.mean(r)) - exact) < 3.3 * 0.5 / np.sqrt(len(r))
+
+
+def test_hog_env_matches_the_exact_evaluator_from_either_first_seat():
+    # the generic environment (state interface + the game's Play) plays real Hog: always rolling
+    # 3 dice against the optimal bot wins what the exact evaluation says, moving first or second
+    from dicelab.hog import HogRules, evaluate
+
+    e = evaluate("always:3", "optimal", HogRules(goal=30))
+    for first, exact in ((0, e.a_first), (1, e.a_second)):
+        env = gym.make("dicelab/Hog-v0", goal=30, opponents="optimal", first=first)
+        r = play(env.unwrapped, lambda o: 2, 3000, seed=11 + first)  # action 2 = three dice
+        wins = int(np.sum(r == 1.0))
+        lo, hi = wilson_interval(wins, len(r), 0.999)
+        assert lo <= exact <= hi, (first, wins / len(r), exact)

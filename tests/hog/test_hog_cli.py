@@ -34,9 +34,9 @@ def test_solve_and_query(capsys):
 def test_eval_best_response_and_simulate(capsys):
     e = run_json(capsys, "eval", "always:3", "always:2", "--goal", "20")
     ref = evaluate("always:3", "always:2", HogRules(goal=20))
-    assert e["a_first"] == ref.a_first and e["b_first"] == ref.b_first
+    assert e["a_first"] == ref.a_first and e["a_second"] == ref.a_second
     br = run_json(capsys, "best-response", "always:2", "--goal", "20")
-    assert br["value"] >= ref.a_first
+    assert br["a_first"] >= ref.a_first and br["a_second"] >= ref.a_second
     sim = run_json(capsys, "simulate", "always:3", "always:2", "--goal", "20", "--games", "500",
                    "--seed", "2")
     assert sim["games"] == 500 and 0 <= sim["wins"] <= 500

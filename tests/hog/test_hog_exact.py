@@ -134,7 +134,7 @@ def test_evaluate_matches_rational_reference(na, nb):
     ra, rb = reference_evaluate(rules.goal, rules.sides, lambda i, j: na, lambda i, j: nb,
                                 rules.max_dice)
     e = evaluate(f"always:{na}", f"always:{nb}", rules)
-    assert abs(e.a_first - float(ra)) < 1e-12 and abs(e.b_first - float(rb)) < 1e-12
+    assert abs(e.a_first - float(ra)) < 1e-12 and abs(e.a_second - float(rb)) < 1e-12
 
 
 

@@ -43,24 +43,27 @@ def test_optimal_beats_every_fixed_number_of_dice(sol):
 def test_optimal_self_play_and_best_response_are_worth_w00(sol):
     e = evaluate("optimal", "optimal", RULES)
     assert abs(e.a_first - sol.W[0, 0]) < TOL
-    assert abs(e.b_first - (1 - sol.W[0, 0])) < TOL  # zero sum, no draws
+    assert abs(e.a_second - (1 - sol.W[0, 0])) < TOL  # zero sum, no draws
     br = best_response("optimal", RULES)
-    assert abs(br.value - sol.W[0, 0]) < TOL
+    assert abs(br.result.a_first - sol.W[0, 0]) < TOL
+    assert abs(br.value - 0.5) < TOL  # against optimal play the best reply is only fair
 
 
 def test_best_response_to_a_fixed_strategy_beats_every_fixed_reply():
     br = best_response("always:4", RULES)
     for n in range(1, RULES.max_dice + 1):
-        assert evaluate(f"always:{n}", "always:4", RULES).a_first <= br.value + TOL
+        fixed = evaluate(f"always:{n}", "always:4", RULES)
+        assert fixed.a_first <= br.result.a_first + TOL and fixed.a_second <= br.result.a_second + TOL
     # and its table, evaluated as a fixed strategy, is worth what best_response said
-    assert abs(evaluate(br.strategy, "always:4", RULES).a_first - br.value) < TOL
+    again = evaluate(br.strategy, "always:4", RULES)
+    assert abs(again.a_first - br.result.a_first) < TOL and abs(again.a_second - br.result.a_second) < TOL
     nested = parse_strategy("best-response:always:4")
     assert np.array_equal(nested.table(RULES), br.strategy.table(RULES))
 
 
 def test_symmetry_of_a_mirror_match():
     e = evaluate("always:5", "always:5", RULES)
-    assert abs(e.a_first + e.b_first - 1) < TOL  # A first against B first is the same game
+    assert abs(e.a_first + e.a_second - 1) < TOL  # A first against B first is the same game
 
 
 def test_goal_100_solves_quickly_and_starts_with_six_dice():
@@ -85,7 +88,7 @@ def test_simulated_turn_mean_is_n_4_five_sixths_to_the_n(n):
 def test_simulation_agrees_with_exact_evaluation(a, b):
     exact = evaluate(a, b, RULES)
     res = simulate(a, b, RULES, games=40_000, seed=11, confidence=0.999).to_dict()
-    for key, value in (("a_first", exact.a_first), ("b_first", exact.b_first)):
+    for key, value in (("a_first", exact.a_first), ("a_second", exact.a_second)):
         lo, hi = res[key]["interval"]
         assert lo <= value <= hi, (key, value, lo, hi)
     lo, hi = res["interval"]

@@ -104,7 +104,7 @@ def test_piglet_goal_2_optimal_values():
     e = evaluate("optimal", "optimal", r)
     assert e.a_first == pytest.approx(4 / 7, abs=1e-12)
     br = best_response("optimal", r)
-    assert br.evaluation.a_first == pytest.approx(4 / 7, abs=1e-12)
+    assert br.result.a_first == pytest.approx(4 / 7, abs=1e-12)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -329,7 +329,7 @@ def test_best_response_matches_value_iteration(variant, goal, spec):
     rules = PigRules(goal=goal, variant=variant)
     br = best_response(spec, rules)
     ref = reference_best_response(as_strategy(spec).table(rules), rules)
-    assert br.evaluation.a_first == pytest.approx(ref, abs=1e-11)
+    assert br.result.a_first == pytest.approx(ref, abs=1e-11)
 
 
 def test_best_response_beats_every_other_strategy():
@@ -337,23 +337,23 @@ def test_best_response_beats_every_other_strategy():
     br = best_response("hold:10", rules)
     for spec in ("hold:5", "hold:8", "hold:12", "keep-pace", "optimal", "turtle"):
         e = evaluate(spec, "hold:10", rules)
-        assert br.evaluation.a_first >= e.a_first - 1e-13
-        assert br.evaluation.a_second >= e.a_second - 1e-13
+        assert br.result.a_first >= e.a_first - 1e-13
+        assert br.result.a_second >= e.a_second - 1e-13
 
 
 def test_best_response_to_optimal_is_optimal_goal_100():
     # law: optimal play is a best response to itself; value 0.5305927 (Neller & Presser)
     br = best_response("optimal", STD)
-    assert br.evaluation.a_first == pytest.approx(0.5305927, abs=1e-7)
-    assert br.evaluation.a_overall == pytest.approx(0.5, abs=1e-12)
+    assert br.result.a_first == pytest.approx(0.5305927, abs=1e-7)
+    assert br.result.a_overall == pytest.approx(0.5, abs=1e-12)
     assert np.array_equal(br.table, solve_cached(STD).roll)
 
 
 def test_best_response_to_a_skipper_never_stalls():
     rules = PigRules(goal=20)
     br = best_response("hold:0", rules)  # hold:0 always skips; the response must roll
-    assert br.evaluation.a_first == pytest.approx(1.0, abs=1e-14)
-    assert br.evaluation.stalemate_a_first == 0.0
+    assert br.result.a_first == pytest.approx(1.0, abs=1e-14)
+    assert br.result.stalemate_a_first == 0.0
 
 
 def test_iterated_best_response_reaches_optimal():

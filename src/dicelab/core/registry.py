@@ -151,14 +151,25 @@ class GameEntry:
         return getattr(import_module(self.module), attr)
 
     def make_rules(self, **params: Any) -> Any:
-        """Rules from keyword parameters, checked against :attr:`params` first (unknown names are
-        refused with the allowed ones), then by the game's own validation."""
+        """Rules from keyword parameters within the bounds of :attr:`params` (what interactive
+        front ends such as the web lab allow; unknown names are refused with the allowed ones),
+        then the game's own validation."""
         known = {p.name: p for p in self.params}
         for key, value in params.items():
             if key not in known:
                 raise DicelabError(f"{self.title} has no rule {key!r}; allowed: {', '.join(known) or 'none'}")
             known[key].check(value)
         return self.load(self.rules_name)(**params)
+
+    def rules(self, **params: Any) -> Any:
+        """Rules from keyword parameters with the game's own validation only (the library's
+        limits, wider than an interactive front end's): for the environments and scripts."""
+        cls = self.load(self.rules_name)
+        fields = getattr(cls, "__dataclass_fields__", {})
+        unknown = [k for k in params if k not in fields]
+        if unknown:
+            raise DicelabError(f"{self.title} has no rule {unknown[0]!r}; allowed: {', '.join(fields)}")
+        return cls(**params)
 
     def new_game(self, rules: Any, seed: int) -> GameState:
         return self.load(self.new_game_name)(rules, seed)

@@ -7,11 +7,12 @@ from typing import Any
 
 import dicelab.hog.evaluation as evaluation
 import dicelab.hog.simulation as simulation
+from dicelab.core.results import BestResponse, HeadToHead
 from dicelab.hog.rules import HogRules
 from dicelab.hog.specs import as_strategy
 
 
-def evaluate(a: Any, b: Any, rules: HogRules | None = None) -> evaluation.Evaluation:
+def evaluate(a: Any, b: Any, rules: HogRules | None = None) -> HeadToHead:
     """Exact win probabilities of ``a`` against ``b``.
 
     >>> e = evaluate("always:6", "always:5", HogRules(goal=100))
@@ -21,7 +22,7 @@ def evaluate(a: Any, b: Any, rules: HogRules | None = None) -> evaluation.Evalua
     return evaluation.evaluate(as_strategy(a), as_strategy(b), rules)
 
 
-def best_response(strategy: Any, rules: HogRules | None = None) -> evaluation.BestResponse:
+def best_response(strategy: Any, rules: HogRules | None = None) -> BestResponse:
     """The exact best response to ``strategy`` and its value."""
     return evaluation.best_response(as_strategy(strategy), rules)
 

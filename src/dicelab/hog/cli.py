@@ -85,7 +85,7 @@ def best_response_cmd(b: str = typer.Argument(..., help=_STRATEGY_HELP),
     """The exact best response to B: its win probability moving first and second."""
     rules = make_rules(goal, max_dice, sides)
     br = game.best_response(game.parse_strategy(b), rules)
-    emit(br.to_dict(), json_out, title="Hog: best response")
+    emit({**br.to_dict(), "start_dice": br.strategy.dice(0, 0, rules)}, json_out, title="Hog: best response")
 
 
 @app.command("simulate")

@@ -1,56 +1,21 @@
 """Exact evaluation and best responses for Hog strategy objects (the solver's layered sweep with
-one or both sides fixed)."""
+one or both sides fixed), as the shared result types of :mod:`dicelab.core.results`."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
-
 import numpy as np
 
+from dicelab.core.results import BestResponse, HeadToHead
 from dicelab.hog.rules import HogRules
 from dicelab.hog.solver import OPTIMISE, sweep
 from dicelab.hog.strategies import HogStrategy, TableStrategy
 
 
-@dataclass(frozen=True)
-class Evaluation:
-    """A's exact win probability against B when A moves first and when B moves first."""
-
-    a: str
-    b: str
-    a_first: float
-    b_first: float
-
-    @property
-    def mean(self) -> float:
-        """A's win probability when the first move alternates."""
-        return (self.a_first + self.b_first) / 2
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"a": self.a, "b": self.b, "a_first": self.a_first, "b_first": self.b_first,
-                "mean": self.mean}
-
-
-@dataclass(frozen=True)
-class BestResponse:
-    """The exact best response to ``against`` and its win probabilities (moving first, second)."""
-
-    strategy: TableStrategy
-    against: str
-    value: float
-    value_second: float
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"against": self.against, "value": self.value, "value_second": self.value_second,
-                "start_dice": int(self.strategy.table(self.strategy.rules)[0, 0])}  # type: ignore[arg-type]
-
-
-def evaluate(a: HogStrategy, b: HogStrategy, rules: HogRules | None = None) -> Evaluation:
-    """Exact win probabilities of A against B."""
+def evaluate(a: HogStrategy, b: HogStrategy, rules: HogRules | None = None) -> HeadToHead:
+    """Exact win probabilities of A against B, A moving first and second."""
     rules = rules or HogRules()
     res = sweep(a.table(rules), b.table(rules), rules)
-    return Evaluation(a=a.name, b=b.name, a_first=float(res.U[0, 0]), b_first=float(res.Vt[0, 0]))
+    return HeadToHead(a=a.name, b=b.name, a_first=float(res.U[0, 0]), a_second=float(res.Vt[0, 0]))
 
 
 def best_response(b: HogStrategy, rules: HogRules | None = None) -> BestResponse:
@@ -61,5 +26,5 @@ def best_response(b: HogStrategy, rules: HogRules | None = None) -> BestResponse
     table = res.a_dice
     table.setflags(write=False)
     strategy = TableStrategy(name=f"best-response:{b.name}", dice_table=table, rules=rules)
-    return BestResponse(strategy=strategy, against=b.name, value=float(res.U[0, 0]),
-                        value_second=float(res.Vt[0, 0]))
+    result = HeadToHead(a=strategy.name, b=b.name, a_first=float(res.U[0, 0]), a_second=float(res.Vt[0, 0]))
+    return BestResponse(against=b.name, strategy=strategy, result=result)

@@ -79,6 +79,19 @@ class HogPlay:
                 "values": [{"action": {"dice": n}, "value": float(v)} for n, v in enumerate(values, 1)],
                 "best": {"dice": best}}
 
+    # the environment form (dicelab.envs.generic): Discrete(max_dice) actions, and what a seat
+    # sees as [own score, opponent's score, 1 if it is to move]
+    def actions(self, rules: HogRules) -> list[dict[str, int]]:
+        return [{"dice": n} for n in range(1, rules.max_dice + 1)]
+
+    def observation_nvec(self, rules: HogRules) -> list[int]:
+        top = rules.goal + rules.max_dice * rules.sides  # the highest score a game can end on
+        return [top, top, 2]
+
+    def encode(self, state: HogState, seat: int) -> list[int]:
+        view = state.observe(seat)
+        return [view["scores"][seat], view["scores"][1 - seat], int(view["to_move"] == [seat])]
+
 
 def action_values(sol: HogSolution, i: int, j: int) -> np.ndarray:
     """P(the mover wins) when rolling n = 1..max_dice dice at (i, j), optimal play afterwards:

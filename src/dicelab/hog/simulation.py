@@ -85,13 +85,13 @@ class SimulationResult:
     seed: int
     wins_a_first: int
     games_a_first: int
-    wins_b_first: int
-    games_b_first: int
+    wins_a_second: int
+    games_a_second: int
     confidence: float
 
     @property
     def wins(self) -> int:
-        return self.wins_a_first + self.wins_b_first
+        return self.wins_a_first + self.wins_a_second
 
     @property
     def win_rate(self) -> float:
@@ -108,7 +108,7 @@ class SimulationResult:
             "confidence": self.confidence,
         }
         for key, w, n in (("a_first", self.wins_a_first, self.games_a_first),
-                          ("b_first", self.wins_b_first, self.games_b_first)):
+                          ("a_second", self.wins_a_second, self.games_a_second)):
             if n:
                 out[key] = {"games": n, "wins": w, "win_rate": w / n,
                             "interval": list(wilson_interval(w, n, self.confidence))}
@@ -128,5 +128,5 @@ def simulate_tables(
     return SimulationResult(
         a=names[0], b=names[1], games=games, seed=seed,
         wins_a_first=int(wins[0]), games_a_first=first,
-        wins_b_first=int(wins[1]), games_b_first=games - first, confidence=confidence,
+        wins_a_second=int(wins[1]), games_a_second=games - first, confidence=confidence,
     )

@@ -106,5 +106,29 @@ class LiarsPlay:
         if "agent" in [parse_spec(s) for s in specs]:
             agent(rules)
 
+    # ---- the environment form (dicelab.envs.generic): action 0 calls, 1 + r bids the bid of rank
+    # r = (quantity - 1) * faces + (face - 1), so a higher action is a higher bid; a seat sees
+    # [its dice per face, every seat's dice count from its own on, the bid's quantity (0: none
+    # yet) and face, the bidder's seat relative to its own, 1 if it is to move]
+    def actions(self, rules: LiarsRules) -> list[GameAction]:
+        f = rules.faces
+        return ["call"] + [{"bid": [r // f + 1, r % f + 1]} for r in range(rules.total_dice * f)]
+
+    def observation_nvec(self, rules: LiarsRules) -> list[int]:
+        return ([rules.dice + 1] * rules.faces + [rules.dice + 1] * rules.players
+                + [rules.total_dice + 1, rules.faces + 1, rules.players, 2])
+
+    def encode(self, state: GameState, seat: int) -> list[int]:
+        v = state.observe(seat)
+        rules = state.rules
+        n = rules.players
+        hand = [0] * rules.faces
+        for face in v["hand"]:
+            hand[face - 1] += 1
+        q, f = v["bid"] or (0, 0)
+        rel = 0 if v["bidder"] is None else (v["bidder"] - seat) % n
+        return [*hand, *(v["dice_counts"][(seat + m) % n] for m in range(n)), q, f, rel,
+                int(v["to_move"] == [seat])]
+
 
 PLAY = LiarsPlay()

@@ -16,6 +16,8 @@ import numpy as np
 from numba import njit, prange
 
 from dicelab.core.errors import require
+from dicelab.core.results import BestResponse as CoreBestResponse
+from dicelab.core.results import HeadToHead
 from dicelab.pig.rules import PigRules
 from dicelab.pig.strategies import PigStrategy, TableStrategy, to_strategy
 
@@ -581,30 +583,23 @@ def _args(rules: PigRules) -> tuple[np.ndarray, np.ndarray, float, float]:
     )
 
 
-@dataclass(frozen=True)
-class Evaluation:
-    """Exact outcome probabilities of A against B.
+@dataclass(frozen=True, kw_only=True)
+class Evaluation(HeadToHead):
+    """Exact outcome probabilities of A against B: a :class:`~dicelab.core.results.HeadToHead`
+    (``a_first`` = P(A wins | A moves first), ``a_second`` = P(A wins | B moves first), ``mean``)
+    with Pig's stalemates.
 
-    ``a_first``: P(A wins | A moves first); ``b_first``: P(B wins | B moves first);
-    ``stalemate_a_first`` / ``stalemate_b_first``: P(the game never ends) with A / B first;
-    ``a_overall``: A's chance when the first move alternates,
-    ``(a_first + P(A wins | B first)) / 2`` = ``(a_first + 1 - b_first - stalemate_b_first) / 2``,
-    which is seed 002's ``(x + 1 - y) / 2`` when nothing stalls.
+    ``b_first``: P(B wins | B moves first); ``stalemate_a_first`` / ``stalemate_b_first``: P(the
+    game never ends) with A / B first; ``a_overall`` (= ``mean``): A's chance when the first move
+    alternates, ``(a_first + 1 - b_first - stalemate_b_first) / 2``, which is seed 002's
+    ``(x + 1 - y) / 2`` when nothing stalls.
     """
 
-    a: str
-    b: str
-    a_first: float
     b_first: float
     stalemate_a_first: float
     stalemate_b_first: float
     passes: int
     seconds: float
-
-    @property
-    def a_second(self) -> float:
-        """P(A wins | B moves first)."""
-        return 1.0 - self.b_first - self.stalemate_b_first
 
     @property
     def b_second(self) -> float:
@@ -613,7 +608,7 @@ class Evaluation:
 
     @property
     def a_overall(self) -> float:
-        return 0.5 * (self.a_first + self.a_second)
+        return self.mean
 
     @property
     def b_overall(self) -> float:
@@ -664,15 +659,11 @@ def evaluate(a: Any, b: Any, rules: PigRules | None = None) -> Evaluation:
         MAX_PASSES,
         out,
     )
+    a_first, b_first, stalemate_a, stalemate_b = (float(x) for x in out[:4])
     return Evaluation(
-        sa.name,
-        sb.name,
-        float(out[0]),
-        float(out[1]),
-        float(out[2]),
-        float(out[3]),
-        int(out[4]),
-        time.perf_counter() - t0,
+        a=sa.name, b=sb.name, a_first=a_first, a_second=1.0 - b_first - stalemate_b, b_first=b_first,
+        stalemate_a_first=stalemate_a, stalemate_b_first=stalemate_b, passes=int(out[4]),
+        seconds=time.perf_counter() - t0,
     )
 
 
@@ -712,26 +703,23 @@ def evaluate_many(
     return out
 
 
-@dataclass
-class BestResponse:
-    """The exact best response ``table`` to strategy ``b`` and how it fares against ``b``."""
+@dataclass(frozen=True, kw_only=True)
+class BestResponse(CoreBestResponse):
+    """The exact best response to strategy ``against``: its decision ``table`` (also as
+    ``strategy``) and ``result``, its :class:`Evaluation` against ``against``."""
 
-    against: str
+    result: Evaluation
     table: np.ndarray
-    evaluation: Evaluation
     passes: int
     max_rounds: int
     seconds: float
 
-    @property
-    def strategy(self) -> PigStrategy:
-        return TableStrategy(f"best-response:{self.against}", roll_table=self.table)
-
     def to_dict(self) -> dict[str, Any]:
-        e = self.evaluation
+        e = self.result
         return {
             "against": self.against,
             "a_first": e.a_first,
+            "a_second": e.a_second,
             "b_first": e.b_first,
             "a_overall": e.a_overall,
             "stalemate_a_first": e.stalemate_a_first,
@@ -759,8 +747,10 @@ def best_response(b: Any, rules: PigRules | None = None) -> BestResponse:
     passes, most = _best_response(tb, adds, probs, bust, reset, RESET_TOL, MAX_PASSES, A0, B0, pol)
     seconds = time.perf_counter() - t0
     table = pol & (np.arange(g)[:, None, None] + np.arange(g)[None, None, :] < g)
-    ev = evaluate(TableStrategy(f"best-response:{sb.name}", roll_table=table), sb, rules)
-    return BestResponse(sb.name, table, ev, int(passes), int(most), seconds)
+    strategy = TableStrategy(f"best-response:{sb.name}", roll_table=table)
+    ev = evaluate(strategy, sb, rules)
+    return BestResponse(against=sb.name, strategy=strategy, result=ev, table=table, passes=int(passes),
+                        max_rounds=int(most), seconds=seconds)
 
 
 @dataclass
@@ -823,7 +813,7 @@ def iterated_best_response(
         br = best_response(TableStrategy(f"S{n - 1}", roll_table=prev), rules)
         new = br.table
         selfplay = evaluate(new, new, rules)
-        e = br.evaluation
+        e = br.result
         step = IterationStep(
             n,
             e.a_first,

@@ -97,7 +97,7 @@ def best_response_cmd(
     check_out_file(out, "--out", (".csv", ".npz"))
     sb = parse_strategy(b)
     br = best_response(sb, rules)
-    e = br.evaluation
+    e = br.result
     data: dict = {
         "b": sb.name,
         "rules": rules.to_dict(),

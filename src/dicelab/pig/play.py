@@ -179,5 +179,18 @@ class PigPlay:
         for spec, t in zip(meta["specs"], tables, strict=True):
             _tables.put((spec, rules), sol.roll if spec == "optimal" else t)
 
+    # ---- the environment form (dicelab.envs.generic): actions 0 = hold, 1 = roll; a seat sees
+    # [own score, opponent's score, the mover's turn total, 1 if it is to move]
+    def actions(self, rules: PigRules) -> list[Action]:
+        return ["hold", "roll"]
+
+    def observation_nvec(self, rules: PigRules) -> list[int]:
+        top = rules.goal + int(rules.outcomes.add_points.max())  # the highest final score
+        return [top, top, rules.goal, 2]
+
+    def encode(self, state: GameState, seat: int) -> list[int]:
+        v = state.observe(seat)
+        return [v["scores"][seat], v["scores"][1 - seat], v["turn_total"], int(v["to_move"] == [seat])]
+
 
 PLAY = PigPlay()

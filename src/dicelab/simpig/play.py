@@ -24,7 +24,7 @@ from dicelab.core.cache import bounded_cache
 from dicelab.core.errors import require
 from dicelab.core.game import Action, GameState
 from dicelab.core.registry import Bot
-from dicelab.simpig.rules import SimPigRules
+from dicelab.simpig.rules import SIDES, SimPigRules
 
 OFFERED = ("br:hold:25", "svima", "equilibrium", "hold:25", "pw:25<40,30<60,goal")
 ALLOWED = "br:hold:N, svima, equilibrium, hold:N, pw:K<T,...,K"
@@ -119,14 +119,17 @@ class SimPigPlay:
     """Simultaneous Pig's :class:`~dicelab.core.registry.Play`, with the optional build hooks."""
 
     def bots(self, rules: SimPigRules) -> list[Bot]:
-        return [
-            Bot("br:hold:25", "Best response to hold at 25", "the exact best reply to a hold-at-25 player"),
+        n = min(25, rules.goal)  # the paper's hold:25, or hold at the goal below 25
+        bots = [
+            Bot(f"br:hold:{n}", f"Best response to hold at {n}", f"the exact best reply to a hold-at-{n} player"),
             Bot("svima", "SVIMA", "Stackelberg value iteration (the paper's Algorithm 0.2)"),
             Bot("equilibrium", "Exact mixed equilibrium", "mixes its targets so that no reply beats it"),
-            Bot("hold:25", "Hold at 25", "always aims for a turn total of 25"),
-            Bot("pw:25<40,30<60,goal", "Piecewise 25/30/goal", "the paper's example: 25 below 40, 30 below 60, "
-                "then the goal"),
+            Bot(f"hold:{n}", f"Hold at {n}", f"always aims for a turn total of {n}"),
         ]
+        if rules.goal > 60:  # the paper's piecewise example needs room above 60
+            bots.append(Bot("pw:25<40,30<60,goal", "Piecewise 25/30/goal",
+                            "the paper's example: 25 below 40, 30 below 60, then the goal"))
+        return bots
 
     def bot(self, spec: str, rules: SimPigRules, *, seed: int = 0) -> SimPigBot:
         return SimPigBot(parse_spec(spec, rules), rules, seed)
@@ -159,6 +162,19 @@ class SimPigPlay:
         checked = [parse_spec(s, rules) for s in specs]  # builds the strategies
         if rules.players == 2:
             best_response(checked[0] if checked else DEFAULT_AGAINST, rules.goal)
+
+    # ---- the environment form (dicelab.envs.generic), a simultaneous game: action a holds at
+    # k = a + 1; a seat sees [own score, the other players' scores in seat order after its own]
+    def actions(self, rules: SimPigRules) -> list[Action]:
+        return [{"target": k} for k in range(1, rules.goal + 1)]
+
+    def observation_nvec(self, rules: SimPigRules) -> list[int]:
+        return [rules.goal + SIDES] * rules.players  # a final score stays below goal + 6
+
+    def encode(self, state: GameState, seat: int) -> list[int]:
+        scores = state.observe(seat)["scores"]
+        n = len(scores)
+        return [scores[(seat + m) % n] for m in range(n)]
 
 
 PLAY = SimPigPlay()

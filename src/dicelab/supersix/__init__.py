@@ -40,7 +40,7 @@ from dicelab.core.registry import GameEntry, Param
 if TYPE_CHECKING:
     from dicelab.supersix.api import best_response, evaluate, simulate, solve
     from dicelab.supersix.rules import SuperSixRules
-    from dicelab.supersix.solver import HeadToHead, MaxNSolution, SuperSixSolution
+    from dicelab.supersix.solver import MaxNSolution, SuperSixSolution
     from dicelab.supersix.state import new_game, state_from_json
     from dicelab.supersix.strategies import Strategy, parse
     from dicelab.supersix.strategies import parse as parse_strategy
@@ -49,7 +49,6 @@ if TYPE_CHECKING:
 _PUBLIC: dict[str, tuple[str, str]] = {
     "PLAY": ("dicelab.supersix.play", "PLAY"),
     "cli_app": ("dicelab.supersix.cli", "app"),
-    "HeadToHead": ("dicelab.supersix.solver", "HeadToHead"),
     "MaxNSolution": ("dicelab.supersix.solver", "MaxNSolution"),
     "Strategy": ("dicelab.supersix.strategies", "Strategy"),
     "SuperSixRules": ("dicelab.supersix.rules", "SuperSixRules"),

@@ -9,10 +9,10 @@ from typing import Any
 import numpy as np
 
 from dicelab.core.errors import require
+from dicelab.core.results import BestResponse, HeadToHead
 from dicelab.core.stats import interval
 from dicelab.supersix.rules import MAX_GAMES, SuperSixGame, SuperSixRules
 from dicelab.supersix.solver import (
-    HeadToHead,
     MaxNSolution,
     SuperSixSolution,
     best_response_two,
@@ -39,20 +39,21 @@ def evaluate(a: Spec, b: Spec, rules: SuperSixRules | None = None) -> HeadToHead
     rules = rules or SuperSixRules()
     require(rules.players == 2, f"exact evaluation is for two players, got players={rules.players}")
     sa, sb = parse(a, rules), parse(b, rules)
-    return evaluate_two(rules, policy_array(rules, sa), policy_array(rules, sb))
+    return evaluate_two(rules, policy_array(rules, sa), policy_array(rules, sb), (sa.name, sb.name))
 
 
-def best_response(b: Spec, rules: SuperSixRules | None = None) -> tuple[Strategy, HeadToHead]:
+def best_response(b: Spec, rules: SuperSixRules | None = None) -> BestResponse:
     """The strategy that beats B most often (two players), and its exact result against B."""
     rules = rules or SuperSixRules()
     require(rules.players == 2, f"best response is for two players, got players={rules.players}")
     sb = parse(b, rules)
-    throw, result = best_response_two(rules, policy_array(rules, sb))
+    name = f"best-response({sb.name})"
+    throw, result = best_response_two(rules, policy_array(rules, sb), (name, sb.name))
 
     def decide(lid: int, own: int, others: tuple[int, ...]) -> bool:
         return bool(throw[lid, own, others[0]])
 
-    return Strategy(f"best-response({sb.name})", decide), result
+    return BestResponse(against=sb.name, strategy=Strategy(name, decide), result=result)
 
 
 def simulate(

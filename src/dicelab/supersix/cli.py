@@ -161,7 +161,7 @@ def eval_cmd(
 
     rules = SuperSixRules(sticks=sticks)
     h = evaluate(a, b, rules)
-    data = {"rules": rules.to_dict(), "a": a, "b": b, **h.to_dict(), "exact": True}
+    data = {"rules": rules.to_dict(), **h.to_dict(), "a": a, "b": b, "exact": True}
     emit(data, json_out, title=f"{a} against {b}")
 
 
@@ -175,8 +175,8 @@ def best_response_cmd(
     from dicelab.supersix import best_response
 
     rules = SuperSixRules(sticks=sticks)
-    strat, h = best_response(b, rules)
-    data = {"rules": rules.to_dict(), "b": b, "strategy": strat.name, **h.to_dict(), "exact": True}
+    br = best_response(b, rules)
+    data = {"rules": rules.to_dict(), "b": b, "strategy": br.strategy.name, **br.result.to_dict(), "exact": True}
     emit(data, json_out, title=f"best response to {b}")
 
 

@@ -19,7 +19,7 @@ from dicelab.core.cache import bounded_cache
 from dicelab.core.errors import require
 from dicelab.core.game import Action, GameState
 from dicelab.core.registry import Bot
-from dicelab.supersix.rules import SuperSixRules
+from dicelab.supersix.rules import PITS, SuperSixRules
 
 ALLOWED = "optimal, always, stop-at:N (N = 1..5)"
 _solutions = bounded_cache("supersix solutions", 16)
@@ -111,6 +111,22 @@ class SuperSixPlay:
         for s in specs:
             parse_spec(s)
         solution(rules)
+
+    # ---- the environment form (dicelab.envs.generic): actions 0 = stop, 1 = throw (forced throws
+    # allow only 1); a seat sees [sticks in the lid, 1 if its throw is forced, own sticks, the
+    # other players' sticks in turn order]
+    def actions(self, rules: SuperSixRules) -> list[Action]:
+        return ["stop", "throw"]
+
+    def observation_nvec(self, rules: SuperSixRules) -> list[int]:
+        return [PITS + 1, 2] + [rules.total + 1] * rules.players
+
+    def encode(self, state: GameState, seat: int) -> list[int]:
+        v = state.observe(seat)
+        n = len(v["counts"])
+        mine = v["to_move"] == [seat]
+        return [v["lid"], int(mine and v["forced"]), v["counts"][seat],
+                *(v["counts"][(seat + m) % n] for m in range(1, n))]
 
 
 PLAY = SuperSixPlay()

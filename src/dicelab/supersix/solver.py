@@ -20,6 +20,7 @@ from numba import njit
 
 from dicelab.core.errors import DicelabError, require
 from dicelab.core.store import cached, expect_array, load_as, save_table
+from dicelab.core.results import HeadToHead
 from dicelab.supersix.rules import PITS, SuperSixRules
 
 KIND = "supersix-solution"
@@ -433,18 +434,6 @@ def solve_two_cached(rules: SuperSixRules) -> SuperSixSolution:
 # ---------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class HeadToHead:
-    """Exact result of A against B: A's win probability when A starts, when B starts, and the mean."""
-
-    a_first: float
-    b_first: float
-    mean: float
-
-    def to_dict(self) -> dict[str, float]:
-        return {"a_first": self.a_first, "b_first": self.b_first, "mean": self.mean}
-
-
 def policy_array(rules: SuperSixRules, decide: Any) -> np.ndarray:
     """Tabulate a two-player strategy ``decide(lid, own, (opp,))`` as an int8 array [i, m, o]."""
     N = rules.total
@@ -456,36 +445,38 @@ def policy_array(rules: SuperSixRules, decide: Any) -> np.ndarray:
     return pol
 
 
-def evaluate_two(rules: SuperSixRules, pol_a: np.ndarray, pol_b: np.ndarray) -> HeadToHead:
+def evaluate_two(rules: SuperSixRules, pol_a: np.ndarray, pol_b: np.ndarray, names: tuple[str, str] = ("a", "b")
+                 ) -> HeadToHead:
     """Exact win probabilities of policy A against policy B (arrays from :func:`policy_array`)."""
     _check_two(rules)
     N = rules.total
     pol = np.ascontiguousarray(np.stack([pol_a, pol_b]).astype(np.int8))
     require(pol.shape == (2, PITS + 1, N + 1, N + 1), "policy arrays do not match the rules")
     _, F = _evaluate_two(N, pol)
-    return _head_to_head(rules, F)
+    return _head_to_head(rules, F, names)
 
 
-def _head_to_head(rules: SuperSixRules, F: np.ndarray) -> HeadToHead:
-    a_first = b_first = 0.0
+def _head_to_head(rules: SuperSixRules, F: np.ndarray, names: tuple[str, str]) -> HeadToHead:
+    a_first = a_second = 0.0
     for p, lid, counts, winner in rules.opening():
         if winner is not None:
             a_first += float(p) * (winner == 0)
-            b_first += float(p) * (winner == 1)  # B starts: A sits in seat 1
+            a_second += float(p) * (winner == 1)  # B starts: A sits in seat 1
         else:
             a_first += float(p) * float(F[0, lid, counts[0], counts[1]])
-            b_first += float(p) * (1.0 - float(F[1, lid, counts[0], counts[1]]))
-    return HeadToHead(a_first, b_first, (a_first + b_first) / 2.0)
+            a_second += float(p) * (1.0 - float(F[1, lid, counts[0], counts[1]]))
+    return HeadToHead(a=names[0], b=names[1], a_first=a_first, a_second=a_second)
 
 
-def best_response_two(rules: SuperSixRules, pol_b: np.ndarray) -> tuple[np.ndarray, HeadToHead]:
+def best_response_two(rules: SuperSixRules, pol_b: np.ndarray, names: tuple[str, str] = ("a", "b")
+                      ) -> tuple[np.ndarray, HeadToHead]:
     """A's best reply to B's fixed policy: (A's policy [i, m, o] as bool, exact result)."""
     _check_two(rules)
     N = rules.total
     require(pol_b.shape == (PITS + 1, N + 1, N + 1), "policy array does not match the rules")
     pol = np.ascontiguousarray(np.stack([np.ones_like(pol_b), pol_b]).astype(np.int8))
     _, F, _ = _best_response_two(N, pol, 100)
-    return pol[0].astype(bool), _head_to_head(rules, F)
+    return pol[0].astype(bool), _head_to_head(rules, F, names)
 
 
 # ---------------------------------------------------------------------------------------------
