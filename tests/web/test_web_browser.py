@@ -182,7 +182,7 @@ def test_the_other_game_pages_play_without_script_errors(browser, server_factory
     server = server_factory(f"sqlite:///{tmp_path / 'pages.sqlite'}")
     server.start()
     page = browser.new_page()
-    page.set_default_timeout(15_000)
+    page.set_default_timeout(60_000)  # the first game builds its bot's tables (numba compiles on a busy machine)
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.on("console", lambda m: errors.append(m.text) if "Content Security Policy" in m.text else None)
