@@ -4,6 +4,9 @@ function bodies included:
 * one package per game (``pig``, ``simpig``, ``supersix``, ``liars``) over a shared ``core``;
 * ``core`` imports no game and no front end; no game imports another game or a front end;
 * no import cycle between modules;
+* front ends (checked: ``web``) import a game only through its package (``dicelab.<game>``, its
+  public ``__init__``), never ``dicelab.<game>.<module>``, and never compare a value with a game's
+  name (``==``, ``!=``, ``in`` against a literal such as ``"pig"``): they loop over the registry;
 * no pickle for storage.
 """
 
@@ -130,6 +133,69 @@ def test_no_import_cycles():
 def test_the_checker_sees_imports_inside_functions(tmp_path):
     # the rules would be blind if imports in function bodies were missed
     assert "dicelab.pig.evaluation" in GRAPH["dicelab.pig.simulation"]  # imported inside simulate()
+
+
+# Front ends drive games through the registry and each game's public API. ``cli`` and ``envs`` are
+# added here as they move onto the registry.
+CHECKED_FRONT_ENDS = ("web",)
+# Data migrations convert rows written by an older layout, which was per game by nature: they are
+# history, not dispatch, and are left out of the name-comparison rule.
+NAME_RULE_EXEMPT = ("web/migrations/",)
+
+
+def deep_game_imports(package: str, graph: dict[str, set[str]] = GRAPH) -> list[str]:
+    """Imports of a game's inner modules (``dicelab.<game>.<module>``) by the front end ``package``."""
+    return sorted(f"{m} imports {d}" for m, deps in graph.items() if top(m) == package
+                  for d in deps if top(d) in GAMES and d != f"dicelab.{top(d)}")
+
+
+def game_name_comparisons(tree: ast.AST) -> list[int]:
+    """Lines that compare something with a game's name given as a literal: ``x == "pig"``,
+    ``x in ("pig", "liars")``, ``case "pig":``."""
+    def names(node: ast.AST) -> bool:
+        if isinstance(node, ast.Constant):
+            return node.value in GAMES
+        if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+            return any(names(e) for e in node.elts)
+        if isinstance(node, ast.Dict):
+            return any(k is not None and names(k) for k in node.keys)
+        return False
+
+    lines = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Compare) and any(isinstance(op, (ast.Eq, ast.NotEq, ast.In, ast.NotIn))
+                                                 for op in node.ops):
+            if any(names(x) for x in (node.left, *node.comparators)):
+                lines.append(node.lineno)
+        elif isinstance(node, ast.MatchValue) and names(node.value):
+            lines.append(node.lineno)
+    return lines
+
+
+@pytest.mark.parametrize("package", CHECKED_FRONT_ENDS)
+def test_front_ends_import_games_only_through_their_package(package):
+    bad = deep_game_imports(package)
+    assert not bad, "\n".join(bad)
+
+
+@pytest.mark.parametrize("package", CHECKED_FRONT_ENDS)
+def test_front_ends_do_not_dispatch_on_game_names(package):
+    bad = []
+    for p in (SRC / package).rglob("*.py"):
+        rel = str(p.relative_to(SRC))
+        if rel.startswith(NAME_RULE_EXEMPT):
+            continue
+        bad += [f"{rel}:{line}" for line in game_name_comparisons(ast.parse(p.read_text()))]
+    assert not bad, "comparisons with game names (loop over dicelab.core.registry instead): " + ", ".join(bad)
+
+
+def test_the_front_end_checks_can_fail():
+    # each rule finds what it forbids
+    src = 'if g.game == "pig":\n    pass\nelif kind in ("simpig", "x"):\n    pass\nok = name == "pigs"\n'
+    assert game_name_comparisons(ast.parse(src)) == [1, 3]
+    assert game_name_comparisons(ast.parse('match g:\n    case "liars":\n        pass\n')) == [2]
+    fake = {"dicelab.web.x": {"dicelab.pig.rules", "dicelab.pig", "dicelab.core.registry"}}
+    assert deep_game_imports("web", fake) == ["dicelab.web.x imports dicelab.pig.rules"]
 
 
 # Storage never uses pickle. The one exception is *transport*: the local process backend sends

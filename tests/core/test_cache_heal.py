@@ -331,12 +331,12 @@ def test_web_lab_creates_an_optimal_game_over_a_damaged_entry(cache_dir, tmp_pat
     from dicelab.web.app import create_app
 
     npz = _fill_and_damage(20, cache_dir)
-    from dicelab.web import bots
+    from dicelab.pig import play
 
     # the in-process copies sit in front of the disk: empty them, whatever ran before in this process
     pig_strategies._optimal_table.cache_clear()
-    bots._solutions.clear()
-    bots._tables.clear()
+    play._solutions.clear()
+    play._tables.clear()
     caplog.clear()
     with TestClient(create_app(f"sqlite:///{tmp_path / 'lab.sqlite'}", warm=False)) as client:
         r = client.post("/api/games", json={"goal": 20, "opponent": "optimal", "human_first": False})

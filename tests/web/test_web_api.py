@@ -38,6 +38,11 @@ def play_out(client, gid, h, state, hold_at=6):
     return state
 
 
+def coach_values(st):
+    """The coach's value of each legal action, by action (roll / hold)."""
+    return {v["action"]: v["value"] for v in st["coach_view"]["values"]}
+
+
 def db_path(db_url: str) -> str:
     return db_url.split("///", 1)[1]
 
@@ -48,42 +53,46 @@ def test_health_openapi_and_pages(client, admin):
     for p in ("/api/games", "/api/games/{game_id}", "/api/games/{game_id}/moves", "/healthz"):
         assert p in spec["paths"]
     html = client.get("/").text
-    for name in ("Play Pig", "Play Simultaneous Pig", "Play Super Six", "Play Liar's Dice"):
+    for name in ("Play Pig", "Play Simultaneous Pig", "Play Super Six", "Play Liar's Dice", "Play Hog"):
         assert name in html.replace("&#39;", "'")
-    for page in ("/play/pig", "/play/simpig", "/play/supersix", "/play/liars", "/analysis", "/explorer",
-                 "/static/pig.js", "/static/lab.css"):
+    for page in ("/play/pig", "/play/simpig", "/play/supersix", "/play/liars", "/play/hog", "/analysis", "/explorer",
+                 "/static/pig.js", "/static/play.js", "/static/lab.css"):
         r = client.get(page, headers=admin)
         assert r.status_code == 200
         assert "cdn" not in r.text.lower()  # everything is served from the package
 
 
-def test_a_game_without_its_engine_is_listed_as_coming(client, monkeypatch):
-    from dicelab.web import bots
+def test_a_game_without_its_engine_is_listed_as_coming(client):
+    from dicelab.core import registry
 
-    real = bots.module_available
-    monkeypatch.setattr(bots, "module_available", lambda name: False if name == "dicelab.liars" else real(name))
-    html = client.get("/").text
-    card = html[html.index('data-game="liars"'):]
-    card = card[:card.index("</div>")]
-    assert "coming" in card and "Play" not in card
+    # a registered game that offers no bots yet (no Play): listed, not playable
+    registry.register(registry.GameEntry(name="zilch", title="Zilch", about="Six dice, sets and runs.",
+                                         module="dicelab.hog"))
+    try:
+        html = client.get("/").text
+        card = html[html.index('data-game="zilch"'):]
+        card = card[:card.index("</div>")]
+        assert "coming" in card and "Play" not in card
+        assert client.post("/api/games", json={"game": "zilch"}).status_code == 422
+    finally:
+        registry.unregister("zilch")
 
 
 def test_coach_matches_hand_solved_goal_2(client):
     # Pig to 2 with one die: at (0, 0, 0) rolling wins with 5/6 at once, else the opponent moves
     # at (0, 0, 0): P = 5/6 + 1/6 (1 - P), so P(roll) = 6/7 and P(hold) = 1 - P = 1/7.
     gid, h, st = new(client, goal=2, opponent="optimal", coach=True)
-    c = st["coach_view"]
-    assert c["p_roll"] == pytest.approx(float(Fraction(6, 7)), abs=1e-12)
-    assert c["p_hold"] == pytest.approx(float(Fraction(1, 7)), abs=1e-12)
-    assert c["best"] == "roll"
+    c = coach_values(st)
+    assert c["roll"] == pytest.approx(float(Fraction(6, 7)), abs=1e-12)
+    assert c["hold"] == pytest.approx(float(Fraction(1, 7)), abs=1e-12)
+    assert st["coach_view"]["best"] == "roll"
     r = move(client, gid, h, "hold", 0)  # a skip: gives away 6/7 - 1/7
     assert r.json()["events"][0]["p_lost"] == pytest.approx(5 / 7, abs=1e-12)
 
 
 def test_coach_at_goal_100_gives_neller_presser_first_player_chance(client):
     _, _, st = new(client, goal=100, opponent="optimal", coach=True)
-    c = st["coach_view"]
-    assert max(c["p_roll"], c["p_hold"]) == pytest.approx(0.5306, abs=5e-5)
+    assert max(coach_values(st).values()) == pytest.approx(0.5306, abs=5e-5)
 
 
 def test_whole_game_records_every_move_and_turn(client, db_url):
@@ -318,7 +327,7 @@ def test_explorer_tournament_and_simpig_curve(client):
 
 def test_best_response_bot_plays(client):
     gid, h, st = new(client, goal=30, opponent="best-response:hold:10", human_first=False)
-    assert st["opponent"] == "best-response:hold:10"
+    assert st["opponents"] == ["best-response:hold:10"]
     st = play_out(client, gid, h, st)
     assert st["status"] == "finished"
 

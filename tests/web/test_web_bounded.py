@@ -193,21 +193,23 @@ def test_a_killed_server_leaves_no_worker_behind(server_factory):
 
 def test_tables_from_the_worker_are_the_servers_own():
     """The .npz round trip of a worker-built bot (run here in-process) gives back the same arrays."""
-    from dicelab.pig.rules import PigRules
+    from dicelab import pig
+    from dicelab.core.registry import export_in_worker
+    from dicelab.pig import play
     from dicelab.pig.solver import solve
     from dicelab.pig.specs import compile_table
-    from dicelab.web import bots
 
-    rules = PigRules(goal=25, sides=8, variant="two-dice")
+    params = {"goal": 25, "sides": 8, "variant": "two-dice"}
+    rules = pig.PigRules(**params)
     spec = "best-response:hold:12"
-    data = bots.build_bytes(spec, rules.variant, rules.goal, rules.sides)
-    bots._tables.discard((spec, rules))  # forget what the in-process build left, install what came back
-    bots._solutions.discard(rules)
-    assert not bots.is_ready(spec, rules)
-    bots.install(spec, rules, data)
-    assert bots.is_ready(spec, rules)
-    assert np.array_equal(bots.table(spec, rules), compile_table(spec, rules))
-    sol = bots.solution(rules)
+    data = export_in_worker("pig", [spec], params)  # what the bot builder's worker runs
+    play._tables.discard((spec, rules))  # forget what the in-process build left, install what came back
+    play._solutions.discard(rules)
+    assert not pig.PLAY.ready([spec], rules)
+    pig.PLAY.install([spec], rules, data)
+    assert pig.PLAY.ready([spec], rules)
+    assert np.array_equal(play.table(spec, rules), compile_table(spec, rules))
+    sol = play.solution(rules)
     assert np.array_equal(sol.p, solve(rules).p) and np.array_equal(sol.roll, solve(rules).roll)
 
 

@@ -128,3 +128,79 @@ def test_play_whole_pig_game_with_coach_and_questionnaire(browser, server_factor
     csv_text = httpx.get(server.url + page.get_attribute("#export-turns-csv", "href"), headers=admin).text
     assert csv_text.count(game_id) == n_turns
     assert not errors
+
+
+def test_play_hog_in_the_browser_through_the_generic_page(browser, server_factory, tmp_path):
+    # Hog has no page of its own: the generic page serves it from the registry (rules, bots, legal
+    # actions, what the seat sees, the coach), with no Hog-specific code in the web lab
+    db = tmp_path / "hog.sqlite"
+    server = server_factory(f"sqlite:///{db}")
+    server.start()
+    page = browser.new_page()
+    page.set_default_timeout(15_000)
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on("console", lambda m: errors.append(m.text) if "Content Security Policy" in m.text else None)
+    page.goto(server.url + "/")
+    page.click("text=Play Hog")
+    page.fill("[data-rule=goal]", "30")
+    page.select_option("#opponent", "optimal")
+    page.check("#coach")
+    page.click("#start")
+    page.wait_for_selector("#board:not([hidden])")
+    # one button per number of dice (1 to 10), each with the coach's exact P(win)
+    labels = [page.inner_text(f"#action-{n}") for n in range(10)]
+    assert [lab.split(" (")[0] for lab in labels] == [f"dice {n}" for n in range(1, 11)]
+    assert all(lab.endswith("%)") for lab in labels)
+    clicks = 0
+    ready = "#action-0:not([disabled]), #status[data-state=finished]"
+    while page.get_attribute("#status", "data-state") != "finished":
+        assert clicks < 200, "the game did not end"
+        page.wait_for_selector(ready)
+        if page.get_attribute("#status", "data-state") == "finished":
+            break
+        page.click("#action-3")  # always four dice
+        clicks += 1
+        page.wait_for_selector(ready)
+    assert re.search(r"win", page.inner_text("#status"))
+    assert "decisions" in page.inner_text("#summary")
+    assert not errors
+    game_id = page.evaluate("location.hash.slice(1)")
+    con = sqlite3.connect(db)
+    assert con.execute("select game, status from games where id=?", (game_id,)).fetchone() == ("hog", "finished")
+    human = con.execute("select action_json, p_lost from moves where game_id=? and actor='human'", (game_id,)).fetchall()
+    assert len(human) == clicks and all(a == '{"dice": 4}' and p is not None for a, p in human)
+
+
+@pytest.mark.parametrize("game, setup, moves", [
+    ("simpig", [("fill", "#goal", "30"), ("check", "#coach", None)], [["#go"]] * 3),
+    ("supersix", [("check", "#coach", None)], [["#throw"]] * 4),
+    # open with a bid; then call the bot's raise, or open the next round if the bot called at once
+    ("liars", [("select", "#players", "2")], [["#raise"], ["#call", "#raise"]]),
+])
+def test_the_other_game_pages_play_without_script_errors(browser, server_factory, tmp_path, game, setup, moves):
+    server = server_factory(f"sqlite:///{tmp_path / 'pages.sqlite'}")
+    server.start()
+    page = browser.new_page()
+    page.set_default_timeout(60_000)  # the first game builds its bot's tables (numba compiles on a busy machine)
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on("console", lambda m: errors.append(m.text) if "Content Security Policy" in m.text else None)
+    page.on("response", lambda r: errors.append(f"{r.status} {r.url}")
+            if r.status >= 400 and not r.url.endswith("/favicon.ico") else None)
+    page.goto(f"{server.url}/play/{game}")
+    for kind, sel, value in setup:
+        {"fill": page.fill, "select": page.select_option}.get(kind, lambda s, v: page.check(s))(sel, value)
+    page.click("#start")
+    page.wait_for_selector("#board:not([hidden])")
+    played = 0
+    for choices in moves:
+        if page.get_attribute("#status", "data-state") == "finished":
+            break
+        page.wait_for_selector(", ".join(f"{c}:not([disabled])" for c in choices))
+        page.click(next(c for c in choices if page.is_enabled(c)))
+        played += 1
+        page.wait_for_function("() => document.querySelector('#log').children.length > 0")
+    assert played and page.inner_text("#log").strip()
+    assert page.inner_text("#move-error") == "", page.inner_text("#move-error")
+    assert not errors, errors

@@ -10,6 +10,7 @@ pass SQLite's integrity check, and play must go on from where it stopped.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import threading
 import time
@@ -66,11 +67,10 @@ def test_sigkill_keeps_every_acknowledged_move(server_factory, tmp_path):
 
     con = sqlite3.connect(db)
     assert con.execute("pragma integrity_check").fetchone()[0] == "ok"
-    stored = {(g, seq): (action, faces, result) for g, seq, action, faces, result in
-              con.execute("select game_id, seq, action, faces, result from moves")}
-    for ev in acked:
-        faces = ",".join(map(str, ev["faces"])) if ev["faces"] is not None else None
-        assert stored.get((ev["game"], ev["seq"])) == (ev["action"], faces, ev["result"]), ev
+    stored = {(g, seq): (json.loads(action), json.loads(events)) for g, seq, action, events in
+              con.execute("select game_id, seq, action_json, events_json from moves")}
+    for ev in acked:  # the action and every public event it caused (dice, result) as acknowledged
+        assert stored.get((ev["game"], ev["seq"])) == (ev["action"], ev["events"]), ev
     for gid, version in con.execute("select id, version from games"):
         n, = con.execute("select count(*) from moves where game_id=?", (gid,)).fetchone()
         assert n == version  # a move and its game update are one transaction
@@ -82,7 +82,7 @@ def test_sigkill_keeps_every_acknowledged_move(server_factory, tmp_path):
             st = c.get(f"/api/games/{g['id']}", headers=g["h"]).json()
             mine = [ev["seq"] for ev in acked if ev["game"] == g["id"]]
             assert st["version"] >= (max(mine) + 1 if mine else 0)
-            if st["status"] == "playing" and st["to_move"] == st["human_seat"]:
+            if st["status"] == "playing" and st["to_move"] == [st["human_seat"]]:
                 r = c.post(f"/api/games/{g['id']}/moves", json={"action": "hold", "expected_move": st["version"]},
                            headers=g["h"])
                 assert r.status_code == 200, r.text

@@ -2,9 +2,9 @@
 move, and the seed of a live game on every path.
 
 The truth comes from the database and the game engine, not from the web lab: the test reads the
-game's secret seed and its moves from SQLite and replays them in :class:`LiarsGame`, which deals
-the same hands as the server. A bot's hand (or the human's, for the researcher) may leave the
-server only once its round has been called.
+game's secret seed, rules and actions from SQLite and replays them in :class:`LiarsGame`, which
+deals the same hands as the server. A bot's hand (or the human's, for the researcher) may leave
+the server only once its round has been called.
 """
 
 from __future__ import annotations
@@ -24,10 +24,11 @@ from dicelab.liars.rules import Bid, LiarsGame, LiarsRules
 
 TABLES = ("games", "moves", "turns")
 HAND_KEYS = ("hand", "hands", "faces")
-EVENT_KEYS = {"seq", "player", "actor", "bid", "result", "p_current_holds", "p_my_bid_holds"}
-STATE_KEYS = {"id", "game", "rules", "opponents", "human_seat", "status", "version", "round", "to_move",
-              "dice_counts", "hand", "current_bid", "bidder", "this_round", "last_round", "winner", "coach_view",
-              "seed", "rounds_played"}
+EVENT_KEYS = {"seq", "player", "actor", "action", "events", "p_lost", "best", "value"}
+COACH_KEYS = ("p_lost", "best", "value")  # computed from the mover's own hand
+STATE_KEYS = {"id", "game", "title", "rules", "opponents", "human_seat", "coach", "status", "version", "to_move",
+              "legal_actions", "seat", "dice_counts", "hand", "bid", "bidder", "actions", "rounds", "winner",
+              "coach_view", "returns", "seed", "summary", "moves"}
 PLOTS = ("trajectories", "average", "behind-ahead", "quality")
 
 
@@ -38,14 +39,18 @@ def db_file(db_url: str) -> str:
 def replay(db_url: str, gid: str) -> tuple[LiarsGame, str, int]:
     """The game as it really is (every hand), from its database row: (engine, status, seed)."""
     con = sqlite3.connect(db_file(db_url))
-    seed, players, dice, faces, wild, status = con.execute(
-        "select seed, players, goal, sides, variant, status from games where id=?", (gid,)).fetchone()
-    game = LiarsGame(LiarsRules(players=players, dice=dice, faces=faces, wild=wild), seed)
-    for player, action, q, f in con.execute("select player, action, i, j from moves where game_id=? order by seq",
-                                            (gid,)):
-        game.apply(Bid(q, f) if action == "bid" else None, player)
+    seed, rules, status = con.execute("select seed, rules_json, status from games where id=?", (gid,)).fetchone()
+    game = LiarsGame(LiarsRules(**json.loads(rules)), seed)
+    for player, action in con.execute("select player, action_json from moves where game_id=? order by seq", (gid,)):
+        a = json.loads(action)
+        game.apply(None if a == "call" else Bid(*a["bid"]), player)
     con.close()
     return game, status, seed
+
+
+def called_hands(game: LiarsGame) -> list[list[list[int]]]:
+    """The hands of every called round, in order (public once called)."""
+    return [r.to_dict()["hands"] for r in game.record.rounds]
 
 
 def live_hands(game: LiarsGame) -> dict[int, tuple[int, ...]]:
@@ -77,17 +82,18 @@ def check_state(st: dict[str, Any], game: LiarsGame, status: str, seed: int) -> 
     assert st["status"] == status
     assert st["hand"] == (list(game.hands[0]) if game.dice_counts[0] and not game.is_over else [])
     called = [r.to_dict() for r in game.record.rounds]
-    assert st["last_round"] == (called[-1] if called else None)
-    assert st["this_round"] == ([a.to_dict() for a in game._actions] if not game.is_over else [])
+    assert st["rounds"] == called
+    assert st["actions"] == ([a.to_dict() for a in game._actions] if not game.is_over else [])
     assert st["dice_counts"] == list(game.dice_counts)
     if status == "finished":
         assert st["seed"] == seed
     else:
         assert "seed" not in st
     for path, value in hand_items(st):
-        assert path in (".hand", ".last_round.hands"), f"a hand at {path}"
-        if path == ".last_round.hands":
-            assert value == called[-1]["hands"]
+        # the seat's own hand, and the hands of called rounds (in the rounds and the calls' events)
+        assert path == ".hand" or path.endswith("].hands"), f"a hand at {path}"
+        if path != ".hand":
+            assert value in called_hands(game), (path, value)
 
 
 def check_answer(ans: dict[str, Any], before: int, game: LiarsGame, status: str, seed: int) -> None:
@@ -95,12 +101,13 @@ def check_answer(ans: dict[str, Any], before: int, game: LiarsGame, status: str,
     for ev in ans["events"]:
         assert set(ev) == EVENT_KEYS
         if ev["actor"] == "bot":  # computed from the bot's hand: not for the human's eyes
-            assert ev["p_current_holds"] is None and ev["p_my_bid_holds"] is None, ev
-    called = [r.to_dict() for r in game.record.rounds]
-    assert ans["rounds"] == called[before:]
+            assert all(ev[k] is None for k in COACH_KEYS), ev
+    calls = [e for ev in ans["events"] for e in ev["events"] if e.get("action") == "call"]
+    assert [c["hands"] for c in calls] == called_hands(game)[before:]  # the rounds called in this request
     check_state(ans["state"], game, status, seed)
     for path, _ in hand_items(ans):
-        assert path.startswith((".state.", ".rounds[")), f"a hand at {path}"
+        assert path.startswith(".state.") or (path.startswith(".events[") and path.endswith("].hands")), \
+            f"a hand at {path}"
 
 
 def export_rows(client, admin, table: str, fmt: str) -> list[dict[str, Any]]:
@@ -116,21 +123,34 @@ def check_exports(client, admin, games: dict[str, tuple[LiarsGame, str]]) -> Non
     round is called; no live hand anywhere."""
     for fmt in ("csv", "parquet"):
         for table in TABLES:
-            for row in export_rows(client, admin, table, fmt):
+            rows = export_rows(client, admin, table, fmt)
+            rnd: dict[tuple[str, int], int] = {}  # (game, seq) -> its round: a call ends a round
+            calls_so_far: dict[str, int] = {}
+            for row in sorted((r for r in rows if table == "moves"), key=lambda r: (r["game_id"], int(r["seq"]))):
+                g = row["game_id"]
+                rnd[(g, int(row["seq"]))] = 1 + calls_so_far.get(g, 0)
+                calls_so_far[g] = calls_so_far.get(g, 0) + (json.loads(row["action_json"]) == "call")
+            for row in rows:
                 gid = row.get("game_id", row.get("id"))
                 if gid not in games:
                     continue
                 game, status = games[gid]
                 n_called = len(game.record.rounds)
                 hidden = [h for h in live_hands(game).values() if len(h) > 1]
-                if table == "moves" and int(row["turn_no"]) > n_called:  # a live round
-                    assert row["faces"] is None and row["p_roll"] is None and row["p_hold"] is None, (fmt, row)
-                elif table == "moves":  # a called round: its true hand
-                    hand = game.record.rounds[int(row["turn_no"]) - 1].hands[int(row["player"])]
-                    assert row["faces"] == ",".join(map(str, hand)), (fmt, row)
+                if table == "moves":
+                    r = rnd[(gid, int(row["seq"]))]
+                    action = json.loads(row["action_json"])
+                    events = json.loads(row["events_json"])
+                    assert action == "call" or set(action) == {"bid"}, (fmt, row)
+                    assert row["faces"] is None, (fmt, row)  # a bid or a call throws no dice
+                    if status == "playing":  # the coach's numbers come from a hand: not while live
+                        assert all(row[k] is None for k in ("p_roll", "p_hold", "p_lost", "optimal_action")), row
+                    for path, value in hand_items(events):  # hands only in a call, of a called round
+                        assert action == "call" and r <= n_called, (fmt, row)
+                        assert value == called_hands(game)[r - 1], (fmt, path, row)
                 if table == "games":
                     assert (row["seed"] is None) == (status != "finished"), (fmt, row)
-                cells = [str(v) for k, v in row.items() if not (table == "moves" and k == "faces")]
+                cells = [str(v) for k, v in row.items() if not (table == "moves" and k in ("action_json", "events_json"))]
                 for hand in hidden:
                     assert not any(s in c for c in cells for s in spellings(hand)[:2]), (fmt, table, row)
 
@@ -164,8 +184,8 @@ def check_refusals(client, gid: str, h: dict, st: dict[str, Any], game: LiarsGam
     """Refused moves (409, 422) name no hand and no seed, and change nothing."""
     bodies = [{"action": "call", "expected_move": st["version"] + 7},  # stale
               {"action": "bid", "quantity": 1, "face": 7, "expected_move": st["version"]}]  # no such face
-    if st["current_bid"]:
-        q, f = st["current_bid"]
+    if st["bid"]:
+        q, f = st["bid"]
         bodies.append({"action": "bid", "quantity": q, "face": f, "expected_move": st["version"]})  # no raise
     else:
         bodies.append({"action": "call", "expected_move": st["version"]})  # nothing to call
@@ -183,9 +203,9 @@ def check_refusals(client, gid: str, h: dict, st: dict[str, Any], game: LiarsGam
 def human_move(st: dict[str, Any], rng: np.random.Generator) -> dict[str, Any]:
     """Call now and then, else the smallest raise (a call when no raise is left)."""
     total = sum(st["dice_counts"])
-    if st["current_bid"] is None:
+    if st["bid"] is None:
         return {"action": "bid", "quantity": 1, "face": int(rng.integers(1, 7))}
-    q, f = st["current_bid"]
+    q, f = st["bid"]
     q, f = (q, f + 1) if f < 6 else (q + 1, 1)
     if rng.random() < 0.35 or q > total:
         return {"action": "call"}
@@ -198,22 +218,34 @@ def new_liars(client, **kw) -> tuple[str, dict[str, str], dict[str, Any]]:
     return r.json()["id"], {"X-Game-Token": r.json()["token"]}, r.json()["state"]
 
 
-@pytest.mark.parametrize("players, dice, wild, opponents, seed", [
-    (2, 3, "none", ["random"], 1),
-    (2, 2, "ones", ["probabilistic"], 2),
-    (3, 2, "ones", ["random", "probabilistic"], 3),
-    (4, 2, "none", ["probabilistic", "random", "random"], 4),
+def generic(body: dict[str, Any]) -> dict[str, Any]:
+    """The same move in the generic form: the game's own action (``{"bid": [q, f]}`` or ``"call"``)."""
+    if body["action"] == "bid":
+        return {"action": {"bid": [body["quantity"], body["face"]]}}
+    return {"action": body["action"]}
+
+
+@pytest.mark.parametrize("players, dice, wild, opponents, seed, form, coach", [
+    (2, 3, "none", ["random"], 1, "flat", False),
+    (2, 2, "ones", ["probabilistic"], 2, "generic", True),
+    (3, 2, "ones", ["random", "probabilistic"], 3, "flat", True),
+    (4, 2, "none", ["probabilistic", "random", "random"], 4, "generic", False),
 ])
-def test_live_liars_rounds_leak_no_hand_on_any_path(client, admin, db_url, players, dice, wild, opponents, seed):
+def test_live_liars_rounds_leak_no_hand_on_any_path(client, admin, db_url, players, dice, wild, opponents, seed,
+                                                     form, coach):
     rng = np.random.default_rng(seed)
     other, other_h, _ = new_liars(client, players=2, dice=3, opponent="random")  # a second live game
-    gid, h, st = new_liars(client, players=players, dice=dice, wild=wild, opponents=opponents)
+    rules = {"rules": {"players": players, "dice": dice, "wild": wild}} if form == "generic" else \
+        {"players": players, "dice": dice, "wild": wild}
+    gid, h, st = new_liars(client, **rules, opponents=opponents, coach=coach)
+    assert (st["coach_view"] is not None) == coach
     plots = [client.get(f"/analysis/plot/{p}.png", headers=admin).content for p in PLOTS]
     game, status, secret = replay(db_url, gid)
     check_state(st, game, status, secret)
     calls_seen = 0
     for _ in range(80):
-        body = {**human_move(st, rng), "expected_move": st["version"]}
+        body = human_move(st, rng)
+        body = {**(generic(body) if form == "generic" else body), "expected_move": st["version"]}
         before = len(game.record.rounds)
         r = client.post(f"/api/games/{gid}/moves", json=body, headers=h)
         assert r.status_code == 200, r.text
@@ -233,9 +265,10 @@ def test_live_liars_rounds_leak_no_hand_on_any_path(client, admin, db_url, playe
     assert status == "finished" and calls_seen >= 2, "the game should run several rounds to its end"
     # the hidden hands cannot move the study's plots: they are the same bytes as before the game
     assert [client.get(f"/analysis/plot/{p}.png", headers=admin).content for p in PLOTS] == plots
-    # once over, every round has been called: every hand of the game is in the export
+    # once over, every round has been called: every hand of the game is in the export, in the calls
     moves = [m for m in export_rows(client, admin, "moves", "parquet") if m["game_id"] == gid]
-    assert moves and all(m["faces"] is not None for m in moves if m["turn_no"] <= len(game.record.rounds))
+    calls = [e for m in moves for e in json.loads(m["events_json"]) if e.get("action") == "call"]
+    assert moves and [c["hands"] for c in calls] == called_hands(game) and len(calls) == len(game.record.rounds)
 
 
 def _seed_of(db_url: str, gid: str) -> int:
@@ -270,6 +303,9 @@ def _seed_shown(client, admin, gid: str, h: dict, seed: int) -> list[str]:
     ({"game": "simpig", "goal": 20, "players": 3, "opponent": "hold:5"}, {"action": "target", "k": 3}),
     ({"game": "supersix", "sticks": 3, "opponent": "always"}, {"action": "throw"}),
     ({"game": "liars", "players": 3, "dice": 2, "opponent": "random"}, {"action": "bid", "quantity": 1, "face": 2}),
+    ({"game": "liars", "rules": {"players": 2, "dice": 2}, "opponent": "probabilistic", "coach": True},
+     {"action": {"bid": [1, 2]}}),
+    ({"game": "hog", "rules": {"goal": 100}, "opponent": "optimal", "coach": True}, {"action": {"dice": 3}}),
 ])
 def test_the_seed_of_a_live_game_appears_on_no_path(client, admin, db_url, body, move):
     r = client.post("/api/games", json={**body, "questionnaire": {"risk_preference": "neutral", "q2": "a", "q3": "a",

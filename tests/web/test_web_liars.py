@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 
 import pytest
@@ -21,7 +22,7 @@ def test_whole_game_hides_hands_and_replays(client, db_url):
     for _ in range(300):
         if st["status"] != "playing":
             break
-        b = st["current_bid"]
+        b = st["bid"]
         # a simple honest player: call once the bid exceeds what the table can hold on average
         if b is not None and b[0] > sum(st["dice_counts"]) / 3:
             body = {"action": "call"}
@@ -30,11 +31,12 @@ def test_whole_game_hides_hands_and_replays(client, db_url):
             body = {"action": "bid", "quantity": q, "face": f}
         r = client.post(f"/api/games/{gid}/moves", json={**body, "expected_move": st["version"]}, headers=h)
         assert r.status_code == 200, r.text
-        for rd in r.json()["rounds"]:  # a called round shows every hand and the count is right
+        calls = [e for rec in r.json()["events"] for e in rec["events"] if e.get("action") == "call"]
+        for rd in calls:  # a called round shows every hand and the count is right
             rounds_seen += 1
             face = rd["bid"][1]
             assert rd["matched"] == sum(d == face for hand in rd["hands"] for d in hand)
-            assert (rd["loser"] == rd["caller"]) == (rd["matched"] >= rd["bid"][0])
+            assert (rd["loser"] == rd["seat"]) == (rd["matched"] >= rd["bid"][0])
         st = client.get(f"/api/games/{gid}", headers=h).json()
     assert st["status"] == "finished" and rounds_seen >= 1
     assert sum(1 for n in st["dice_counts"] if n > 0) == 1
@@ -43,8 +45,9 @@ def test_whole_game_hides_hands_and_replays(client, db_url):
 
     con = sqlite3.connect(db_url.split("///", 1)[1])
     game = LiarsGame(LiarsRules(players=3, dice=2), st["seed"])
-    for player, action, q, f in con.execute("select player, action, i, j from moves where game_id=? order by seq", (gid,)):
-        game.apply(Bid(q, f) if action == "bid" else None, player)
+    for player, action in con.execute("select player, action_json from moves where game_id=? order by seq", (gid,)):
+        a = json.loads(action)
+        game.apply(None if a == "call" else Bid(*a["bid"]), player)
     assert game.is_over and game.winner == st["winner"]
 
 
@@ -68,17 +71,19 @@ def test_coach_probability_is_the_binomial_tail(client):
 
     checked = 0
     for _ in range(30):
-        gid, h, st = new(client, players=3, dice=3, opponent="random")
+        gid, h, st = new(client, players=3, dice=3, opponent="random", coach=True)
         client.post(f"/api/games/{gid}/moves", json={"action": "bid", "quantity": 1, "face": 2, "expected_move": 0},
                     headers=h)
         st = client.get(f"/api/games/{gid}", headers=h).json()
-        if st["status"] != "playing" or st["current_bid"] is None or st["bidder"] == 0 or not st["hand"]:
+        if st["status"] != "playing" or st["bid"] is None or st["bidder"] == 0 or not st["hand"]:
             continue
-        q, f = st["current_bid"]
+        q, f = st["bid"]
         needed = q - sum(d == f for d in st["hand"])
         unseen = sum(st["dice_counts"]) - len(st["hand"])
         expected = 1.0 if needed <= 0 else float(binom.sf(needed - 1, unseen, 1 / 6))
-        assert st["coach_view"]["p_current_holds"] == pytest.approx(expected, abs=1e-12)
+        assert st["coach_view"]["current_bid_holds"] == pytest.approx(expected, abs=1e-12)
+        call = next(v["value"] for v in st["coach_view"]["values"] if v["action"] == "call")
+        assert call == pytest.approx(1 - expected, abs=1e-12)
         checked += 1
         if checked >= 3:
             break

@@ -17,11 +17,13 @@ def new(client, **kw):
 def test_coach_against_hold_25_and_the_equilibrium(client):
     # seed 000, Table S1: the best response wins 0.5231 against hold:25 from (0, 0)
     _, _, st = new(client, opponent="hold:25", coach=True)
-    assert st["coach_view"]["p_best"] == pytest.approx(0.5231, abs=5e-5)
-    assert max(st["coach_view"]["q"]) == st["coach_view"]["p_best"]
+    q = [v["value"] for v in st["coach_view"]["values"]]
+    assert max(q) == pytest.approx(0.5231, abs=5e-5)
+    assert st["coach_view"]["best"] == {"target": q.index(max(q)) + 1}
+    assert [v["action"] for v in st["coach_view"]["values"]] == st["legal_actions"]
     # against the exact equilibrium nothing beats the game's value 1/2 (a symmetric zero-sum game)
     _, _, st = new(client, opponent="equilibrium", coach=True)
-    assert st["coach_view"]["p_best"] == pytest.approx(0.5, abs=1e-9)
+    assert max(v["value"] for v in st["coach_view"]["values"]) == pytest.approx(0.5, abs=1e-9)
 
 
 def test_whole_game_records_every_players_turn(client, db_url):
@@ -35,16 +37,18 @@ def test_whole_game_records_every_players_turn(client, db_url):
         evs = r.json()["events"]
         assert [e["player"] for e in evs] == [0, 1, 2]
         for e in evs:  # the dice agree with the turn total: a 1 ends the turn with nothing
-            if 1 in e["faces"]:
-                assert e["faces"][-1] == 1 and e["turn_total"] == 0
+            ev = e["events"][0]
+            assert ev["seat"] == e["player"] and ev["target"] == e["action"]["target"]
+            if 1 in ev["faces"]:
+                assert ev["faces"][-1] == 1 and ev["total"] == 0
             else:
-                assert e["turn_total"] == sum(e["faces"]) >= e["target"]
+                assert ev["total"] == sum(ev["faces"]) >= ev["target"]
         st = client.get(f"/api/games/{gid}", headers=h).json()
-    assert sum(st["result"]) == pytest.approx(1.0)
+    assert sum(st["returns"]) == pytest.approx(1.0)
     con = sqlite3.connect(db_url.split("///", 1)[1])
     n_moves, = con.execute("select count(*) from moves where game_id=?", (gid,)).fetchone()
     n_turns, = con.execute("select count(*) from turns where game_id=?", (gid,)).fetchone()
-    assert n_moves == n_turns == st["version"] == 3 * (st["turn_no"] - 1)
+    assert n_moves == n_turns == st["version"] == 3 * st["turn"]
     r = client.post(f"/api/games/{gid}/moves", json={"action": "target", "k": 5, "expected_move": st["version"]},
                     headers=h)
     assert r.status_code == 409

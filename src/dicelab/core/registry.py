@@ -87,7 +87,11 @@ class Play(Protocol):
 
     def coach(self, state: GameState, seat: int) -> dict[str, Any] | None:
         """What each legal action of ``seat`` is worth now (win probability or value), from only
-        what ``seat`` may see; None where the game has no coach for this position."""
+        what ``seat`` may see; None where the game has no coach for this position. The answer is
+        ``{"kind": ..., "values": [{"action": ..., "value": ...}, ...], "best": action or None}``
+        (optionally ``"position"``: up to three whole numbers naming the position). A game whose
+        values depend on the opponent also takes a keyword ``against`` (a bot spec; simultaneous
+        Pig), which the web lab fills with the first bot's spec."""
         ...
 
 

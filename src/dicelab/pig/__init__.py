@@ -53,6 +53,9 @@ if TYPE_CHECKING:
 #: public name -> (module, attribute); loaded on first use
 _PUBLIC: dict[str, tuple[str, str]] = {
     "PLAY": ("dicelab.pig.play", "PLAY"),
+    "parse_bot": ("dicelab.pig.play", "parse_spec"),
+    "play_solution": ("dicelab.pig.play", "solution"),
+    "work_units": ("dicelab.pig.play", "work_units"),
     "cli_app": ("dicelab.pig.lab_cli", "app"),
     "PigGame": ("dicelab.pig.rules", "PigGame"),
     "PigRules": ("dicelab.pig.rules", "PigRules"),

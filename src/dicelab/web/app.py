@@ -3,14 +3,17 @@
 ``create_app(db_url)`` builds a self-contained app (its own engine, migrations run at start-up), so
 tests can make as many as they like, each on its own temporary database.
 
-The JSON API (described at ``/openapi.json``)::
+Every registered game (:mod:`dicelab.core.registry`) is served by one game service
+(:mod:`dicelab.web.service`); nothing here names a game. The JSON API (described at
+``/openapi.json``)::
 
-    POST /api/games                 create a game -> {id, token, state, events}
+    POST /api/games                 create a game -> {id, token, state, events}: {"game": NAME,
+                                    "rules": {...} (or the rule parameters flat), "opponent": SPEC}
     GET  /api/games/{id}            read it        (header X-Game-Token)
-    POST /api/games/{id}/moves      make a move    (header X-Game-Token; body {"action": ...,
-                                    "expected_move": VERSION}: roll|hold for Pig, target + k for
-                                    simultaneous Pig, throw|stop for Super Six, bid + quantity +
-                                    face or call for Liar's Dice)
+    POST /api/games/{id}/moves      make a move    (header X-Game-Token; body {"action": ACTION,
+                                    "expected_move": VERSION}: one of the state's legal_actions,
+                                    or the flat form {"action": NAME, "k" | "quantity"+"face" | "dice"})
+    GET  /api/opponents             every game's bots; GET /api/games/rules: every game's rules
     GET  /healthz                   {"status": "ok"}
 
 Answers: 201/200 on success; 404 for an unknown game, 403 for a wrong token, 409 for a stale move
@@ -40,19 +43,15 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
 from sqlalchemy.orm import Session
 
 from dicelab import __version__
+from dicelab.core import registry
 from dicelab.core.errors import DicelabError, require
-from dicelab.pig.rules import PigRules
-import dicelab.web.bots as bots
 import dicelab.web.explorer as explorer
-import dicelab.web.liars_play as liars_play
-import dicelab.web.pig_play as pig_play
-import dicelab.web.simpig_play as simpig_play
+import dicelab.web.service as service
 import dicelab.web.study as study
-import dicelab.web.supersix_play as supersix_play
 from dicelab.web.db import (
     DB_ERRORS,
     damage_of,
@@ -62,7 +61,7 @@ from dicelab.web.db import (
     open_database,
     start_checkpoints,
 )
-from dicelab.web.gamecore import Forbidden, Unauthorized
+from dicelab.web.gamecore import Conflict, Forbidden, NotFound, Unauthorized
 from dicelab.web.limits import Admission, Busy, HeavyPool, cache_stats
 
 HERE = Path(__file__).parent
@@ -95,33 +94,52 @@ def study_answers(q: Questionnaire | None) -> dict[str, Any] | None:
     return q.model_dump(exclude={"consent"})
 
 
+MAX_RULE_NUMBER = 10**9  # no rule goes near it; bigger numbers are refused before any check echoes them
+RuleValue = Annotated[StrictInt, Field(ge=-MAX_RULE_NUMBER, le=MAX_RULE_NUMBER)] | \
+    Annotated[StrictStr, Field(max_length=40)] | None
+
+
 class NewGame(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    game: Literal["pig", "simpig", "supersix", "liars"] = Field("pig", description="pig, simpig, supersix or liars")
-    variant: Literal["standard", "piglet", "two-dice"] = "standard"
-    goal: int = Field(100, ge=2, le=pig_play.WEB_MAX_GOAL)
-    sides: int | None = Field(None, ge=2, le=pig_play.WEB_MAX_SIDES)
-    opponent: str = Field("optimal", max_length=80, description=(
-        "pig: optimal, hold:N, keep-pace, turtle, best-response:SPEC; "
-        "simpig: br:hold:N, svima, equilibrium, hold:N, pw:K<T,...,K"))
-    players: int = Field(2, ge=2, le=4, description="simpig: 2 to 4 players (you and the bots)")
-    sticks: int = Field(4, ge=1, le=30, description="supersix: sticks each")
-    dice: int = Field(3, ge=1, le=6, description="liars: dice each")
-    wild: Literal["none", "ones"] = Field("none", description="liars: ones count as any face, or not")
+    """A new game against bots. The rules are the game's parameters (``GET /api/games/rules``
+    lists them): in ``rules``, or flat beside ``game`` as before (``{"game": "pig", "goal": 100}``)."""
+
+    model_config = ConfigDict(extra="allow")
+    game: str = Field("pig", max_length=40, description="a registered game: pig, simpig, supersix, liars, hog, ...")
+    rules: dict[Annotated[str, Field(max_length=40)], RuleValue] | None = Field(
+        None, max_length=12, description="the game's rule parameters, e.g. {\"goal\": 100}")
+    opponent: str | None = Field(None, max_length=80, description=(
+        "the bot for every bot seat (default: the game's first, strongest bot); /api/opponents lists them"))
     opponents: list[Annotated[str, Field(max_length=80)]] | None = Field(
-        None, max_length=3, description="simpig: one bot spec per bot seat (default: `opponent` for all)")
-    human_first: bool | None = Field(True, description="true: you start; false: the bot starts; null: a coin")
+        None, max_length=3, description="one bot spec per bot seat (games of 3 or 4 players)")
+    human_first: bool | None = Field(True, description="true: you take seat 0; false: the last seat; null: a coin")
     coach: bool = False
     questionnaire: Questionnaire | None = None
 
+    def rule_values(self) -> dict[str, Any]:
+        """``rules`` and the flat rule fields together (a field given both ways is refused)."""
+        flat = dict(self.model_extra or {})
+        for key, value in flat.items():
+            ok = value is None or (isinstance(value, int) and not isinstance(value, bool)
+                                   and abs(value) <= MAX_RULE_NUMBER) or (isinstance(value, str) and len(value) <= 40)
+            shown = str(value)[:40] if not isinstance(value, int) or abs(value) <= MAX_RULE_NUMBER else "a huge number"
+            require(ok, f"rule {str(key)[:40]!r} must be a whole number or a short name, got {shown!r}")
+        both = set(flat) & set(self.rules or {})
+        require(not both, f"give {', '.join(sorted(both))} once: in rules or beside game, not both")
+        return {**flat, **(self.rules or {})}
+
 
 class MoveIn(BaseModel):
+    """A move: ``action`` is the game's own action (``"roll"``, ``{"dice": 4}``, ``{"bid": [3, 5]}``),
+    or a name with its fields as before (``{"action": "target", "k": 25}``, ``{"action": "bid",
+    "quantity": 3, "face": 5}``)."""
+
     model_config = ConfigDict(extra="forbid")
-    action: Literal["roll", "hold", "target", "throw", "stop", "bid", "call"] = Field(
-        description="pig: roll or hold; simpig: target; supersix: throw or stop; liars: bid or call")
-    k: int | None = Field(None, ge=1, le=1000, description="simpig: your hold-at target for this turn")
-    quantity: int | None = Field(None, ge=1, le=100, description="liars: the bid's quantity")
-    face: int | None = Field(None, ge=1, le=20, description="liars: the bid's face")
+    action: str | dict[Annotated[str, Field(max_length=20)], int | list[int] | str] = Field(
+        description="one of the legal actions the game state lists (legal_actions)")
+    k: int | None = Field(None, ge=1, le=1000, description="flat form: {NAME: k}, e.g. a simultaneous-Pig target")
+    quantity: int | None = Field(None, ge=1, le=100, description="flat form: a Liar's Dice bid's quantity")
+    face: int | None = Field(None, ge=1, le=20, description="flat form: a Liar's Dice bid's face")
+    dice: int | None = Field(None, ge=1, le=100, description="flat form: {NAME: dice}")
     expected_move: int = Field(ge=0, le=10**9, description="the game's version you are answering")
 
 
@@ -289,38 +307,6 @@ async def run_db(request: Request, fn: Callable[[Session], T], quick: bool = Fal
     return await anyio.to_thread.run_sync(call, limiter=request.app.state.db_limiter)
 
 
-class _NotPrepared(Exception):
-    """Raised inside quick work when a game's bot or coach tables are not in memory yet."""
-
-    def __init__(self, spec: str, rules: Any) -> None:
-        super().__init__(spec)
-        self.spec, self.rules = spec, rules
-
-
-def check_prepared(g: Any) -> None:
-    if g.game == "liars":
-        if not liars_play.is_ready(g):
-            raise _NotPrepared(g.opponent, g)
-        return
-    if g.game == "supersix":
-        if not supersix_play.is_ready(g.goal):
-            raise _NotPrepared(g.opponent, g)
-        return
-    if g.game == "simpig":
-        specs = g.opponent.split(",")
-        if not simpig_play.is_ready(specs, g.goal, g.players):
-            raise _NotPrepared(g.opponent, g)
-        return
-    rules = pig_play.rules_of(g)
-    if not bots.is_ready(g.opponent, rules):
-        raise _NotPrepared(g.opponent, rules)
-
-
-def state_of(db: Session, g: Any, with_moves: bool = True) -> dict[str, Any]:
-    mod = {"simpig": simpig_play, "supersix": supersix_play, "liars": liars_play}.get(g.game, pig_play)
-    return mod.public_state(db, g, with_moves=with_moves)
-
-
 def mark_damaged(app: FastAPI, detail: str) -> None:
     """Remember database damage met by a request: ``/healthz`` reports it until a restart."""
     if app.state.damaged is None:
@@ -330,42 +316,33 @@ def mark_damaged(app: FastAPI, detail: str) -> None:
 
 async def run_game_db(request: Request, fn: Callable[[Session], T]) -> T:
     """:func:`run_db` (quick) for work on one game; if the game's tables are not in memory (after a
-    restart, or dropped from a full cache), build them in a worker thread and run ``fn`` again."""
+    restart, or dropped from a full cache), build them off the event loop and run ``fn`` again."""
     for _ in range(3):
         try:
             return await run_db(request, fn, quick=True)
-        except _NotPrepared as need:
-            await prepare_game(need)
+        except service.NotReady as need:
+            await prepare(registry.get(need.game), need.specs, need.params)
     return await run_db(request, fn, quick=True)
 
 
-async def prepare_game(need: _NotPrepared) -> None:
-    """Build the tables a game needs (the bot's, the coach's) in a worker thread."""
-    if isinstance(need.rules, PigRules):
-        await prepare_bot(need.spec, need.rules)
-    elif need.rules.game == "liars":
-        await anyio.to_thread.run_sync(liars_play.prepare, need.rules)
-    elif need.rules.game == "supersix":
-        await anyio.to_thread.run_sync(supersix_play.solution, need.rules.goal)
-    else:
-        g = need.rules
-        await anyio.to_thread.run_sync(simpig_play.prepare, g.opponent.split(","), g.goal, g.players)
-
-
-# heavy Pig bot builds (two-dice solves, best responses on big dice): one worker process for all
+# heavy bot builds (two-dice Pig solves, best responses on big dice): one worker process for all
 BOT_BUILDS = HeavyPool(queue=16, name="the bot builder")
 
 
-async def prepare_bot(spec: str, rules: PigRules) -> None:
-    """Solve/compile what the bot and the coach need, so quick work never blocks: in a worker
-    thread, or when heavy (:func:`bots.needs_worker`) in a worker process, off the server's GIL."""
-    if bots.is_ready(spec, rules):
+async def prepare(entry: registry.GameEntry, specs: list[str], params: dict[str, Any]) -> None:
+    """Build what the bots ``specs`` and the coach need, so quick work never blocks: through the
+    game's optional build hooks (:class:`dicelab.core.registry.Prepares`), in a worker thread, or
+    when heavy in the bot builder's worker process, off the server's GIL."""
+    need = await anyio.to_thread.run_sync(service.needs, entry, specs, params)
+    if need is None:
         return
-    if bots.needs_worker(spec, rules):
-        data = await BOT_BUILDS.run("dicelab.web.bots", "build_bytes", spec, rules.variant, rules.goal, rules.sides)
-        bots.install(spec, rules, data)
+    rules, heavy = need
+    play: Any = entry.play
+    if heavy:
+        data = await BOT_BUILDS.run("dicelab.core.registry", "export_in_worker", entry.name, list(specs), params)
+        play.install(specs, rules, data)
     else:
-        await anyio.to_thread.run_sync(bots.prepare, spec, rules)
+        await anyio.to_thread.run_sync(play.prepare, specs, rules)
 
 
 Token = Annotated[str | None, Header(alias="X-Game-Token", max_length=200)]
@@ -374,26 +351,33 @@ Sides = Annotated[int | None, Query(ge=2, le=12)]
 Spec = Annotated[str, Query(max_length=80)]
 
 
-GAMES = [
-    {"key": "pig", "name": "Pig", "href": "/play/pig", "module": "dicelab.pig.rules",
-     "about": "Two players race to the goal; roll as often as you dare, a 1 loses the turn."},
-    {"key": "simpig", "name": "Simultaneous Pig", "href": "/play/simpig", "module": "dicelab.simpig",
-     "about": "Everyone picks a hold-at target at once (seed 000); 2 to 4 players."},
-    {"key": "supersix", "name": "Super Six", "href": "/play/supersix", "module": "dicelab.supersix",
-     "about": "Put sticks into the lid's pits; the first with no sticks left wins (seed 001)."},
-    {"key": "liars", "name": "Liar's Dice", "href": "/play/liars", "module": "dicelab.liars",
-     "about": "Bid on the hidden dice or call the last bid a lie (seed 004)."},
-]
-
-
 def games_listing() -> list[dict[str, Any]]:
+    """The start page's cards: every registered game; playable when it offers bots (a Play)."""
     out = []
-    for g in GAMES:
-        ready = g["href"] is not None and bots.module_available(g["module"])
-        engine = bots.module_available(g["module"])
-        out.append({**g, "ready": ready,
-                    "status": "ready" if ready else ("engine landed, page coming" if engine else "coming")})
+    for g in registry.games():
+        ready = g.play_name is not None
+        out.append({"key": g.name, "name": g.title, "href": f"/play/{g.name}", "about": g.about, "ready": ready,
+                    "status": "ready" if ready else "coming"})
     return out
+
+
+def default_rules(entry: registry.GameEntry) -> Any:
+    return entry.make_rules(**service.rule_params(entry, {}))
+
+
+def opponents_of(entry: registry.GameEntry) -> list[dict[str, Any]]:
+    """The bots a game offers under its default rules, for people: spec, name, description."""
+    play = entry.play
+    if play is None:
+        return []
+    return [{"spec": b.spec, "name": b.name, "description": b.description, "label": b.name}
+            for b in play.bots(default_rules(entry))]
+
+
+def rules_listing(entry: registry.GameEntry) -> list[dict[str, Any]]:
+    """A game's rule parameters as a form needs them."""
+    return [{"name": p.name, "default": p.default, "help": p.help, "lo": p.lo, "hi": p.hi,
+             "choices": list(p.choices) if p.choices else None} for p in entry.params]
 
 
 def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | None = None,
@@ -451,13 +435,13 @@ def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | No
     @app.exception_handler(DicelabError)
     async def _dicelab_error(_req: Request, exc: DicelabError) -> JSONResponse:
         code = 422
-        if isinstance(exc, pig_play.NotFound):
+        if isinstance(exc, NotFound):
             code = 404
-        elif isinstance(exc, pig_play.Forbidden):
+        elif isinstance(exc, Forbidden):
             code = 403
         elif isinstance(exc, Unauthorized):
             code = 401
-        elif isinstance(exc, pig_play.Conflict):
+        elif isinstance(exc, Conflict):
             code = 409
         elif isinstance(exc, explorer.Coming):
             code = 501
@@ -503,131 +487,69 @@ def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | No
                 mark_damaged(request.app, damage_of(exc))
         if request.app.state.damaged is not None:
             return JSONResponse({"status": "damaged", "detail": request.app.state.damaged}, status_code=503)
-        return {"status": "ok", "version": __version__, "pig_100_solved": bots.solved(PigRules()),
+        return {"status": "ok", "version": __version__, "games": [g.name for g in registry.games()],
                 "caches": cache_stats(), "explorer_admitted": request.app.state.heavy.admitted}
 
     @app.post("/api/games", status_code=201, tags=["games"])
     async def new_game(body: NewGame, request: Request) -> dict[str, Any]:
-        """Create a game against a bot; the answer carries the id and the secret token."""
+        """Create a game against bots; the answer carries the id and the secret token."""
         q = study_answers(body.questionnaire)
-        if body.game == "simpig":
-            return await new_simpig(body, q, request)
-        if body.game == "supersix":
-            return await new_supersix(body, q, request)
-        if body.game == "liars":
-            return await new_liars(body, q, request)
-        rules = pig_play.make_rules(body.variant, body.goal, body.sides)
-        await prepare_bot(bots.parse_opponent(body.opponent, rules), rules)
-
-        def work(db: Session) -> dict[str, Any]:
-            with write_lock:
-                created = pig_play.create_game(
-                    db, variant=body.variant, goal=body.goal, sides=body.sides, opponent=body.opponent,
-                    human_first=body.human_first, coach=body.coach, questionnaire=q)
-            g = created.game
-            return {"id": g.id, "token": created.token, "events": created.events,
-                    "state": pig_play.public_state(db, g)}
-
-        return await run_db(request, work, quick=True)
-
-    async def new_simpig(body: NewGame, q: dict | None, request: Request) -> dict[str, Any]:
-        if not simpig_play.available():
-            raise DicelabError("simultaneous Pig is coming: its engine is not installed")
-        specs = body.opponents or [body.opponent]
+        entry = registry.get(body.game)
+        play = service.play_of(entry)
+        params = service.rule_params(entry, body.rule_values())
+        rules = entry.make_rules(**params)
+        players = service.players_of(entry.new_game(rules, 0))
+        specs = list(body.opponents or [body.opponent or play.bots(rules)[0].spec])
         if len(specs) == 1:
-            specs = specs * (body.players - 1)
-        checked = await anyio.to_thread.run_sync(
-            lambda: [simpig_play.check_spec(s, body.goal, body.players) for s in specs])
-        await anyio.to_thread.run_sync(simpig_play.prepare, checked, body.goal, body.players)
+            specs = specs * (players - 1)
+        require(len(specs) == players - 1, f"give one bot, or one per bot seat ({players - 1}), got {len(specs)}")
+        await prepare(entry, specs, params)
 
         def work(db: Session) -> dict[str, Any]:
+            checked = service.seat_specs(entry, rules, players, specs[0], specs)
             with write_lock:
-                created = simpig_play.create_game(db, goal=body.goal, players=body.players, opponents=checked,
+                g, token, events = service.create(db, entry, params, checked, human_first=body.human_first,
                                                   coach=body.coach, questionnaire=q)
-            return {"id": created.game.id, "token": created.token, "events": [],
-                    "state": simpig_play.public_state(db, created.game)}
+            return {"id": g.id, "token": token, "events": events, "state": service.public_state(db, g)}
 
-        return await run_db(request, work, quick=True)
+        return await run_game_db(request, work)
 
-    async def new_supersix(body: NewGame, q: dict | None, request: Request) -> dict[str, Any]:
-        if not supersix_play.available():
-            raise DicelabError("Super Six is coming: its engine is not installed")
-        spec = supersix_play.check_spec(body.opponent)
-        await anyio.to_thread.run_sync(supersix_play.solution, body.sticks)
-
-        def work(db: Session) -> dict[str, Any]:
-            with write_lock:
-                created = supersix_play.create_game(db, sticks=body.sticks, opponent=spec,
-                                                    human_first=body.human_first, coach=body.coach, questionnaire=q)
-            return {"id": created.game.id, "token": created.token, "events": created.events,
-                    "state": supersix_play.public_state(db, created.game)}
-
-        return await run_db(request, work, quick=True)
-
-    async def new_liars(body: NewGame, q: dict | None, request: Request) -> dict[str, Any]:
-        if not liars_play.available():
-            raise DicelabError("Liar's Dice is coming: its engine is not installed")
-        specs = liars_play.check_specs(body.opponents or [body.opponent], body.players)
-
-        def work(db: Session) -> dict[str, Any]:
-            with write_lock:
-                created, _ = liars_play.create_game(db, players=body.players, dice=body.dice, wild=body.wild,
-                                                    opponents=specs, questionnaire=q)
-            return {"id": created.game.id, "token": created.token, "events": [],
-                    "state": liars_play.public_state(db, created.game)}
-
-        return await run_db(request, work, quick=True)
+    @app.get("/api/games/rules", tags=["meta"])
+    def game_rules() -> dict[str, Any]:
+        """Every game's rule parameters (name, default, bounds or choices)."""
+        return {g.name: rules_listing(g) for g in registry.games()}
 
     @app.get("/api/games/{game_id}", tags=["games"])
     async def read_game(game_id: str, request: Request, x_game_token: Token = None) -> dict[str, Any]:
         def work(db: Session) -> dict[str, Any]:
-            g = pig_play.load_game(db, game_id, x_game_token)
-            check_prepared(g)
-            return state_of(db, g)
+            g = service.load(db, game_id, x_game_token)
+            live = service.open_live(g) if not service.is_legacy(g) else None
+            return service.public_state(db, g, live=live)
 
         return await run_game_db(request, work)
 
     @app.post("/api/games/{game_id}/moves", tags=["games"])
     async def move(game_id: str, body: MoveIn, request: Request, response: Response,
                    x_game_token: Token = None) -> dict[str, Any]:
-        """Roll or hold; the bot answers in the same response (its moves are in ``events``)."""
+        """The human's action; the bots answer in the same response (their actions are in ``events``)."""
+        action = service.parse_action(body.action, {"k": body.k, "quantity": body.quantity, "face": body.face,
+                                                    "dice": body.dice})
 
         def work(db: Session) -> dict[str, Any]:
             with write_lock:
-                g = pig_play.load_game(db, game_id, x_game_token)
-                check_prepared(g)
-                rounds: list = []
-                if (body.quantity is not None or body.face is not None) and g.game != "liars":
-                    raise DicelabError("quantity and face are for Liar's Dice bids only")
-                if g.game == "liars":
-                    if body.action not in ("bid", "call") or body.k is not None:
-                        raise DicelabError("in Liar's Dice a move is bid (with quantity and face) or call")
-                    events, bot_s, rounds = liars_play.make_move(db, g, body.action, body.quantity, body.face,
-                                                                 body.expected_move)
-                elif g.game == "supersix":
-                    if body.action not in ("throw", "stop") or body.k is not None:
-                        raise DicelabError("in Super Six a move is {\"action\": \"throw\" or \"stop\"}")
-                    events, bot_s = supersix_play.make_move(db, g, body.action, body.expected_move)
-                elif g.game == "simpig":
-                    if body.action != "target":
-                        raise DicelabError("in simultaneous Pig a move is {\"action\": \"target\", \"k\": K}")
-                    events, bot_s = simpig_play.make_move(db, g, body.k, body.expected_move)
-                else:
-                    if body.action not in ("roll", "hold") or body.k is not None:
-                        raise DicelabError("in Pig a move is {\"action\": \"roll\" or \"hold\"} without k")
-                    events, bot_s = pig_play.make_move(db, g, body.action, body.expected_move)
-            out = {"events": events, "bot_ms": bot_s * 1000, "state": state_of(db, g, with_moves=False)}
-            if g.game == "liars":
-                out["rounds"] = rounds  # the rounds called during this request, hands shown
-            return out
+                g = service.load(db, game_id, x_game_token)
+                live, events, bot_s = service.move(db, g, action, body.expected_move)
+            return {"events": events, "bot_ms": bot_s * 1000,
+                    "state": service.public_state(db, g, with_moves=False, live=live)}
 
         out = await run_game_db(request, work)
-        response.headers["Server-Timing"] = f"bot;dur={out['bot_ms']:.3f}"  # the bot's share
+        response.headers["Server-Timing"] = f"bot;dur={out['bot_ms']:.3f}"  # the bots' share
         return out
 
     @app.get("/api/opponents", tags=["meta"])
     def opponents() -> dict[str, Any]:
-        return {"pig": bots.pig_opponents(), "games": games_listing()}
+        """Every game's bots (under its default rules) and the games list."""
+        return {"opponents": {g.name: opponents_of(g) for g in registry.games()}, "games": games_listing()}
 
     # ------------------------------------------------------------------ study: export, analysis
 
@@ -659,7 +581,7 @@ def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | No
     @app.get("/api/explorer/pig", tags=["explorer"])
     async def explorer_pig(request: Request, variant: str = "standard", goal: Goal = 100,
                            sides: Sides = None) -> Response:
-        return await explore(request, "pig", JSON, variant=variant, goal=goal, sides=sides)
+        return await explore(request, "pig-tables", JSON, variant=variant, goal=goal, sides=sides)
 
     @app.get("/explorer/plot/pig-{kind}.png", tags=["explorer"])
     async def explorer_plot(request: Request, kind: str, variant: str = "standard", goal: Goal = 100,
@@ -690,12 +612,12 @@ def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | No
     @app.get("/api/explorer/simpig-curve", tags=["explorer"])
     async def explorer_simpig(request: Request, lo: int = Query(10, ge=1, le=100), hi: int = Query(40, ge=1, le=100),
                               goal: Goal = 100) -> Response:
-        return await explore(request, "simpig", JSON, lo=lo, hi=hi, goal=goal)
+        return await explore(request, "simpig-curve", JSON, lo=lo, hi=hi, goal=goal)
 
     @app.get("/explorer/plot/simpig-curve.png", tags=["explorer"])
     async def explorer_simpig_plot(request: Request, lo: int = Query(10, ge=1, le=100),
                                    hi: int = Query(40, ge=1, le=100), goal: Goal = 100) -> Response:
-        return await explore(request, "simpig", PNG, lo=lo, hi=hi, goal=goal, plot=True)
+        return await explore(request, "simpig-curve", PNG, lo=lo, hi=hi, goal=goal, plot=True)
 
     # ------------------------------------------------------------------ pages
     def page(request: Request, name: str, status_code: int = 200, **ctx: Any) -> HTMLResponse:
@@ -705,27 +627,20 @@ def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | No
     def index(request: Request) -> HTMLResponse:
         return page(request, "index.html", games=games_listing())
 
-    @app.get("/play/pig", response_class=HTMLResponse, include_in_schema=False)
-    def play_pig(request: Request) -> HTMLResponse:
-        return page(request, "pig.html", opponents=bots.pig_opponents())
-
-    def game_page(request: Request, mod: Any, name: str) -> HTMLResponse:
-        """The page ``name`` of the game module ``mod``; the games list while its engine is missing."""
-        if not mod.available():
+    @app.get("/play/{game}", response_class=HTMLResponse, include_in_schema=False)
+    def play_page(request: Request, game: str) -> HTMLResponse:
+        """A game's own page where it has one (``templates/<game>.html``), else the generic page,
+        driven by the state's legal actions and observation; the games list while it offers no bots."""
+        try:
+            entry = registry.get(game)
+        except DicelabError:
+            return page(request, "index.html", status_code=404, games=games_listing())
+        if entry.play is None:
             return page(request, "index.html", games=games_listing())
-        return page(request, name, bots=mod.BOTS)
-
-    @app.get("/play/simpig", response_class=HTMLResponse, include_in_schema=False)
-    def play_simpig(request: Request) -> HTMLResponse:
-        return game_page(request, simpig_play, "simpig.html")
-
-    @app.get("/play/supersix", response_class=HTMLResponse, include_in_schema=False)
-    def play_supersix(request: Request) -> HTMLResponse:
-        return game_page(request, supersix_play, "supersix.html")
-
-    @app.get("/play/liars", response_class=HTMLResponse, include_in_schema=False)
-    def play_liars(request: Request) -> HTMLResponse:
-        return game_page(request, liars_play, "liars.html")
+        own = f"{entry.name}.html"
+        name = own if (HERE / "templates" / own).is_file() else "play.html"
+        return page(request, name, game=entry, bots=opponents_of(entry), opponents=opponents_of(entry),
+                    rules=rules_listing(entry))
 
     @app.get("/analysis", response_class=HTMLResponse, include_in_schema=False)
     async def analysis_page(request: Request, x_admin_key: AdminKey = None) -> HTMLResponse:
@@ -744,7 +659,14 @@ def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | No
 
 
 def _warm() -> None:
-    try:
-        bots.solution(PigRules())
-    except Exception:  # pragma: no cover - warm-up is best effort; requests solve on demand
-        log.exception("warm-up solve failed")
+    """Build every game's default bot and coach for its default rules (best effort, in the background)."""
+    for entry in registry.games():
+        play: Any = entry.play
+        if play is None or not hasattr(play, "prepare"):
+            continue
+        try:
+            rules = default_rules(entry)
+            if not play.heavy([play.bots(rules)[0].spec], rules):
+                play.prepare([play.bots(rules)[0].spec], rules)
+        except Exception:  # pragma: no cover - warm-up is best effort; requests build on demand
+            log.exception("warm-up of %s failed", entry.name)

@@ -24,17 +24,19 @@ app answers 503 and ``/healthz`` reports it).
 Tables
 ------
 ``games``
-    one row per game: rules, opponent, seats, live state (scores, turn total, mover), ``version``
-    (the number of moves made, the optimistic-concurrency counter a client must echo), the
-    questionnaire answers of the human-play study (seed 002, section 2.4) and a hash of the
-    per-game secret token (the token itself is never stored).
+    one row per game of any registered game: its name, rule parameters (``rules_json``), the bots
+    of the bot seats, the human's seat, the state in the game's own JSON form (``state_json``:
+    rules, seed, actions), ``version`` (the number of moves made, the optimistic-concurrency counter
+    a client must echo), the questionnaire answers of the human-play study (seed 002, section 2.4)
+    and a hash of the per-game secret token (the token itself is never stored).
 ``moves``
-    every roll and hold by either seat: the state before it from the mover's point of view
-    ``(i, j, k)``, the dice, the result, the optimal action, both actions' win probabilities,
-    the win probability the move gave away and the time the human took.
+    every seat's action: the action (``action_json``) and the public events it caused
+    (``events_json``), the dice it threw, and for the human's decisions the coach's verdict (the
+    position ``(i, j, k)`` where the coach gives one, the best action, the value of the action
+    taken and of the best, the value given away) and the time the human took.
 ``turns``
-    one row per finished turn, like seed 002's tracker form: number of rolls, points banked,
-    scores before and after, the opponent's score.
+    one row per finished turn in games whose seats see scores, like seed 002's tracker form:
+    number of dice thrown, points banked, scores before and after, the opponent's score.
 """
 
 from __future__ import annotations
@@ -57,6 +59,7 @@ from sqlalchemy import (
     ForeignKey,
     Integer,
     String,
+    Text,
     UniqueConstraint,
     create_engine,
     event,
@@ -94,21 +97,17 @@ class Game(Base):
     id: Mapped[str] = mapped_column(String(40), primary_key=True)
     token_hash: Mapped[str] = mapped_column(String(64))
     game: Mapped[str] = mapped_column(String(16))
-    variant: Mapped[str] = mapped_column(String(16))
-    goal: Mapped[int] = mapped_column(Integer)
-    sides: Mapped[int] = mapped_column(Integer)
-    opponent: Mapped[str] = mapped_column(String(80))
+    rules_json: Mapped[str | None] = mapped_column(Text, nullable=True)  # the rule parameters
+    state_json: Mapped[str | None] = mapped_column(Text, nullable=True)  # the game's own JSON form
+    opponent: Mapped[str] = mapped_column(String(80))  # the bot specs of the bot seats, comma-separated
     human_seat: Mapped[int] = mapped_column(Integer)
     coach: Mapped[bool] = mapped_column(Boolean, default=False)
     seed: Mapped[int] = mapped_column(BigInteger)
     status: Mapped[str] = mapped_column(String(12), default="playing")
-    score0: Mapped[int] = mapped_column(Integer, default=0)
-    score1: Mapped[int] = mapped_column(Integer, default=0)
-    turn_total: Mapped[int] = mapped_column(Integer, default=0)
-    turn_rolls: Mapped[int] = mapped_column(Integer, default=0)
-    turn_start_score: Mapped[int] = mapped_column(Integer, default=0)
-    to_move: Mapped[int] = mapped_column(Integer, default=0)
-    turn_no: Mapped[int] = mapped_column(Integer, default=1)
+    to_move: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    turn_no: Mapped[int | None] = mapped_column(Integer, nullable=True, default=1)
+    turn_rolls: Mapped[int | None] = mapped_column(Integer, nullable=True, default=0)
+    turn_start_score: Mapped[int | None] = mapped_column(Integer, nullable=True, default=0)
     version: Mapped[int] = mapped_column(Integer, default=0)
     winner: Mapped[int | None] = mapped_column(Integer, nullable=True)
     participant: Mapped[str | None] = mapped_column(String(80), nullable=True)
@@ -119,8 +118,15 @@ class Game(Base):
     updated_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
     finished_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
     players: Mapped[int] = mapped_column(Integer, default=2, server_default="2")
-    scores_json: Mapped[str | None] = mapped_column(String(200), nullable=True)  # simultaneous Pig
-    result_json: Mapped[str | None] = mapped_column(String(200), nullable=True)  # shares of the win
+    scores_json: Mapped[str | None] = mapped_column(String(200), nullable=True)  # the scores, where seats see some
+    result_json: Mapped[str | None] = mapped_column(String(200), nullable=True)  # returns(): each seat's share
+    # before migration 0003 every game's position was kept in Pig's columns; kept for old rows
+    variant: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    goal: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    sides: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    score0: Mapped[int | None] = mapped_column(Integer, nullable=True)  # seats 0 and 1's scores, where seen
+    score1: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    turn_total: Mapped[int | None] = mapped_column(Integer, nullable=True)
 
 
 class Move(Base):
@@ -133,15 +139,17 @@ class Move(Base):
     turn_no: Mapped[int] = mapped_column(Integer)
     player: Mapped[int] = mapped_column(Integer)
     actor: Mapped[str] = mapped_column(String(8))
-    action: Mapped[str] = mapped_column(String(8))
-    i: Mapped[int] = mapped_column(Integer)
-    j: Mapped[int] = mapped_column(Integer)
-    k: Mapped[int] = mapped_column(Integer)
-    faces: Mapped[str | None] = mapped_column(String(400), nullable=True)
-    result: Mapped[str] = mapped_column(String(8))
-    optimal_action: Mapped[str | None] = mapped_column(String(8), nullable=True)
-    p_roll: Mapped[float | None] = mapped_column(Float, nullable=True)
-    p_hold: Mapped[float | None] = mapped_column(Float, nullable=True)
+    action: Mapped[str] = mapped_column(String(8))  # the action's name ("roll", "bid", "dice", ...)
+    action_json: Mapped[str | None] = mapped_column(Text, nullable=True)  # the action itself
+    events_json: Mapped[str | None] = mapped_column(Text, nullable=True)  # the public events it caused
+    i: Mapped[int | None] = mapped_column(Integer, nullable=True)  # the coach's position, where it gives one
+    j: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    k: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    faces: Mapped[str | None] = mapped_column(String(400), nullable=True)  # the dice the action threw
+    result: Mapped[str] = mapped_column(String(16))
+    optimal_action: Mapped[str | None] = mapped_column(String(200), nullable=True)  # JSON: the coach's best
+    p_roll: Mapped[float | None] = mapped_column(Float, nullable=True)  # the coach's value of the action taken
+    p_hold: Mapped[float | None] = mapped_column(Float, nullable=True)  # ... and of the best action
     p_lost: Mapped[float | None] = mapped_column(Float, nullable=True)
     think_ms: Mapped[int | None] = mapped_column(Integer, nullable=True)
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
@@ -223,10 +231,25 @@ def migrate(engine: Engine) -> None:
     cfg = Config()
     cfg.set_main_option("script_location", str(MIGRATIONS_DIR))
     cfg.set_main_option("sqlalchemy.url", engine.url.render_as_string(hide_password=False))
+    sqlite = engine.dialect.name == "sqlite"
     try:
-        with engine.begin() as conn:
-            cfg.attributes["connection"] = conn
-            command.upgrade(cfg, "head")
+        with engine.connect() as conn:
+            if sqlite:  # a table rebuilt under its children (SQLite's procedure for schema changes):
+                conn.exec_driver_sql("PRAGMA foreign_keys=OFF")  # off outside the transaction ...
+                conn.commit()
+            try:
+                with conn.begin():
+                    cfg.attributes["connection"] = conn
+                    command.upgrade(cfg, "head")
+                    if sqlite:  # ... and every reference checked before the commit
+                        bad = conn.exec_driver_sql("PRAGMA foreign_key_check").fetchall()
+                        if bad:
+                            raise DicelabError(f"the migration left {len(bad)} rows pointing at no game; "
+                                               "nothing was changed")
+            finally:
+                if sqlite:
+                    conn.exec_driver_sql("PRAGMA foreign_keys=ON")
+                    conn.commit()
     except DBAPIError as exc:
         raise _open_error(engine, exc) from exc
 

@@ -17,18 +17,18 @@ lab's explorer worker process (:class:`dicelab.web.limits.HeavyPool`), which ans
 
 from __future__ import annotations
 
-import importlib
 import io
 from typing import Any
 
 import numpy as np
 
+from dicelab import pig, simpig
 from dicelab.core.errors import DicelabError, require
-from dicelab.pig.rules import PigRules
-import dicelab.web.bots as bots
+
+PigRules = Any  # a dicelab.pig.PigRules
 
 MAX_TOURNAMENT = 12
-MAX_WORK = 2.5e9  # of :func:`dicelab.web.bots.work_units`: about 3 s of one core on the project machine
+MAX_WORK = 2.5e9  # of :func:`dicelab.pig.work_units`: about 3 s of one core on the project machine
 
 
 class Coming(DicelabError):
@@ -38,18 +38,15 @@ class Coming(DicelabError):
 def tools() -> list[dict[str, Any]]:
     return [
         {"key": "boundary", "name": "Roll/hold boundary and win-probability heatmaps", "ready": True},
-        {"key": "evaluate", "name": "Evaluate two strategies (exact)",
-         "ready": bots.module_available("dicelab.pig.evaluation")},
-        {"key": "tournament", "name": "Round-robin tournament (exact)",
-         "ready": bots.module_available("dicelab.pig.tournaments")},
-        {"key": "simpig", "name": "Simultaneous Pig: best response against hold:N",
-         "ready": bots.module_available("dicelab.simpig")},
+        {"key": "evaluate", "name": "Evaluate two strategies (exact)", "ready": True},
+        {"key": "tournament", "name": "Round-robin tournament (exact)", "ready": True},
+        {"key": "simpig", "name": "Simultaneous Pig: best response against hold:N", "ready": True},
     ]
 
 
 def pig_tables(rules: PigRules) -> dict[str, Any]:
     """Hold thresholds (goal x goal) and P(i, j, 0), the numbers behind the boundary plots."""
-    sol = bots.solution(rules)
+    sol = pig.play_solution(rules)
     return {
         "rules": rules.to_dict(),
         "p_first_player": float(sol.p[0, 0, 0]),
@@ -81,7 +78,7 @@ def pig_plot(rules: PigRules, kind: str, k: int = 0) -> bytes:
 
     import dicelab.core.plotting  # noqa: F401  (Agg backend)
 
-    sol = bots.solution(rules)
+    sol = pig.play_solution(rules)
     g = rules.goal
     fig = Figure(figsize=(6.4, 5.2), dpi=90)
     ax = fig.subplots()
@@ -102,12 +99,6 @@ def pig_plot(rules: PigRules, kind: str, k: int = 0) -> bytes:
     return _png(fig)
 
 
-def _need(module: str, what: str) -> Any:
-    if not bots.module_available(module):
-        raise Coming(f"{what} is coming: it needs {module}, which is not installed yet")
-    return importlib.import_module(module)
-
-
 def _jsonable(x: Any) -> Any:
     from dicelab.core.cli import to_jsonable
 
@@ -118,14 +109,14 @@ def _jsonable(x: Any) -> Any:
 
 def evaluate_specs(rules: PigRules, a: str, b: str) -> tuple[str, str]:
     """The two specs checked and normalised, and the evaluation's work within :data:`MAX_WORK`."""
-    sa, sb = bots.parse_opponent(a, rules), bots.parse_opponent(b, rules)
+    sa, sb = pig.parse_bot(a, rules), pig.parse_bot(b, rules)
     check_work(rules, 1, [sa, sb])
     return sa, sb
 
 
 def evaluate(rules: PigRules, a: str, b: str) -> dict[str, Any]:
     """Exact head-to-head of two strategies (specs as in the bot list)."""
-    mod = _need("dicelab.pig.api", "strategy evaluation")
+    mod = pig
     sa, sb = evaluate_specs(rules, a, b)
     res = mod.evaluate(sa, sb, rules)
     return {"rules": rules.to_dict(), "a": sa, "b": sb, "result": _jsonable(res)}
@@ -162,7 +153,7 @@ def tournament_specs(rules: PigRules, specs: str) -> list[str]:
     names = [s for s in (x.strip() for x in specs.split(",")) if s]
     require(2 <= len(names) <= MAX_TOURNAMENT,
             f"a web tournament takes 2 to {MAX_TOURNAMENT} comma-separated strategies, got {len(names)}")
-    names = [bots.parse_opponent(s, rules) for s in names]
+    names = [pig.parse_bot(s, rules) for s in names]
     require(len(set(names)) == len(names), f"a tournament's strategies must differ, got {', '.join(names)}")
     check_work(rules, len(names) * (len(names) - 1) // 2, names)
     return names
@@ -170,7 +161,7 @@ def tournament_specs(rules: PigRules, specs: str) -> list[str]:
 
 def tournament(rules: PigRules, specs: str) -> dict[str, Any]:
     """An exact round robin over up to 12 comma-separated strategy specs."""
-    mod = _need("dicelab.pig.tournaments", "the tournament")
+    mod = pig
     names = tournament_specs(rules, specs)
     res = mod.tournament(names, rules, progress=False)
     return {"rules": rules.to_dict(), "strategies": names, "result": _jsonable(res)}
@@ -203,7 +194,7 @@ SIMPIG_MAX_GOAL = 100
 
 def check_work(rules: PigRules, evaluations: int, specs: list[str]) -> None:
     """Refuse (422) a request whose estimated work is over :data:`MAX_WORK`."""
-    work = bots.work_units(rules, evaluations, specs)
+    work = pig.work_units(rules, evaluations, specs)
     require(work <= MAX_WORK,
             f"too much work for one web request ({work:.2g} state visits, limit {MAX_WORK:.2g}): use fewer "
             "strategies, less best-response nesting, a smaller goal or die, or the command line")
@@ -218,7 +209,7 @@ def _check_simpig(lo: int, hi: int, goal: int) -> None:
 def simpig_curve(lo: int, hi: int, goal: int) -> dict[str, Any]:
     """Simultaneous Pig: the exact best response's win probability against hold:N, N = lo..hi
     (seed 000, Figure 1 / Table S1: 0.5231 against hold:25, local minima at 16, 20, 25, 33)."""
-    mod = _need("dicelab.simpig", "the simultaneous-Pig best-response curve")
+    mod = simpig
     _check_simpig(lo, hi, goal)
     rows = mod.sweep_hold(list(range(lo, hi + 1)), goal)
     return {"goal": goal, "rows": rows, "local_minima": mod.local_minima(rows)}
@@ -245,13 +236,12 @@ def simpig_plot(res: dict[str, Any]) -> bytes:
 
 
 # ------------------------------------------------------------------------------ jobs
-TOOLS = ("pig", "pig-plot", "evaluate", "tournament", "simpig")
+TOOLS = ("pig-tables", "pig-plot", "evaluate", "tournament", "simpig-curve")
 
 
 def _rules(params: dict[str, Any]) -> PigRules:
-    from dicelab.web.pig_play import make_rules
-
-    return make_rules(params["variant"], params["goal"], params["sides"])
+    """Pig's rules through its registry entry (the web lab's bounds: goal up to 100, dice up to 12 sides)."""
+    return pig.GAME.make_rules(variant=params["variant"], goal=params["goal"], sides=params["sides"])
 
 
 def check_job(tool: str, params: dict[str, Any]) -> dict[str, Any]:
@@ -259,18 +249,15 @@ def check_job(tool: str, params: dict[str, Any]) -> dict[str, Any]:
     normalised parameters for :func:`job`."""
     require(tool in TOOLS, f"unknown explorer tool {tool!r}; choose one of {', '.join(TOOLS)}")
     out = dict(params)
-    if tool == "simpig":
-        _need("dicelab.simpig", "the simultaneous-Pig best-response curve")
+    if tool == "simpig-curve":
         _check_simpig(params["lo"], params["hi"], params["goal"])
         return out
     rules = _rules(params)
     if tool == "pig-plot":
         _check_plot(rules, params["kind"], params["k"])
     elif tool == "evaluate":
-        _need("dicelab.pig.evaluation", "strategy evaluation")
         out["a"], out["b"] = evaluate_specs(rules, params["a"], params["b"])
     elif tool == "tournament":
-        _need("dicelab.pig.tournaments", "the tournament")
         out["specs"] = ",".join(tournament_specs(rules, params["specs"]))
     return out
 
@@ -280,11 +267,11 @@ def job(tool: str, params: dict[str, Any]) -> bytes:
     (always for ``pig-plot``), else JSON bytes."""
     from dicelab.web.limits import json_bytes
 
-    if tool == "simpig":
+    if tool == "simpig-curve":
         res = simpig_curve(params["lo"], params["hi"], params["goal"])
         return simpig_plot(res) if params.get("plot") else json_bytes(res)
     rules = _rules(params)
-    if tool == "pig":
+    if tool == "pig-tables":
         return json_bytes(pig_tables(rules))
     if tool == "pig-plot":
         return pig_plot(rules, params["kind"], params["k"])

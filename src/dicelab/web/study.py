@@ -35,7 +35,6 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from dicelab.core.errors import DicelabError, require
-import dicelab.web.liars_play as liars_play
 from dicelab.web.db import Game, Move, Turn
 from dicelab.web.gamecore import public_seed
 
@@ -48,13 +47,16 @@ DIFF_BINS = (("far behind (<= -20)", -10**9, -20), ("behind (-19..-1)", -19, -1)
              ("ahead (1..19)", 1, 19), ("far ahead (>= 20)", 20, 10**9))
 PLOTS = ("trajectories", "average", "behind-ahead", "quality")
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")  # OWASP: CSV injection
-_PUBLIC_MOVES = {"liars": liars_play.public_moves}  # per game: one game's move rows as the researcher sees them
+STUDY_GAME = "pig"  # seed 002's study is of Pig: the analysis reads its games only
+# a moves row's coach columns: computed from what the human's seat sees, which may be hidden from
+# others (a Liar's Dice hand), so the researcher sees them once the game is over
+COACH_COLUMNS = ("i", "j", "k", "optimal_action", "p_roll", "p_hold", "p_lost")
 
-_GAME_COLS = ["id", "game", "variant", "goal", "sides", "opponent", "human_seat", "coach", "status",
-              "score0", "score1", "winner", "version", "participant", "risk_preference", "q2", "q3",
-              "created_at", "finished_at", "seed", "players", "scores_json", "result_json"]
-_MOVE_COLS = ["game_id", "seq", "turn_no", "player", "actor", "action", "i", "j", "k", "faces", "result",
-              "optimal_action", "p_roll", "p_hold", "p_lost", "think_ms", "created_at"]
+_GAME_COLS = ["id", "game", "rules_json", "opponent", "human_seat", "coach", "status", "score0", "score1",
+              "winner", "version", "participant", "risk_preference", "q2", "q3", "created_at", "finished_at",
+              "seed", "players", "scores_json", "result_json", "variant", "goal", "sides"]
+_MOVE_COLS = ["game_id", "seq", "turn_no", "player", "actor", "action", "action_json", "events_json", "i", "j",
+              "k", "faces", "result", "optimal_action", "p_roll", "p_hold", "p_lost", "think_ms", "created_at"]
 _TURN_COLS = ["game_id", "turn_no", "player", "actor", "n_rolls", "banked", "score_before", "score_after",
               "opponent_score", "ended"]
 
@@ -72,20 +74,22 @@ def _rows(db: Session, table: str) -> tuple[list[str], list[dict[str, Any]]]:
 
 
 def _public_moves(db: Session) -> list[dict[str, Any]]:
-    """Every ``moves`` row, each game's through its own visibility rule."""
-    kind: dict[str, str] = {gid: game for gid, game in db.execute(select(Game.id, Game.game))}
-    by_game: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for m in db.scalars(select(Move).order_by(Move.game_id, Move.seq)):
-        by_game[m.game_id].append({c: getattr(m, c) for c in _MOVE_COLS})
+    """Every ``moves`` row as the researcher may see it: the action and its public events always,
+    the :data:`COACH_COLUMNS` once the game is no longer being played."""
+    live = {gid for gid, status in db.execute(select(Game.id, Game.status)) if status == "playing"}
     out: list[dict[str, Any]] = []
-    for gid, rows in by_game.items():
-        out += _PUBLIC_MOVES.get(kind.get(gid, ""), list)(rows)
+    for m in db.scalars(select(Move).order_by(Move.game_id, Move.seq)):
+        row = {c: getattr(m, c) for c in _MOVE_COLS}
+        out.append({**row, **dict.fromkeys(COACH_COLUMNS)} if m.game_id in live else row)
     return out
 
 
 _TYPES = {"seed": pa.int64(), "winner": pa.int64(), "p_roll": pa.float64(), "p_hold": pa.float64(),
           "p_lost": pa.float64(), "think_ms": pa.int64(), "finished_at": pa.timestamp("us"),
           "created_at": pa.timestamp("us"), "faces": pa.string(), "optimal_action": pa.string(),
+          "i": pa.int64(), "j": pa.int64(), "k": pa.int64(), "action_json": pa.string(), "events_json": pa.string(),
+          "rules_json": pa.string(), "variant": pa.string(), "goal": pa.int64(), "sides": pa.int64(),
+          "score0": pa.int64(), "score1": pa.int64(),
           "participant": pa.string(), "risk_preference": pa.string(), "q2": pa.string(), "q3": pa.string(),
           "scores_json": pa.string(), "result_json": pa.string()}
 
@@ -136,7 +140,7 @@ def _slope(x: np.ndarray, y: np.ndarray) -> float | None:
 
 def analysis(db: Session) -> dict[str, Any]:
     """The numbers behind the study plots, from every human turn and decision in the database."""
-    games = {g.id: g for g in db.scalars(select(Game).where(Game.game == "pig"))}  # seed 002 studies Pig
+    games = {g.id: g for g in db.scalars(select(Game).where(Game.game == STUDY_GAME))}
     pref_of = {gid: (g.risk_preference or "not asked") for gid, g in games.items()}
     # trajectories: (game, human seat) -> list of scores after each of the human's turns
     traj: dict[str, list[int]] = defaultdict(list)

@@ -32,5 +32,20 @@ const lab = (function () {
     $("setup").hidden = false;
   }
 
-  return { $, pct, api, appendLog, showSetup };
+  // the coach's value of `action` (as the game spells it: "roll", {"target": 25}, ...), or null
+  const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+  function coachValue(coach, action) {
+    if (!coach || !coach.values) return null;
+    const v = coach.values.find((x) => same(x.action, action));
+    return v ? v.value : null;
+  }
+
+  // an action as people read it: "roll", "target 25", "bid 3 x 5", "dice 4"
+  function actionText(a) {
+    if (typeof a === "string") return a;
+    if (a && typeof a === "object") return Object.entries(a).map(([k, v]) => k + " " + (Array.isArray(v) ? v.join(" \u00d7 ") : v)).join(", ");
+    return String(a);
+  }
+
+  return { $, pct, api, appendLog, showSetup, coachValue, actionText, same };
 })();

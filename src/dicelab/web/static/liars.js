@@ -10,18 +10,19 @@
     const over = game.status === "finished";
     $("hand").textContent = game.hand.join(" ") || "(none)";
     $("counts").textContent = game.dice_counts.map((n, p) => who(p) + " " + n).join(", ");
-    $("bid").textContent = game.current_bid ? game.current_bid[0] + " \u00d7 " + game.current_bid[1] + "s (" + who(game.bidder) + ")" : "none yet";
-    $("raise").disabled = over || busy; $("call").disabled = over || busy || !game.current_bid;
+    $("bid").textContent = game.bid ? game.bid[0] + " \u00d7 " + game.bid[1] + "s (" + who(game.bidder) + ")" : "none yet";
+    $("raise").disabled = over || busy; $("call").disabled = over || busy || !game.bid;
     $("status").dataset.state = over ? "finished" : "playing";
     $("status").textContent = over ? (game.winner === 0 ? "You win!" : who(game.winner) + " wins.") : "Your move.";
-    $("coach-now").textContent = game.coach_view ? "Given your dice, the current bid holds with probability " + pct(game.coach_view.p_current_holds) + "." : "";
+    const c = game.coach_view;
+    $("coach-now").textContent = c && c.current_bid_holds !== null ? "Given your dice, the current bid holds with probability " + pct(c.current_bid_holds) + "." : "";
   }
   $("setup-form").addEventListener("submit", async (ev) => {
     ev.preventDefault(); $("setup-error").textContent = "";
     try {
       token = null;
       const r = await api("POST", "/api/games", { game: "liars", players: parseInt($("players").value, 10),
-        dice: parseInt($("dice").value, 10), wild: $("wild").value, opponent: $("opponent").value });
+        dice: parseInt($("dice").value, 10), wild: $("wild").value, opponent: $("opponent").value, coach: true });
       token = r.token; game = r.state; history.replaceState(null, "", "#" + r.id);
       $("log").innerHTML = ""; $("setup").hidden = true; $("board").hidden = false; render();
     } catch (e) { $("setup-error").textContent = e.message; }
@@ -31,15 +32,14 @@
     busy = true; $("move-error").textContent = ""; render();
     try {
       const r = await api("POST", "/api/games/" + game.id + "/moves", { ...body, expected_move: game.version });
-      let n = 0;
-      r.events.forEach((e) => {
-        line(who(e.player) + (e.bid ? " bid " + e.bid[0] + " \u00d7 " + e.bid[1] + "s" : " called!") +
-          (e.actor === "human" && e.p_my_bid_holds !== null ? " (holds with " + pct(e.p_my_bid_holds) + ")" : ""));
-        if (!e.bid && r.rounds[n]) {
-          const rd = r.rounds[n++];
+      r.events.forEach((rec) => {
+        const bid = rec.action === "call" ? null : rec.action.bid;
+        line(who(rec.player) + (bid ? " bid " + bid[0] + " \u00d7 " + bid[1] + "s" : " called!") +
+          (rec.actor === "human" && bid && rec.value !== null && rec.value !== undefined ? " (holds with " + pct(rec.value) + ")" : ""));
+        rec.events.filter((e) => e.action === "call").forEach((rd) => {
           line("Hands: " + rd.hands.map((h, p) => who(p) + " [" + h.join(" ") + "]").join(", ") + " \u2014 " + rd.matched +
             " matching; " + who(rd.loser) + " lose" + (rd.loser === 0 ? "" : "s") + " a die.");
-        }
+        });
       });
       game = await api("GET", "/api/games/" + game.id);
     } catch (e) { $("move-error").textContent = e.message; }

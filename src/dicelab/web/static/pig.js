@@ -16,13 +16,16 @@
     return faces.map((f) => (game.rules.sides === 6 ? pips[f] + " " : "") + f).join("  ");
   }
 
+  // one action record of the API: {seq, player, actor, action, events: [the public events], p_lost}
   function describe(ev) {
     const who = ev.actor === "human" ? "You" : "Bot";
-    let s = who + " " + (ev.action === "roll" ? "rolled " + faceText(ev.faces) : "held");
-    if (ev.result === "bust") s += ": pig! turn total lost";
-    else if (ev.result === "reset") s += ": two ones! banked score reset to 0";
-    else if (ev.result === "win") s += ": reached the goal";
-    if (ev.action === "hold") s += " (" + ev.state[2] + " points banked)";
+    const e = (ev.events || [])[0] || {};
+    const won = (ev.events || []).some((x) => x.winner === ev.player);
+    let s = who + " " + (ev.action === "roll" ? "rolled " + faceText(e.faces) : "held");
+    if (e.result === "bust") s += ": pig! turn total lost";
+    else if (e.result === "reset") s += ": two ones! banked score reset to 0";
+    else if (won) s += ": reached the goal";
+    if (ev.action === "hold" && e.scores) s += " (score now " + e.scores[ev.player] + ")";
     if (game.coach && ev.actor === "human" && ev.p_lost !== null && ev.p_lost !== undefined)
       s += ev.p_lost > 1e-9 ? " \u2014 gave away " + pct(ev.p_lost) : " \u2014 optimal";
     return s;
@@ -33,7 +36,8 @@
     li.className = ev.actor;
     li.textContent = describe(ev);
     lab.appendLog(li);  // keeps the newest move in view
-    if (ev.faces) $("dice").textContent = faceText(ev.faces);
+    const e = (ev.events || [])[0] || {};
+    if (e.faces) $("dice").textContent = faceText(e.faces);
   }
 
   function render() {
@@ -42,11 +46,11 @@
     $("score-bot").textContent = game.scores[b];
     $("turn-total").textContent = game.turn_total;
     $("goal-shown").textContent = game.rules.goal;
-    $("bot-name").textContent = "(" + game.opponent + ")";
+    $("bot-name").textContent = "(" + game.opponents[0] + ")";
     const over = game.status === "finished";
     $("roll").disabled = over || busy;
     $("hold").disabled = over || busy;
-    $("p-human").classList.toggle("to-move", !over && game.to_move === h);
+    $("p-human").classList.toggle("to-move", !over && game.to_move.includes(h));
     $("status").textContent = over ? (game.winner === h ? "You win!" : "The bot wins.") : "Your move.";
     $("status").dataset.state = over ? "finished" : "playing";
     $("coach-panel").hidden = !game.coach;
@@ -54,8 +58,8 @@
       const c = game.coach_view;
       $("coach-now").innerHTML = "";
       const t = document.createElement("div");
-      t.innerHTML = "P(win) if you <b>roll</b>: <span id='coach-roll'>" + pct(c.p_roll) +
-        "</span> &middot; if you <b>hold</b>: <span id='coach-hold'>" + pct(c.p_hold) +
+      t.innerHTML = "P(win) if you <b>roll</b>: <span id='coach-roll'>" + pct(lab.coachValue(c, "roll")) +
+        "</span> &middot; if you <b>hold</b>: <span id='coach-hold'>" + pct(lab.coachValue(c, "hold")) +
         "</span> &middot; best: <b id='coach-best'>" + c.best + "</b>";
       $("coach-now").appendChild(t);
     } else if (game.coach) {
@@ -65,8 +69,8 @@
       const s = game.summary;
       let txt = "Game summary: " + s.decisions + " decisions, " + s.optimal_decisions +
         " optimal; total win probability given away " + pct(s.total_lost) + ".";
-      if (s.worst) txt += " Worst decision: " + s.worst.action + " at (" + s.worst.state.join(", ") +
-        ") instead of " + s.worst.optimal + ", costing " + pct(s.worst.p_lost) + ".";
+      if (s.worst) txt += " Worst decision: " + lab.actionText(s.worst.action) + " (move " + (s.worst.seq + 1) +
+        ") instead of " + lab.actionText(s.worst.optimal) + ", costing " + pct(s.worst.p_lost) + ".";
       $("summary").textContent = txt;
       $("summary").hidden = false;
     } else if (over) {

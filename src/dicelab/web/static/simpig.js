@@ -17,32 +17,39 @@
     });
     const over = game.status === "finished";
     $("go").disabled = over || busy;
-    if (game.targets) { $("target").max = game.targets[1]; }
+    if (game.legal_actions.length) {  // the legal targets are 1 .. goal - your score
+      const top = game.legal_actions[game.legal_actions.length - 1].target;
+      $("target").max = top;
+      if (parseInt($("target").value, 10) > top) $("target").value = top;
+    }
     $("status").dataset.state = over ? "finished" : "playing";
-    $("status").textContent = over ? (game.result[0] > 0 ? (game.result[0] < 1 ? "You share the win!" : "You win!") : "A bot wins.") : "Pick your target.";
+    $("status").textContent = over ? (game.returns[0] > 0 ? (game.returns[0] < 1 ? "You share the win!" : "You win!") : "A bot wins.") : "Pick your target.";
     $("coach-panel").hidden = !game.coach;
     if (game.coach && game.coach_view) {
       const c = game.coach_view, k = parseInt($("target").value, 10);
-      let s = "Best target now: <b id='coach-best'>" + c.best + "</b> (P(win) " + pct(c.p_best) + ")";
-      if (k >= 1 && k <= c.q.length) s += "; your target " + k + ": <span id='coach-mine'>" + pct(c.q[k - 1]) + "</span>";
+      const mine = lab.coachValue(c, { target: k });
+      let s = "Best target now: <b id='coach-best'>" + c.best.target + "</b> (P(win) " + pct(lab.coachValue(c, c.best)) + ")";
+      if (mine !== null) s += "; your target " + k + ": <span id='coach-mine'>" + pct(mine) + "</span>";
       $("coach-now").innerHTML = s;
     } else if (game.coach) { $("coach-now").textContent = over ? "Game over." : ""; }
     if (over && game.summary) {
       const s = game.summary;
       $("summary").textContent = "Game summary: " + s.decisions + " targets, " + s.optimal_decisions +
         " optimal; total win probability given away " + pct(s.total_lost) + "." +
-        (s.worst ? " Worst: target " + s.worst.target + " at scores (" + s.worst.state.join(", ") + ") instead of " + s.worst.best + ", costing " + pct(s.worst.p_lost) + "." : "");
+        (s.worst ? " Worst: " + lab.actionText(s.worst.action) + " (move " + (s.worst.seq + 1) + ") instead of " + lab.actionText(s.worst.optimal) + ", costing " + pct(s.worst.p_lost) + "." : "");
       $("summary").hidden = false;
     } else { $("summary").hidden = !over; if (over) $("summary").textContent = "Final scores: " + game.scores.join(" / "); }
   }
   function log(events) {
     const li = document.createElement("li");
-    li.textContent = events.map((e) => name(e.player) + ": target " + e.target + ", rolled " + e.faces.join(" ") +
-      (e.result === "bust" ? " (pig!)" : " = " + e.turn_total)).join("; ");
+    li.textContent = events.map((r) => {
+      const e = r.events[0];
+      return name(r.player) + ": target " + e.target + ", rolled " + e.faces.join(" ") + (e.total === 0 ? " (pig!)" : " = " + e.total);
+    }).join("; ");
     lab.appendLog(li);
-    const me = events[0];
-    if (game && game.coach && me.p_lost !== null && me.p_lost !== undefined)
-      $("coach-last").textContent = "Your last target: " + (me.p_lost > 1e-9 ? "gave away " + pct(me.p_lost) + " (best was " + me.best + ")" : "optimal");
+    const me = events.find((r) => r.actor === "human");
+    if (game && game.coach && me && me.p_lost !== null && me.p_lost !== undefined)
+      $("coach-last").textContent = "Your last target: " + (me.p_lost > 1e-9 ? "gave away " + pct(me.p_lost) + " (best was " + lab.actionText(me.best) + ")" : "optimal");
   }
   $("setup-form").addEventListener("submit", async (ev) => {
     ev.preventDefault(); $("setup-error").textContent = "";

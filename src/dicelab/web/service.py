@@ -1,0 +1,566 @@
+"""The one game service of the web lab: every registered game (:mod:`dicelab.core.registry`) is
+created, stored, moved and shown through the one state interface (:mod:`dicelab.core.game`) and its
+:class:`~dicelab.core.registry.Play`; nothing here knows a game's rules.
+
+A live game is a ``games`` row: the rules' parameters (``rules_json``), the bot spec of every bot
+seat (``opponent``, comma-separated), the human's seat, the secret seed, and the state as the game's
+own JSON (``state_json``: rules, seed and actions, which replay the game exactly). A move loads the
+row, rebuilds the state, applies the human's action, lets the bot seats act until a human seat is
+to move or the game ends (at most :data:`MAX_BOT_ACTIONS`), and commits the new state, one
+``moves`` row per seat's action and one ``turns`` row per finished turn in ONE transaction, with a
+compare-and-set on ``version`` (the number of ``moves`` rows; :mod:`dicelab.web.gamecore`): of two
+racing requests one wins, the other gets 409.
+
+What leaves the server is what the human's seat may see: ``observe(human_seat)``, the public events
+of each action and the coach's values for the human's own decisions. A live game's seed never
+leaves it (it tells every hidden hand and every future die); a finished game's does.
+
+The bots' random choices come from the game's seed too (``SeedSequence([seed, version, seat])``),
+so a finished game can be replayed exactly from its record.
+"""
+
+from __future__ import annotations
+
+import hmac
+import inspect
+import json
+import secrets
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from sqlalchemy import insert, select
+from sqlalchemy.orm import Session
+
+from dicelab.core import registry
+from dicelab.core.errors import DicelabError, require
+from dicelab.core.registry import GameEntry
+from dicelab.web.db import utcnow
+from dicelab.web.gamecore import (
+    GAMES,
+    MOVES,
+    TURNS,
+    Conflict,
+    Forbidden,
+    LiveGame,
+    NotFound,
+    commit_move,
+    hash_token,
+    insert_game,
+    public_seed,
+    thinking_ms,
+)
+
+MAX_BOT_ACTIONS = 10_000  # per request: no game may make a request run unbounded
+RISK_PREFERENCES = ("averse", "loving", "neutral")
+# a request's flat move form {"action": NAME, <field>: value}: the fields that make NAME a dict action
+FLAT_FIELDS = (("k",), ("quantity", "face"), ("dice",))
+
+
+# ------------------------------------------------------------------------------ rules and bots
+def rule_params(entry: GameEntry, given: dict[str, Any]) -> dict[str, Any]:
+    """Every rule parameter of ``entry``: ``given`` values over the defaults (None: the rules' own),
+    checked by the registry; unknown names are refused with the allowed ones."""
+    entry.make_rules(**given)  # one-line errors for unknown names and bad values
+    out = {p.name: p.default for p in entry.params}
+    out.update(given)
+    return {k: v for k, v in out.items() if v is not None}
+
+
+def rules_of(entry: GameEntry, params: dict[str, Any]) -> Any:
+    return entry.make_rules(**params)
+
+
+def play_of(entry: GameEntry) -> Any:
+    play = entry.play
+    if play is None:
+        raise DicelabError(f"{entry.title} cannot be played in the lab yet: it offers no bots")
+    return play
+
+
+def _accepts(fn: Any, name: str) -> bool:
+    try:
+        return name in inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+def bot_seed(seed: int, version: int, seat: int) -> int:
+    """The seed of a bot's random choices at ``version``: from the game's secret seed."""
+    return int(np.random.SeedSequence([seed, version, seat]).generate_state(1)[0])
+
+
+def make_bot(play: Any, spec: str, rules: Any, seed: int) -> Any:
+    """``play.bot(spec, rules)``, with ``seed`` for games whose bots draw at random."""
+    return play.bot(spec, rules, seed=seed) if _accepts(play.bot, "seed") else play.bot(spec, rules)
+
+
+def coach_of(play: Any, state: Any, seat: int, specs: list[str]) -> dict[str, Any] | None:
+    """``play.coach(state, seat)``; a coach that takes ``against`` is told the first bot's spec."""
+    try:
+        if specs and _accepts(play.coach, "against"):
+            return play.coach(state, seat, against=specs[0])
+        return play.coach(state, seat)
+    except (ImportError, DicelabError):
+        return None
+
+
+def seat_specs(entry: GameEntry, rules: Any, players: int, opponent: str, opponents: list[str] | None) -> list[str]:
+    """One checked bot spec per bot seat: ``opponents`` (one per bot seat), or ``opponent`` for all."""
+    play = play_of(entry)
+    specs = list(opponents) if opponents else [opponent]
+    if len(specs) == 1:
+        specs = specs * (players - 1)
+    require(len(specs) == players - 1, f"give one bot, or one per bot seat ({players - 1}), got {len(specs)}")
+    out = []
+    for s in specs:
+        bot = play.bot(s, rules)  # one-line errors name the allowed bots
+        out.append(str(getattr(bot, "spec", s)))
+    return out
+
+
+def players_of(state: Any) -> int:
+    """The number of seats (from the state's returns, which every game gives one per seat)."""
+    return len(state.returns())
+
+
+def needs(entry: GameEntry, specs: list[str], params: dict[str, Any]) -> tuple[Any, bool] | None:
+    """``(rules, heavy)`` when the game's Play must build tables before the bots ``specs`` and the
+    coach can answer at once (its optional ``ready`` hook says no); None when nothing is to build."""
+    play = play_of(entry)
+    ready = getattr(play, "ready", None)
+    if ready is None:
+        return None
+    rules = rules_of(entry, params)
+    if ready(specs, rules):
+        return None
+    heavy = getattr(play, "heavy", None)
+    return rules, bool(heavy is not None and hasattr(play, "export") and heavy(specs, rules))
+
+
+# ------------------------------------------------------------------------------ the live game
+@dataclass
+class Live:
+    """A loaded game: its row (``g``), registry entry, rules, state, bot specs and play."""
+
+    g: LiveGame
+    entry: GameEntry
+    rules: Any
+    state: Any
+    specs: list[str]
+    play: Any
+
+    @property
+    def seats(self) -> list[str | None]:
+        """Per seat: the bot's spec, or None for the human."""
+        out: list[str | None] = list(self.specs)
+        out.insert(self.g.human_seat, None)
+        return out
+
+
+class NotReady(Exception):
+    """Raised inside quick work when a game's bot or coach tables are not in memory yet."""
+
+    def __init__(self, game: str, specs: list[str], params: dict[str, Any]) -> None:
+        super().__init__(game)
+        self.game, self.specs, self.params = game, specs, params
+
+
+def check_ready(entry: GameEntry, specs: list[str], params: dict[str, Any]) -> None:
+    if needs(entry, specs, params) is not None:
+        raise NotReady(entry.name, specs, params)
+
+
+def _specs(g: LiveGame) -> list[str]:
+    return g.opponent.split(",") if g.opponent else []
+
+
+def load(db: Session, game_id: str, token: str | None) -> LiveGame:
+    """The row of ``game_id`` if ``token`` opens it: 404 for an unknown id, 403 for a wrong token."""
+    if not game_id or len(game_id) > 40:
+        raise NotFound("no such game")
+    row = db.execute(select(GAMES).where(GAMES.c.id == game_id)).mappings().first()
+    if row is None:
+        raise NotFound("no such game")
+    g = LiveGame(**row)
+    if not token or not hmac.compare_digest(hash_token(token), g.token_hash):
+        raise Forbidden("this game belongs to another player: send its X-Game-Token header")
+    return g
+
+
+def entry_of(g: LiveGame) -> GameEntry:
+    try:
+        return registry.get(g.game)
+    except DicelabError as exc:
+        raise NotFound(f"this game ({str(g.game)[:20]}) is not installed in this lab") from exc
+
+
+def is_legacy(g: LiveGame) -> bool:
+    """A game carried over from a version of the lab whose dice cannot be replayed (migration 0003)."""
+    return "legacy" in json.loads(g.state_json or "{}")
+
+
+def open_live(g: LiveGame, prepare: bool = True) -> Live:
+    """The loaded game: state rebuilt from its JSON; :class:`NotReady` when tables are missing."""
+    entry = entry_of(g)
+    params = json.loads(g.rules_json or "{}")
+    specs = _specs(g)
+    if prepare and g.status == "playing":
+        check_ready(entry, specs, params)
+    state = entry.state_from_json(json.loads(g.state_json))
+    return Live(g, entry, rules_of(entry, params), state, specs, play_of(entry))
+
+
+# ------------------------------------------------------------------------------ moves
+def action_name(action: Any) -> str:
+    """A short name of an action for the ``moves`` table: the string, or the dict's one key."""
+    if isinstance(action, str):
+        return action[:8]
+    if isinstance(action, dict) and len(action) == 1:
+        return str(next(iter(action)))[:8]
+    return "move"
+
+
+def parse_action(action: Any, fields: dict[str, Any]) -> Any:
+    """The action of a move body: a JSON action as it is, or the flat form ``{"action": NAME}``
+    with ``k`` (``{NAME: k}``), ``quantity`` and ``face`` (``{NAME: [quantity, face]}``) or ``dice``."""
+    given = {k: v for k, v in fields.items() if v is not None}
+    if not given:
+        return action
+    require(isinstance(action, str), "give either an action object or a name with its fields, not both")
+    for names in FLAT_FIELDS:
+        if set(given) == set(names):
+            vals = [given[n] for n in names]
+            return {action: vals[0] if len(vals) == 1 else vals}
+    raise DicelabError(f"the fields {', '.join(sorted(given))} do not go together; a move is "
+                       '{"action": NAME} or {"action": NAME, "k": K} or {"action": NAME, "quantity": Q, "face": F}')
+
+
+def action_text(action: Any) -> str | None:
+    """An action as one text cell: a name as it is (``roll``), anything else as JSON."""
+    if action is None:
+        return None
+    return action[:200] if isinstance(action, str) else json.dumps(action)[:200]
+
+
+def action_of_text(text: str | None) -> Any:
+    """The action :func:`action_text` wrote."""
+    if text is None or not text.startswith(("{", "[")):
+        return text
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+def _dice_of(events: list[dict[str, Any]]) -> str | None:
+    faces: list[int] = []
+    for e in events:
+        if isinstance(e.get("faces"), list):
+            faces += [int(x) for x in e["faces"] if isinstance(x, int)]
+        elif isinstance(e.get("die"), int):
+            faces.append(e["die"])
+    return ",".join(map(str, faces))[:400] if faces else None
+
+
+def _throws(events: list[dict[str, Any]]) -> int:
+    return sum(1 for e in events if isinstance(e.get("faces"), list) or isinstance(e.get("die"), int))
+
+
+def _result(events: list[dict[str, Any]], name: str, seat: int) -> str:
+    for e in events:
+        if e.get("winner") == seat:
+            return "win"
+    for e in events:
+        if isinstance(e.get("result"), str):
+            return e["result"][:8]
+    return name[:8]
+
+
+def _same(a: Any, b: Any) -> bool:
+    return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+
+
+def _scores(state: Any, seat: int) -> list[int] | None:
+    sc = state.observe(seat).get("scores")
+    return [int(x) for x in sc] if isinstance(sc, list) and all(isinstance(x, int) for x in sc) else None
+
+
+class Mover:
+    """Applies actions to a :class:`Live` game and collects the rows and answer events."""
+
+    def __init__(self, live: Live) -> None:
+        self.live = live
+        self.moves: list[dict[str, Any]] = []
+        self.turns: list[dict[str, Any]] = []
+        self.events: list[dict[str, Any]] = []
+        self.bot_seconds = 0.0
+
+    def _rate(self, seat: int, action: Any) -> dict[str, Any]:
+        """The coach's verdict on the human's ``action`` (computed before it is applied)."""
+        lv = self.live
+        if seat != lv.g.human_seat:
+            return {}
+        c = coach_of(lv.play, lv.state, seat, lv.specs)
+        if not c or not c.get("values"):
+            return {}
+        vals = [v for v in c["values"] if isinstance(v.get("value"), (int, float))]
+        chosen = next((v["value"] for v in vals if _same(v["action"], action)), None)
+        best = max((v["value"] for v in vals), default=None)
+        out: dict[str, Any] = {"value": chosen, "best_value": best, "best": c.get("best")}
+        if c.get("best") is not None and chosen is not None and best is not None:
+            out["p_lost"] = max(0.0, float(best) - float(chosen))
+        pos = c.get("position")
+        if isinstance(pos, list) and all(isinstance(x, int) for x in pos):
+            out["position"] = pos[:3]
+        return out
+
+    def apply(self, actions: dict[int, Any], actors: dict[int, str], think: int | None) -> None:
+        """Apply one move: ``actions`` maps each seat to move to its action."""
+        lv, g = self.live, self.live.g
+        seats = sorted(actions)
+        rated = {s: self._rate(s, actions[s]) for s in seats}
+        before = {s: _scores(lv.state, s) for s in seats}
+        joint = actions[seats[0]] if len(seats) == 1 else {str(s): actions[s] for s in seats}
+        events = lv.state.apply(joint)
+        by_seat = {s: [e for e in events if e.get("seat") == s] for s in seats}
+        common = [e for e in events if "seat" not in e]
+        for n, s in enumerate(seats):
+            own = by_seat[s] + (common if n == len(seats) - 1 else [])
+            r = rated[s]
+            pos = r.get("position", [])
+            self.moves.append(dict(
+                game_id=g.id, seq=g.version, turn_no=g.turn_no, player=s, actor=actors[s],
+                action=action_name(actions[s]), action_json=json.dumps(actions[s]), events_json=json.dumps(own),
+                i=pos[0] if len(pos) > 0 else None, j=pos[1] if len(pos) > 1 else None,
+                k=pos[2] if len(pos) > 2 else None, faces=_dice_of(own), result=_result(own, action_name(actions[s]), s),
+                optimal_action=action_text(r.get("best")),
+                p_roll=r.get("value"), p_hold=r.get("best_value"), p_lost=r.get("p_lost"),
+                think_ms=think if actors[s] == "human" else None, created_at=utcnow()))
+            self.events.append({"seq": g.version, "player": s, "actor": actors[s], "action": actions[s],
+                                "events": own, "p_lost": r.get("p_lost"), "best": r.get("best"),
+                                "value": r.get("value")})
+            g.version += 1
+            g.turn_rolls = (g.turn_rolls or 0) + _throws(own)
+        self._turns(seats, before, actors, events)
+
+    def _turns(self, seats: list[int], before: dict[int, list[int] | None], actors: dict[int, str],
+               events: list[dict[str, Any]]) -> None:
+        """A ``turns`` row for every seat whose turn ended (games whose seats see ``scores``)."""
+        lv, g = self.live, self.live.g
+        state = lv.state
+        nxt = state.to_move()
+        ended = [s for s in seats if state.is_over or s not in nxt or len(seats) > 1]
+        if not ended:
+            return
+        for s in ended:
+            after = _scores(state, s)
+            if after is None or before[s] is None:
+                continue
+            start = before[s][s] if len(seats) > 1 else (g.turn_start_score or 0)
+            rolls = _throws([e for e in events if e.get("seat") == s]) if len(seats) > 1 else (g.turn_rolls or 0)
+            own = [e for e in events if e.get("seat") == s]
+            self.turns.append(dict(
+                game_id=g.id, turn_no=g.turn_no, player=s, actor=actors[s], n_rolls=rolls,
+                banked=after[s] - start, score_before=start, score_after=after[s],
+                opponent_score=max(x for n, x in enumerate(after) if n != s),
+                ended=_result(own + [e for e in events if "seat" not in e], "turn", s)))
+        g.turn_no += 1
+        g.turn_rolls = 0
+        if nxt and len(nxt) == 1:
+            sc = _scores(state, nxt[0])
+            g.turn_start_score = sc[nxt[0]] if sc else 0
+
+    def bots(self) -> None:
+        """Let the bot seats act until a human seat is to move or the game is over (bounded)."""
+        lv, g = self.live, self.live.g
+        t0 = time.perf_counter()
+        bots: dict[int, Any] = {}
+        seats = lv.seats
+        for _ in range(MAX_BOT_ACTIONS):
+            to_move = lv.state.to_move()
+            if lv.state.is_over or not to_move or g.human_seat in to_move:
+                break
+            acts = {}
+            for s in to_move:
+                if s not in bots:
+                    bots[s] = make_bot(lv.play, seats[s], lv.rules, bot_seed(g.seed, g.version, s))
+                acts[s] = bots[s].act(lv.state, s)
+            self.apply(acts, dict.fromkeys(to_move, "bot"), None)
+        self.bot_seconds += time.perf_counter() - t0
+
+    def finish(self) -> None:
+        lv, g = self.live, self.live.g
+        g.state_json = json.dumps(lv.state.to_json())
+        sc = _scores(lv.state, g.human_seat)
+        if sc is not None and len(sc) >= 2:
+            g.score0, g.score1 = sc[0], sc[1]
+            g.scores_json = json.dumps(sc)
+        if lv.state.is_over:
+            ret = [float(x) for x in lv.state.returns()]
+            g.status, g.finished_at = "finished", utcnow()
+            g.result_json = json.dumps(ret)
+            g.winner = int(np.argmax(ret))
+        nxt = lv.state.to_move()
+        g.to_move = nxt[0] if nxt else None
+
+
+def human_action_of(live: Live, action: Any) -> dict[int, Any]:
+    """The joint move whose human part is ``action``: alone for a sequential move; with every bot
+    seat's choice (from its own observation) for a simultaneous one."""
+    g = live.g
+    to_move = live.state.to_move()
+    if g.human_seat not in to_move:
+        raise Conflict("it is not your turn (the bots have not finished); reload the game")
+    acts = {g.human_seat: action}
+    seats = live.seats
+    for s in to_move:
+        if s != g.human_seat:
+            acts[s] = make_bot(live.play, seats[s], live.rules, bot_seed(g.seed, g.version, s)).act(live.state, s)
+    return acts
+
+
+# ------------------------------------------------------------------------------ create, move, show
+def check_questionnaire(q: dict[str, Any]) -> None:
+    rp = q.get("risk_preference")
+    require(rp in RISK_PREFERENCES, f"risk_preference must be one of {', '.join(RISK_PREFERENCES)}, got {rp!r}")
+    for key in ("q2", "q3"):
+        require(q.get(key) in ("a", "b"), f"{key} must be 'a' or 'b', got {q.get(key)!r}")
+
+
+def create(db: Session, entry: GameEntry, params: dict[str, Any], specs: list[str], *, human_first: bool | None,
+           coach: bool, questionnaire: dict[str, Any] | None) -> tuple[LiveGame, str, list[dict[str, Any]]]:
+    """Create a game (the bots play until the human is to move); commit; ``(row, token, events)``."""
+    q = questionnaire or {}
+    if q:
+        check_questionnaire(q)
+    rules = rules_of(entry, params)
+    seed = secrets.randbits(62)
+    state = entry.new_game(rules, seed)
+    players = players_of(state)
+    if human_first is None:
+        human_first = secrets.randbelow(2) == 0
+    token = secrets.token_urlsafe(24)
+    now = utcnow()
+    first = state.to_move()
+    g = LiveGame(
+        id=secrets.token_urlsafe(16), token_hash=hash_token(token), game=entry.name, variant=None, goal=None,
+        sides=None, opponent=",".join(specs), human_seat=0 if human_first else players - 1, coach=bool(coach),
+        seed=seed, status="playing", score0=None, score1=None, turn_total=None, turn_rolls=0,
+        turn_start_score=0, to_move=first[0] if first else None, turn_no=1, version=0, winner=None,
+        participant=q.get("participant") or None, risk_preference=q.get("risk_preference"), q2=q.get("q2"),
+        q3=q.get("q3"), created_at=now, updated_at=now, finished_at=None, players=players, scores_json=None,
+        result_json=None, rules_json=json.dumps(params), state_json=json.dumps(state.to_json()))
+    live = Live(g, entry, rules, state, specs, play_of(entry))
+    mover = Mover(live)
+    mover.bots()
+    mover.finish()
+    g.updated_at = utcnow()
+    insert_game(db, g)
+    for table, rows in ((MOVES, mover.moves), (TURNS, mover.turns)):
+        if rows:
+            db.execute(insert(table), rows)
+    db.commit()
+    return g, token, mover.events
+
+
+def move(db: Session, g: LiveGame, action: Any, expected_move: int) -> tuple[Live, list[dict[str, Any]], float]:
+    """The human's ``action`` at version ``expected_move``, then the bots' replies; commit."""
+    if g.status != "playing":
+        raise Conflict(_closed(g))
+    if expected_move != g.version:
+        raise Conflict(f"stale move: expected_move is {expected_move} but the game is at move {g.version}; "
+                       "reload the game")
+    live = open_live(g)
+    read_version = g.version
+    think = thinking_ms(g)
+    mover = Mover(live)
+    acts = human_action_of(live, action)
+    actors = {s: ("human" if s == g.human_seat else "bot") for s in acts}
+    try:
+        mover.apply(acts, actors, think)
+    except DicelabError as exc:  # an illegal action: the game's one line, without the action echoed
+        raise DicelabError(unechoed(str(exc), action)) from None
+    mover.bots()
+    mover.finish()
+    g.updated_at = utcnow()
+    values = {c.name: getattr(g, c.name) for c in GAMES.columns if c.name not in ("id", "token_hash", "seed",
+                                                                                   "created_at")}
+    commit_move(db, g.id, read_version, values, [(MOVES, mover.moves), (TURNS, mover.turns)])
+    return live, mover.events, mover.bot_seconds
+
+
+def unechoed(message: str, action: Any) -> str:
+    """``message`` with the client's own action (as the games quote it) replaced by "this action":
+    an answer repeats nothing a reader could take for game data (a bid may spell a hand)."""
+    for shown in (repr(str(action)[:60]), repr(action), json.dumps(action)):
+        message = message.replace(shown, "this action")
+    return message
+
+
+def _closed(g: LiveGame) -> str:
+    if g.status == "closed":
+        return ("this game was started by an older version of the lab whose dice cannot be replayed; "
+                "it is kept for the record: start a new game")
+    return f"the game is over (winner: seat {g.winner}); finished games cannot change"
+
+
+def moves_of(db: Session, g: LiveGame) -> list[Any]:
+    return list(db.execute(select(MOVES).where(MOVES.c.game_id == g.id).order_by(MOVES.c.seq)))
+
+
+def summary(db: Session, g: LiveGame) -> dict[str, Any]:
+    """The human's decisions the coach rated: how many were best, the total and the worst loss."""
+    rated = [m for m in moves_of(db, g) if m.actor == "human" and m.p_lost is not None]
+    worst = max(rated, key=lambda m: m.p_lost, default=None)
+    return {"decisions": len(rated), "optimal_decisions": sum(1 for m in rated if m.p_lost <= 1e-12),
+            "total_lost": float(sum(m.p_lost for m in rated)),
+            "worst": None if worst is None or worst.p_lost <= 0 else
+            {"seq": worst.seq, "action": json.loads(worst.action_json) if worst.action_json else worst.action,
+             "optimal": action_of_text(worst.optimal_action),
+             "p_lost": worst.p_lost}}
+
+
+META = ("id", "game", "title", "rules", "opponents", "human_seat", "coach", "status", "version", "winner",
+        "to_move", "legal_actions", "coach_view", "returns", "seed", "summary", "moves")
+
+
+def public_state(db: Session, g: LiveGame, with_moves: bool = True, live: Live | None = None) -> dict[str, Any]:
+    """What the human's seat may see: the game's meta fields, ``observe(human_seat)`` (its keys at
+    the top level), the legal actions and the coach; never the token, nor a live game's seed."""
+    entry = entry_of(g)
+    data = json.loads(g.state_json or "{}")
+    out: dict[str, Any] = {}
+    if "legacy" in data:  # carried over by migration 0003: the last position as it was shown
+        out.update({k: v for k, v in data["legacy"].items() if k not in META})
+        legal: list[Any] = []
+        coach = None
+        to_move: list[int] = []
+        returns = json.loads(g.result_json) if g.result_json else None
+    else:
+        live = live or open_live(g, prepare=False)
+        state = live.state
+        out.update({k: v for k, v in state.observe(g.human_seat).items() if k not in META})
+        legal = state.legal_actions(g.human_seat) if g.status == "playing" and g.human_seat in state.to_move() else []
+        coach = coach_of(live.play, state, g.human_seat, live.specs) if g.coach and legal else None
+        returns = list(state.returns()) if state.is_over else None
+        to_move = list(state.to_move())
+    out.update({
+        "id": g.id, "game": g.game, "title": entry.title, "rules": json.loads(g.rules_json or "{}"),
+        "opponents": _specs(g), "human_seat": g.human_seat, "coach": g.coach, "status": g.status,
+        "version": g.version, "winner": g.winner, "to_move": to_move if g.status == "playing" else [],
+        "legal_actions": legal, "coach_view": coach, "returns": returns,
+    })
+    if public_seed(g) is not None:
+        out["seed"] = public_seed(g)
+    if g.coach and g.status == "finished":
+        out["summary"] = summary(db, g)
+    if with_moves:
+        out["moves"] = [{"seq": m.seq, "turn_no": m.turn_no, "player": m.player, "actor": m.actor,
+                         "action": json.loads(m.action_json) if m.action_json else m.action,
+                         "events": json.loads(m.events_json) if m.events_json else [],
+                         **({"p_lost": m.p_lost, "best": action_of_text(m.optimal_action)}
+                            if g.coach and m.actor == "human" else {})}
+                        for m in moves_of(db, g)]
+    return out

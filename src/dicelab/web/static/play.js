@@ -1,0 +1,123 @@
+// dicelab web lab: the page of any game without its own page. It knows no rules: it shows what
+// the server says your seat sees (observe), offers the legal actions the server lists as buttons,
+// and sends the one you click. The server throws every die and plays every bot.
+"use strict";
+(function () {
+  const { $, pct } = lab;
+  const form = $("setup-form");
+  const name = form.dataset.game;
+  const META = ["id", "game", "title", "rules", "opponents", "human_seat", "coach", "status", "version", "winner",
+    "to_move", "legal_actions", "coach_view", "returns", "seed", "summary", "moves", "seat"];
+  let game = null, token = null, busy = false;
+  const api = (method, url, body) => lab.api(method, url, body, token);
+  const seatName = (s) => (s === game.human_seat ? "You" : "Bot (seat " + s + ")");
+  const show = (v) => (v !== null && typeof v === "object" ? JSON.stringify(v) : String(v));
+
+  function eventText(e) {
+    return Object.entries(e).filter(([k]) => k !== "seat").map(([k, v]) => k + " " + show(v)).join(", ");
+  }
+
+  function log(rec) {
+    const li = document.createElement("li");
+    li.className = rec.actor;
+    let s = seatName(rec.player) + ": " + lab.actionText(rec.action);
+    if (rec.events && rec.events.length) s += " \u2192 " + rec.events.map(eventText).join("; ");
+    if (game && game.coach && rec.actor === "human" && rec.p_lost !== null && rec.p_lost !== undefined)
+      s += rec.p_lost > 1e-9 ? " \u2014 gave away " + pct(rec.p_lost) : " \u2014 best";
+    li.textContent = s;
+    lab.appendLog(li);
+  }
+
+  function render() {
+    const over = game.status !== "playing";
+    const t = $("view");
+    t.innerHTML = "";
+    Object.entries(game).filter(([k]) => !META.includes(k)).forEach(([k, v]) => {
+      const tr = document.createElement("tr");
+      const th = document.createElement("th"), td = document.createElement("td");
+      th.textContent = k; td.textContent = show(v); td.id = "view-" + k;
+      tr.append(th, td); t.appendChild(tr);
+    });
+    const acts = $("actions");
+    acts.innerHTML = "";
+    game.legal_actions.forEach((a, n) => {
+      const b = document.createElement("button");
+      b.id = "action-" + n;
+      b.dataset.action = JSON.stringify(a);
+      const v = game.coach ? lab.coachValue(game.coach_view, a) : null;
+      b.textContent = lab.actionText(a) + (v !== null ? " (" + pct(v) + ")" : "");
+      b.disabled = busy;
+      b.addEventListener("click", () => move(a));
+      acts.appendChild(b);
+    });
+    $("status").dataset.state = over ? "finished" : "playing";
+    $("status").textContent = over ? (game.status === "finished"
+      ? (game.returns && game.returns[game.human_seat] === 1 ? "You win!" : game.returns && game.returns[game.human_seat] > 0
+        ? "You share the win." : "A bot wins.") : "This game is closed.") : "Your move.";
+    $("coach-panel").hidden = !game.coach;
+    if (game.coach) {
+      const c = game.coach_view;
+      $("coach-now").textContent = c ? (c.kind || "value") + (c.best ? "; best: " + lab.actionText(c.best) : "") : (over ? "Game over." : "");
+      if (c && c.best) $("coach-now").dataset.best = JSON.stringify(c.best);
+    }
+    if (over && game.summary) {
+      const s = game.summary;
+      $("summary").textContent = "Game summary: " + s.decisions + " decisions, " + s.optimal_decisions +
+        " best; total given away " + pct(s.total_lost) + ".";
+      $("summary").hidden = false;
+    } else { $("summary").hidden = true; }
+  }
+
+  form.addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    $("setup-error").textContent = "";
+    const rules = {};
+    form.querySelectorAll(".rule").forEach((el) => {
+      if (el.value === "") return;
+      rules[el.dataset.rule] = el.dataset.kind === "number" ? parseInt(el.value, 10) : el.value;
+    });
+    try {
+      token = null;
+      const r = await api("POST", "/api/games", { game: name, rules, opponent: $("opponent").value,
+        human_first: $("first").value === "human", coach: $("coach").checked });
+      token = r.token; game = r.state;
+      sessionStorage.setItem("dicelab-token-" + r.id, r.token);
+      history.replaceState(null, "", "#" + r.id);
+      $("log").innerHTML = ""; r.events.forEach(log);
+      $("setup").hidden = true; $("board").hidden = false; render();
+    } catch (e) { $("setup-error").textContent = e.message; }
+  });
+
+  async function move(action) {
+    if (busy || !game) return;
+    busy = true; $("move-error").textContent = ""; render();
+    try {
+      const r = await api("POST", "/api/games/" + game.id + "/moves", { action, expected_move: game.version });
+      r.events.forEach(log);
+      const mine = r.events.find((x) => x.actor === "human");
+      if (game.coach && mine && mine.p_lost !== null && mine.p_lost !== undefined)
+        $("coach-last").textContent = "Your last move: " + (mine.p_lost > 1e-9 ? "gave away " + pct(mine.p_lost) : "the best");
+      game = r.state;
+      if (game.status !== "playing") game = await api("GET", "/api/games/" + game.id);
+    } catch (e) {
+      $("move-error").textContent = e.message;
+      try { game = await api("GET", "/api/games/" + game.id); } catch (e2) { /* keep the old view */ }
+    }
+    busy = false; render();
+  }
+
+  async function resume() {
+    const id = location.hash.slice(1);
+    token = id ? sessionStorage.getItem("dicelab-token-" + id) : null;
+    if (!token) return;
+    try {
+      game = await api("GET", "/api/games/" + id);
+      (game.moves || []).forEach(log);
+      $("setup").hidden = true; $("board").hidden = false; render();
+    } catch (e) { token = null; }
+  }
+
+  $("new-game").addEventListener("click", () => { game = null; token = null; lab.showSetup(); });
+  document.body.dataset.ready = "1";
+  resume();
+})();

@@ -1,0 +1,112 @@
+"""Migration 0003 (game state as JSON per game) on a database written by the web lab before it.
+
+``data/weblab_0002.sqlite`` was written by the lab at revision 0002 (the commit before this
+migration, through its own HTTP API): a finished and a live game of Pig, simultaneous Pig, Super
+Six and Liar's Dice. ``data/weblab_0002.json`` holds each game's id, token and the state that
+version answered. The migrated lab must keep every row, show every game as it was, carry the live
+Liar's Dice game on (its hands were dealt from the seed by the same engine), close the live games
+whose dice it cannot replay, and work for new games.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from dicelab.web import create_app
+
+DATA = Path(__file__).parent / "data"
+KEY = {"X-Admin-Key": "migration-test-key"}
+
+
+@pytest.fixture()
+def old(tmp_path: Path) -> tuple[Path, dict]:
+    db = tmp_path / "old.sqlite"
+    shutil.copy(DATA / "weblab_0002.sqlite", db)
+    return db, json.loads((DATA / "weblab_0002.json").read_text())
+
+
+def counts(db: Path) -> dict[str, int]:
+    con = sqlite3.connect(db)
+    out = {t: con.execute(f"select count(*) from {t}").fetchone()[0] for t in ("games", "moves", "turns")}
+    con.close()
+    return out
+
+
+def test_the_fixture_was_written_before_0003(old):
+    db, games = old
+    con = sqlite3.connect(db)
+    assert con.execute("select version_num from alembic_version").fetchone()[0] == "0002"
+    cols = {r[1] for r in con.execute("pragma table_info(games)")}
+    assert "state_json" not in cols and {"goal", "variant", "scores_json"} <= cols
+    assert {g for g, in con.execute("select distinct game from games")} == {"pig", "simpig", "supersix", "liars"}
+    assert len(games) == 8
+
+
+def test_migration_carries_every_game_over(old):
+    db, games = old
+    before = counts(db)
+    app = create_app(f"sqlite:///{db}", warm=False, admin_key=KEY["X-Admin-Key"])
+    with TestClient(app) as c:
+        after = counts(db)
+        assert after == before  # no row lost
+        con = sqlite3.connect(db)
+        assert con.execute("select version_num from alembic_version").fetchone()[0] == "0003"
+        assert con.execute("select count(*) from games where state_json is null or rules_json is null").fetchone() \
+            == (0,)
+        assert con.execute("select count(*) from moves where action_json is null").fetchone() == (0,)
+        rules = dict(con.execute("select id, rules_json from games"))
+        seeds = dict(con.execute("select id, seed from games"))
+        con.close()
+        assert json.loads(rules[games["pig_finished"]["id"]]) == {"variant": "standard", "goal": 20, "sides": 6}
+        assert json.loads(rules[games["supersix_live"]["id"]]) == {"sticks": 4, "players": 2}
+        assert json.loads(rules[games["liars_live"]["id"]]) == {"players": 3, "dice": 3, "faces": 6, "wild": "ones"}
+        assert json.loads(rules[games["simpig_live"]["id"]]) == {"goal": 60, "players": 3}
+
+        def read(name):
+            r = c.get(f"/api/games/{games[name]['id']}", headers={"X-Game-Token": games[name]["token"]})
+            assert r.status_code == 200, r.text
+            return r.json()
+
+        for name, g in games.items():
+            st, was = read(name), g["state"]
+            assert st["version"] == was["version"] and st["game"] == was["game"]
+            if was["status"] == "finished":
+                assert st["status"] == "finished" and st["seed"] == was["seed"] == seeds[g["id"]]
+                if "winner" in was:
+                    assert st["winner"] == was["winner"]
+                else:  # simultaneous Pig answered each seat's share of the win
+                    assert st["returns"] == was["result"]
+        # the live games whose dice cannot be replayed: closed, shown as they were, no more moves
+        for name, keys in (("pig_live", ("scores", "turn_total")), ("simpig_live", ("scores",)),
+                           ("supersix_live", ("pits", "counts"))):
+            st, was = read(name), games[name]["state"]
+            assert st["status"] == "closed" and "seed" not in st
+            assert {k: st[k] for k in keys} == {k: was[k] for k in keys}
+            r = c.post(f"/api/games/{games[name]['id']}/moves", json={"action": "hold", "expected_move": st["version"]},
+                       headers={"X-Game-Token": games[name]["token"]})
+            assert r.status_code == 409 and "older version" in r.json()["detail"]
+        # the live Liar's Dice game goes on: the same hand, bids and counts as before, then a move
+        st, was = read("liars_live"), games["liars_live"]["state"]
+        assert st["status"] == "playing" and "seed" not in st
+        assert st["hand"] == was["hand"] and st["dice_counts"] == was["dice_counts"]
+        assert st["bid"] == was["current_bid"] and st["actions"] == was["this_round"]
+        r = c.post(f"/api/games/{games['liars_live']['id']}/moves", json={"action": "call", "expected_move": st["version"]},
+                   headers={"X-Game-Token": games["liars_live"]["token"]})
+        assert r.status_code == 200, r.text
+        call = r.json()["events"][0]["events"][0]
+        assert call["action"] == "call" and call["hands"][0] == was["hand"]  # dealt as before the migration
+        # the study's data and new games
+        for table in ("games", "moves", "turns"):
+            for fmt in ("csv", "parquet"):
+                assert c.get(f"/export/{table}.{fmt}", headers=KEY).status_code == 200
+        a = c.get("/api/analysis", headers=KEY).json()
+        assert a["study_games"] == 1 and a["games"] == 2  # the two Pig games; one answered the questionnaire
+        r = c.post("/api/games", json={"game": "pig", "goal": 20, "opponent": "hold:10"})
+        assert r.status_code == 201
+        assert c.get("/healthz").json()["status"] == "ok"
