@@ -211,7 +211,7 @@ def simpig_curve(lo: int, hi: int, goal: int) -> dict[str, Any]:
     (seed 000, Figure 1 / Table S1: 0.5231 against hold:25, local minima at 16, 20, 25, 33)."""
     mod = simpig
     _check_simpig(lo, hi, goal)
-    rows = mod.sweep_hold(list(range(lo, hi + 1)), goal)
+    rows = mod.sweep_hold(list(range(lo, hi + 1)), mod.SimPigRules(goal=goal))
     return {"goal": goal, "rows": rows, "local_minima": mod.local_minima(rows)}
 
 
