@@ -13,7 +13,12 @@ from hypothesis import strategies as st
 from dicelab.core.errors import DicelabError
 from dicelab.pig.rules import PigRules
 from dicelab.pig.solver import PigSolution, solve, solve_cached
-from dicelab.pig.reference import solve_exact, value_iteration
+from dicelab.pig.reference import (
+    layered_value_iteration,
+    solve_exact,
+    value_iteration,
+    value_iteration_sliced,
+)
 
 
 @pytest.fixture(scope="module")
@@ -62,6 +67,38 @@ def test_reference_value_iteration_agrees_at_goal_30():
     s = solve(r)
     assert sweeps > 10
     assert np.max(np.abs(P - s.p)) < 1e-11
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [PigRules(goal=6), PigRules(goal=5, sides=3), PigRules(goal=6, variant="piglet"),
+     PigRules(goal=4, sides=4, variant="two-dice")],
+    ids=str,
+)
+def test_benchmark_baselines_match_rational_reference(rules):
+    """The two fair numpy baselines give the exact rational values (and the same as the slow one)."""
+    exact = solve_exact(rules)
+    sliced, n = value_iteration_sliced(rules, tol=1e-15)
+    slow, n_slow = value_iteration(rules, tol=1e-15)
+    assert n == n_slow and np.array_equal(sliced, slow)  # the same sweeps, written two ways
+    tables = [sliced]
+    if not rules.outcomes.reset:
+        tables.append(layered_value_iteration(rules, tol=1e-15)[0])
+    else:
+        with pytest.raises(DicelabError, match="two-dice reset"):
+            layered_value_iteration(rules)
+    for P in tables:
+        for (i, j, k), v in exact.items():
+            assert P[i, j, k] == pytest.approx(float(v), abs=1e-13)
+
+
+def test_benchmark_baselines_agree_at_goal_40():
+    r = PigRules(goal=40)
+    s = solve(r)
+    for P, _ in (value_iteration_sliced(r, tol=1e-14), layered_value_iteration(r, tol=1e-14)):
+        assert np.max(np.abs(P - s.p)) < 1e-11
+    with pytest.raises(DicelabError, match="tolerance"):
+        value_iteration_sliced(r, tol=0.0)
 
 
 rules_strategy = st.one_of(
