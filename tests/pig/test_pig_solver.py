@@ -92,6 +92,34 @@ def test_benchmark_baselines_match_rational_reference(rules):
             assert P[i, j, k] == pytest.approx(float(v), abs=1e-13)
 
 
+@pytest.mark.parametrize(
+    "rules",
+    [PigRules(goal=100), PigRules(goal=37, sides=9), PigRules(goal=30, variant="piglet"),
+     PigRules(goal=25, sides=4, variant="two-dice"), PigRules(goal=1), PigRules(goal=9, sides=2)],
+    ids=str,
+)
+def test_residual_and_actions_checked_in_the_sweep_equal_a_full_recheck(rules):
+    """The solver checks Bellman's equations pair by pair inside the sweep (no second pass over
+    the table); the textbook equations written in numpy over the finished table must give the
+    same residual bound and the same actions."""
+    s = solve(rules)
+    g = rules.goal
+    o = rules.outcomes
+    P = s.p
+    i, j, k = np.meshgrid(*(np.arange(g),) * 3, indexing="ij")
+    valid = i + k < g
+    roll = o.bust * (1 - P[j, i, 0]) + o.reset * (1 - P[j, 0, 0])
+    for d, q in zip(o.add_points.tolist(), o.add_probs.tolist(), strict=True):
+        roll = roll + np.where(i + k + d >= g, q, q * P[i, j, np.minimum(k + d, g - 1)])
+    hold = 1 - P[j, np.minimum(i + k, g - 1), 0]
+    residual = np.max(np.abs(P - np.maximum(roll, hold))[valid])
+    assert residual <= 1e-12 and s.max_residual <= 1e-12
+    assert abs(residual - s.max_residual) <= 1e-15  # the same bound (numpy may sum in its order)
+    clear = valid & (np.abs(roll - hold) > 1e-12)
+    assert np.array_equal(s.roll[clear], (roll > hold)[clear])
+    assert not s.roll[~valid].any() and np.all(P[~valid] == 1.0)
+
+
 def test_benchmark_baselines_agree_at_goal_40():
     r = PigRules(goal=40)
     s = solve(r)

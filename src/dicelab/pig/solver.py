@@ -26,7 +26,7 @@ MAX_SWEEPS = 500  # outer sweeps of the two-dice reset iteration
 MAX_RESIDUAL = 1e-9  # a finished table further than this from the Bellman equations is an error
 MAX_WORK = 5e10  # multiply-adds a solve may need (a minute or two on one core)
 ACCEPT = 1e-15  # a pair's turns are final once their Bellman residual is this small
-LAYER_PASSES = 1  # passes over a whole layer before its unsettled pairs are solved one by one
+LAYER_AGAIN = 8  # unsettled pairs in a layer from which a second whole-layer pass pays
 LANES = 8  # turns of a layer are padded to a multiple of this (AVX-512 doubles)
 
 # ---------------------------------------------------------------------------------------------
@@ -45,7 +45,7 @@ def _turn(P0, i, j, y, r_opp, goal, pts, prb, p_bust, p_reset, V, dV):
     Hold values for k > 0 read the higher layer through the plane ``P0[j, t] = P(j, t, 0)``.
     """
     top = goal - 1 - i
-    m = pts.shape[0]
+    m = len(pts)  # pts and prb come as tuples: the outcome loops unroll
     for t in range(top + 1, V.shape[0]):
         V[t] = 1.0
         dV[t] = 0.0
@@ -90,7 +90,7 @@ def _check(P0, i, j, y, r_opp, goal, pts, prb, p_bust, p_reset, V, W, act):
     turn total innermost so the loops vectorise.
     """
     top = goal - 1 - i
-    m = pts.shape[0]
+    m = len(pts)
     r = y if i == 0 else r_opp
     base = p_bust * (1.0 - y) + p_reset * (1.0 - r)
     for k in range(top + 1):
@@ -193,7 +193,7 @@ def _solve_pair(P0, i, j, y0, R, goal, pts, prb, p_bust, p_reset, Vi, dVi, Vj, d
 
 
 @njit(cache=True)
-def _store(P, roll, P0, i, j, V, act, goal):
+def _store(P, roll, P0, Q, i, j, V, act, goal):
     """Write the turn at (i, j): values and actions up to the top, wins (1.0, hold) above."""
     top = goal - 1 - i
     for k in range(top + 1):
@@ -203,141 +203,153 @@ def _store(P, roll, P0, i, j, V, act, goal):
         P[i, j, k] = 1.0
         roll[i, j, k] = False
     P0[i, j] = V[0]
+    Q[i + j, j] = V[0]
+
+
+# The layer kernels keep every turn (i, j) of a layer in column i of 2-D buffers (row k = the
+# turn total), so a column's top (goal - 1 - i) never changes and the rows above it hold wins
+# (V = 1, dV = 0) for good. The k = 0 plane is also kept as Q[i + j, j] = P(i, j, 0): the hold
+# values a layer needs, P(j, i + k, 0) = Q[s + k, i + k], then run along a row of Q (entries
+# that are no state hold 0). Outcomes come as tuples, so their loop unrolls and the loops across
+# columns vectorise.
 
 
 @njit(cache=True, fastmath={"contract"})
-def _layer_pass(n, lo, top_max, goal, pts, prb, c0, c1, y, H, V, dV, acc, dacc):
-    """One backward pass over every turn of a layer at once, turns side by side (row r of the
-    layer in column r, so the inner loops run across turns and vectorise).
+def _layer_pass(s, cb, ce, top_max, goal, tpts, tprb, c0, c1, yv, Q, V, dV):
+    """One backward pass over every turn of layer s at once (columns cb <= c < ce).
 
-    Column r holds the turn at (lo + r, s - lo - r) evaluated at y[r] = P(j, i, 0); ``H[k, r]``
-    is its hold value (1.0 above its top: a win, so the select keeps V = 1 there, dV = 0).
-    ``n`` is a multiple of the vector width (padding columns hold wins). Multiply-adds may be
-    fused here: the pass only finds the fixed point, :func:`_layer_check` judges it.
+    Column c is the turn at (c, s - c) evaluated at yv[c] = P(s - c, c, 0). Columns outside
+    the layer compute finite values nobody reads. Multiply-adds may be fused here: the pass
+    only finds the fixed point, :func:`_layer_check` judges it.
     """
-    m = pts.shape[0]
+    m = len(tpts)
     for k in range(top_max, 0, -1):
-        for r in range(n):
-            acc[r] = c0[r]
-            dacc[r] = c1[r]
-        for q in range(m - 1, -1, -1):
-            row = V[k + pts[q]]
-            drow = dV[k + pts[q]]
-            pq = prb[q]
-            for r in range(n):
-                acc[r] += pq * row[r]
-                dacc[r] += pq * drow[r]
-        h = H[k]
-        out = V[k]
-        dout = dV[k]
-        for r in range(n):
-            take = acc[r] > h[r]
-            out[r] = acc[r] if take else h[r]
-            dout[r] = dacc[r] if take else 0.0
-    for r in range(n):
-        acc[r] = c0[r]
-        dacc[r] = c1[r]
-    for q in range(m - 1, -1, -1):
-        row = V[pts[q]]
-        drow = dV[pts[q]]
-        pq = prb[q]
-        for r in range(n):
-            acc[r] += pq * row[r]
-            dacc[r] += pq * drow[r]
-    out = V[0]
-    dout = dV[0]
-    for r in range(n):
-        hold = 1.0 - y[r]
-        take = acc[r] >= hold  # ties at k = 0: roll (a skip would only stall)
-        out[r] = acc[r] if take else hold
-        dout[r] = dacc[r] if take else -1.0
-
-
-@njit(cache=True)
-def _layer_check(n, lo, top_max, goal, pts, prb, p_bust, p_reset, R, j_of, H, V, W, act, res):
-    """Bellman residual of every turn of the layer (res[r]) and its actions (act[k, r]).
-
-    Per state, the same arithmetic in the same order as :func:`_bellman`: bit for bit the same
-    residual and actions, computed while the layer is in cache.
-    """
-    m = pts.shape[0]
-    for r in range(n):
-        y = V[0, n - 1 - r]  # P(j, i, 0): the mirror turn's value
-        rr = y if lo + r == 0 else R[j_of[r]]
-        W[r] = p_bust * (1.0 - y) + p_reset * (1.0 - rr)
-        res[r] = 0.0
-    for k in range(top_max + 1):
-        a = W[n:2 * n]
-        for r in range(n):
-            a[r] = W[r]
+        end = min(ce, (goal - k + LANES - 1) // LANES * LANES)  # columns whose top >= k
+        vk = V[k]
+        dk = dV[k]
+        qk = Q[s + k]
+        for t in range(end - cb):
+            c = np.uint64(cb + t)  # unsigned: no negative-index fix-up, so it vectorises
+            a = c0[c]
+            da = c1[c]
+            for q in range(m):
+                a += tprb[q] * V[k + tpts[q], c]
+                da += tprb[q] * dV[k + tpts[q], c]
+            h = 1.0 - qk[c + np.uint64(k)]
+            # h == 1 only above a column's top (Q holds 0 there; no real state's opponent is
+            # sure to lose), where a fused sum may round a hair over 1: keep the win there
+            take = (a > h) & (h < 1.0)
+            vk[c] = a if take else h
+            dk[c] = da if take else 0.0
+    v0 = V[0]
+    d0 = dV[0]
+    for t in range(ce - cb):
+        c = np.uint64(cb + t)
+        a = c0[c]
+        da = c1[c]
         for q in range(m):
-            row = V[k + pts[q]]
-            pq = prb[q]
-            for r in range(n):
-                a[r] += pq * row[r]
-        v = V[k]
-        ak = act[k]
-        if k == 0:
-            for r in range(n):
-                hold = 1.0 - V[0, n - 1 - r]
-                ak[r] = a[r] >= hold
-                best = a[r] if a[r] > hold else hold
-                res[r] = max(res[r], abs(v[r] - best))
-        else:
-            h = H[k]
-            for r in range(n):
-                ak[r] = a[r] > h[r]
-                best = a[r] if a[r] > h[r] else h[r]
-                res[r] = max(res[r], abs(v[r] - best))
+            a += tprb[q] * V[tpts[q], c]
+            da += tprb[q] * dV[tpts[q], c]
+        h = 1.0 - yv[c]
+        take = a >= h  # ties at k = 0: roll (a skip would only stall)
+        v0[c] = a if take else h
+        d0[c] = da if take else -1.0
 
 
 @njit(cache=True)
-def _store_column(P, roll, P0, i, j, V, dV, act, r, goal):
+def _layer_check(s, cb, ce, top_max, goal, tpts, tprb, base, move, Q, V, dV, act, res):
+    """Move every turn of layer s along its slope (move[c]) and check its Bellman equations.
+
+    res[c] gets the largest residual of column c, act[k, c] its actions. Per state, the same
+    arithmetic in the same order as :func:`_bellman` (base[c] = the bust and reset terms), so
+    bit for bit the same residual and actions, computed while the layer is in cache. Rows are
+    done top down, so the rows a roll reads are already moved.
+    """
+    m = len(tpts)
+    v0 = V[0]
+    d0 = dV[0]
+    for t in range(ce - cb):
+        c = np.uint64(cb + t)
+        v0[c] += d0[c] * move[c]
+        res[c] = 0.0
+    for k in range(top_max, 0, -1):
+        end = min(ce, (goal - k + LANES - 1) // LANES * LANES)
+        vk = V[k]
+        dk = dV[k]
+        qk = Q[s + k]
+        ak = act[k]
+        for t in range(end - cb):
+            c = np.uint64(cb + t)  # unsigned: no negative-index fix-up, so it vectorises
+            vk[c] += dk[c] * move[c]
+        for t in range(end - cb):
+            c = np.uint64(cb + t)  # unsigned: no negative-index fix-up, so it vectorises
+            a = base[c]
+            for q in range(m):
+                a += tprb[q] * V[k + tpts[q], c]
+            h = 1.0 - qk[c + np.uint64(k)]
+            ak[c] = a > h
+            best = a if a > h else h
+            d = abs(vk[c] - best)
+            res[c] = d if d > res[c] else res[c]
+    a0 = act[0]
+    for t in range(ce - cb):
+        c = np.uint64(cb + t)
+        a = base[c]
+        for q in range(m):
+            a += tprb[q] * V[tpts[q], c]
+        sc = s - np.int64(c)
+        h = 1.0 - v0[sc] if 0 <= sc < goal else 0.0
+        a0[c] = a >= h
+        best = a if a > h else h
+        res[c] = max(res[c], abs(v0[c] - best))
+
+
+@njit(cache=True, inline="always")
+def _store_column(P, roll, P0, Q, i, j, V, act, goal):
     top = goal - 1 - i
     for k in range(top + 1):
-        P[i, j, k] = V[k, r]
-        roll[i, j, k] = act[k, r]
+        P[i, j, k] = V[k, i]
+        roll[i, j, k] = act[k, i]
     for k in range(top + 1, goal):
         P[i, j, k] = 1.0
         roll[i, j, k] = False
-    P0[i, j] = V[0, r]
+    P0[i, j] = V[0, i]
+    Q[i + j, j] = V[0, i]
 
 
 @njit(cache=True)
-def _sweep_layers(P, roll, P0, R, goal, pts, prb, p_bust, p_reset, first, stats):
+def _sweep_layers(P, roll, P0, Q, R, goal, pts, prb, tpts, tprb, p_bust, p_reset, first, stats):
     """Solve every pair, layers of decreasing banked-score sum first. Returns fallback count.
 
     Each layer is solved as a whole: one backward pass over all its turns side by side
     (:func:`_layer_pass`), then Newton's step for every mirror pair, the turns moved along their
-    slopes to the pair's fixed point, and every turn's Bellman residual checked
-    (:func:`_layer_check`); pairs that pass are stored, the others take another pass from their
-    new point. A pair still unsettled after ``LAYER_PASSES`` passes is solved alone by
-    :func:`_solve_pair` (which has the guarded fallback).
+    slopes to the pair's fixed point and every turn's Bellman residual checked
+    (:func:`_layer_check`); pairs that pass are stored. Pairs the step did not settle (their
+    policy changed on the way) take a second pass of the layer if there are several, and are
+    then solved alone by :func:`_solve_pair`, from their new point.
 
-    Writes every entry of P and roll (they may come uninitialised) and keeps the plane
-    ``P0[i, j] = P[i, j, 0]`` for the hold look-ups. ``first`` is False on the repeat sweeps of
-    the two-dice outer iteration, where the previous sweep's value of each pair (in P0) is the
-    better warm start. stats[0] gets the largest residual of the sweep (against ``R`` for the
-    reset: :func:`_bellman` judges the final two-dice table), stats[1] the passes over turns.
+    Writes every entry of P and roll (they may come uninitialised) and keeps the k = 0 plane in
+    ``P0`` and ``Q`` (see above) for the hold look-ups. ``first`` is False on the repeat sweeps
+    of the two-dice outer iteration, where the previous sweep's value of each pair is the better
+    warm start. stats[0] gets the largest residual of the sweep (against ``R`` for the reset:
+    :func:`_bellman` judges the final two-dice table), stats[1] the passes over turns.
     """
     dmax = pts.max()
     height = goal + dmax + 1
-    width = goal + LANES
+    width = goal + 2 * LANES
     V = np.ones((height, width))
     dV = np.zeros((height, width))
-    H = np.ones((height, width))
     act = np.zeros((height, width), dtype=np.bool_)
-    W = np.zeros(2 * width)
-    acc = np.zeros(width)
-    dacc = np.zeros(width)
     c0 = np.zeros(width)
     c1 = np.zeros(width)
-    y = np.zeros(width)
-    u0 = np.zeros(goal)
-    un = np.zeros(goal)
-    res = np.zeros(goal)
-    done = np.zeros(goal, dtype=np.bool_)
-    j_of = np.zeros(goal, dtype=np.int64)
+    yv = np.full(width, 0.5)
+    base = np.zeros(width)
+    move = np.zeros(width)
+    u0 = np.zeros(width)
+    un = np.zeros(width)
+    res = np.zeros(width)
+    done = np.zeros(width, dtype=np.bool_)
+    keep = np.zeros(width, dtype=np.bool_)
     # scalar buffers for pairs solved alone
     Vi = np.zeros(height)
     dVi = np.zeros(height)
@@ -353,117 +365,104 @@ def _sweep_layers(P, roll, P0, R, goal, pts, prb, p_bust, p_reset, first, stats)
         lo = max(0, s - (goal - 1))
         hi = min(s, goal - 1)
         n = hi - lo + 1
+        cb = lo // LANES * LANES
+        ce = (hi // LANES + 1) * LANES
         top_max = goal - 1 - lo
-        for r in range(n):
-            i = lo + r
-            j = hi - r
-            j_of[r] = j
-            top = goal - 1 - i
-            for k in range(1, top + 1):
-                H[k, r] = 1.0 - P0[j, i + k]
-            for k in range(top + 1, top_max + 1):
-                H[k, r] = 1.0
-            # warm start for P(i, j, 0): this pair last sweep, else extrapolated from the layers
+        for c in range(lo, hi + 1):
+            j = s - c
+            # warm start for P(c, j, 0): this pair last sweep, else extrapolated from the layers
             # above along the opponent's score
             if not first:
-                u0[r] = P0[i, j]
+                u0[c] = P0[c, j]
             elif j + 2 < goal:
-                u0[r] = 2.0 * P0[i, j + 1] - P0[i, j + 2]
+                u0[c] = 2.0 * P0[c, j + 1] - P0[c, j + 2]
             elif j + 1 < goal:
-                u0[r] = P0[i, j + 1]
-            elif i + 1 < goal:
-                u0[r] = P0[i + 1, j]
+                u0[c] = P0[c, j + 1]
+            elif c + 1 < goal:
+                u0[c] = P0[c + 1, j]
             else:
-                u0[r] = 0.5
-            done[r] = False
-        npad = (n + LANES - 1) // LANES * LANES
-        for r in range(n, npad):  # padding columns: wins everywhere
-            for k in range(1, top_max + 1):
-                H[k, r] = 1.0
-            c0[r] = 0.0
-            c1[r] = 0.0
-            y[r] = 0.5
-        for t in range(top_max + 1, top_max + dmax + 1):
-            for r in range(npad):
-                V[t, r] = 1.0
-                dV[t, r] = 0.0
-        left = (n + 1) // 2  # pairs to settle
-        for it in range(LAYER_PASSES):
-            for r in range(n):
-                yr = u0[n - 1 - r]
-                y[r] = yr
-                if lo + r == 0:
-                    c0[r] = p_bust * (1.0 - yr) + p_reset * (1.0 - yr)
-                    c1[r] = -p_bust - p_reset
-                else:
-                    c0[r] = p_bust * (1.0 - yr) + p_reset * (1.0 - R[j_of[r]])
-                    c1[r] = -p_bust
-            _layer_pass(npad, lo, top_max, goal, pts, prb, c0, c1, y, H, V, dV, acc, dacc)
-            total += n / 2.0
-            # Newton's step per pair: u_r = A_r + b_r (u_m - u0_m), u_m = A_m + b_m (u_r - u0_r)
-            for r in range((n + 1) // 2):
-                mr = n - 1 - r
-                a_r, b_r = V[0, r], dV[0, r]
-                if r == mr:
-                    den = 1.0 - b_r
-                    v = (a_r - b_r * u0[r]) / den if den > 1e-14 else a_r
-                    v = min(max(v, 0.0), 1.0)
-                    un[r] = v
-                else:
-                    a_m, b_m = V[0, mr], dV[0, mr]
-                    bb = b_r * b_m
-                    den = 1.0 - bb
-                    if den > 1e-14:
-                        v = (a_r + b_r * (a_m - u0[mr]) - bb * u0[r]) / den
+                u0[c] = 0.5
+        for c in range(lo, s // 2 + 1):
+            done[c] = False
+        for attempt in range(2):
+            for c in range(cb, ce):
+                if lo <= c <= hi:
+                    j = s - c
+                    y = u0[j]
+                    yv[c] = y
+                    if c == 0:
+                        c0[c] = p_bust * (1.0 - y) + p_reset * (1.0 - y)
+                        c1[c] = -p_bust - p_reset
                     else:
-                        v = a_r
+                        c0[c] = p_bust * (1.0 - y) + p_reset * (1.0 - R[j])
+                        c1[c] = -p_bust
+                else:  # padding columns: finite values nobody reads
+                    yv[c] = 0.5
+                    c0[c] = 0.0
+                    c1[c] = 0.0
+            _layer_pass(s, cb, ce, top_max, goal, tpts, tprb, c0, c1, yv, Q, V, dV)
+            total += n / 2.0
+            # Newton's step per pair: u_c = A_c + b_c (u_m - u0_m), u_m = A_m + b_m (u_c - u0_c)
+            for c in range(lo, s // 2 + 1):
+                mc = s - c
+                a_c, b_c = V[0, c], dV[0, c]
+                if c == mc:
+                    den = 1.0 - b_c
+                    v = (a_c - b_c * u0[c]) / den if den > 1e-14 else a_c
+                    un[c] = min(max(v, 0.0), 1.0)
+                else:
+                    a_m, b_m = V[0, mc], dV[0, mc]
+                    bb = b_c * b_m
+                    den = 1.0 - bb
+                    v = (a_c + b_c * (a_m - u0[mc]) - bb * u0[c]) / den if den > 1e-14 else a_c
                     v = min(max(v, 0.0), 1.0)
-                    w = a_m + b_m * (v - u0[r])
-                    un[r] = v
-                    un[mr] = min(max(w, 0.0), 1.0)
-            for r in range(n):
-                y[r] = un[n - 1 - r] - u0[n - 1 - r]  # the move of this turn's argument
-            for r in range(n, npad):
-                y[r] = 0.0
-            for k in range(top_max + 1):
-                vk = V[k]
-                dk = dV[k]
-                for r in range(npad):
-                    vk[r] += dk[r] * y[r]
-            _layer_check(n, lo, top_max, goal, pts, prb, p_bust, p_reset, R, j_of, H, V, W,
-                         act, res)
-            for r in range((n + 1) // 2):
-                mr = n - 1 - r
-                if done[r]:
+                    un[c] = v
+                    un[mc] = min(max(a_m + b_m * (v - u0[c]), 0.0), 1.0)
+            for c in range(cb, ce):
+                move[c] = un[s - c] - u0[s - c] if lo <= c <= hi else 0.0
+            for c in range(lo, hi + 1):  # bust (and reset) terms at the moved values, as _bellman
+                j = s - c
+                y = V[0, j] + dV[0, j] * move[j]
+                r = y if c == 0 else R[j]
+                base[c] = p_bust * (1.0 - y) + p_reset * (1.0 - r)
+            _layer_check(s, cb, ce, top_max, goal, tpts, tprb, base, move, Q, V, dV, act, res)
+            left = 0
+            for c in range(lo, s // 2 + 1):
+                mc = s - c
+                if done[c]:
                     continue
-                rs = max(res[r], res[mr])
+                rs = max(res[c], res[mc])
                 if rs <= ACCEPT:
-                    done[r] = True
-                    left -= 1
+                    done[c] = True
+                    keep[c] = True
+                    keep[mc] = True
                     worst = max(worst, rs)
-                    _store_column(P, roll, P0, lo + r, hi - r, V, dV, act, r, goal)
-                    if mr != r:
-                        _store_column(P, roll, P0, lo + mr, hi - mr, V, dV, act, mr, goal)
-            if left == 0:
+                else:
+                    left += 1
+            for c in range(lo, hi + 1):  # in column order: neighbours share cache lines of V
+                if keep[c]:
+                    keep[c] = False
+                    _store_column(P, roll, P0, Q, c, s - c, V, act, goal)
+            # a pair the step did not settle (its policy changed on the way) takes another
+            # pass from its new point: all together if there are many, else alone
+            if left < LAYER_AGAIN:
                 break
-            for r in range(n):
-                u0[r] = un[r]
-        if left > 0:
-            for r in range((n + 1) // 2):
-                if done[r]:
-                    continue
-                i = lo + r
-                j = hi - r
-                passes, rs = _solve_pair(P0, i, j, u0[n - 1 - r], R, goal, pts, prb, p_bust,
-                                         p_reset, Vi, dVi, Vj, dVj, Ws, ai, aj)
-                if passes < 0:
-                    fallbacks += 1
-                    passes = -passes
-                total += passes
-                worst = max(worst, rs)
-                _store(P, roll, P0, i, j, Vi, ai, goal)
-                if i != j:
-                    _store(P, roll, P0, j, i, Vj, aj, goal)
+            for c in range(lo, hi + 1):
+                u0[c] = un[c]
+        for c in range(lo, s // 2 + 1):
+            if done[c]:
+                continue
+            mc = s - c
+            passes, rs = _solve_pair(P0, c, mc, un[mc], R, goal, tpts, tprb, p_bust,
+                                     p_reset, Vi, dVi, Vj, dVj, Ws, ai, aj)
+            if passes < 0:
+                fallbacks += 1
+                passes = -passes
+            total += passes
+            worst = max(worst, rs)
+            _store(P, roll, P0, Q, c, mc, Vi, ai, goal)
+            if mc != c:
+                _store(P, roll, P0, Q, mc, c, Vj, aj, goal)
     stats[0] = worst
     stats[1] = total
     return fallbacks
@@ -701,12 +700,16 @@ def solve(rules: PigRules | None = None, turn_limit: int | None = None) -> PigSo
         P = np.empty((g, g, g)) if p_reset == 0.0 else np.full((g, g, g), 1.0)
         roll = np.empty((g, g, g), dtype=np.bool_)
         P0 = np.full((g, g), 0.5)
+        Q = np.zeros((3 * g + 1, g + 2 * LANES))  # the k = 0 plane by layer (_layer_pass)
+        tpts = tuple(int(d) for d in pts)
+        tprb = tuple(float(q) for q in prb)
         R = np.full(g, 0.5)
         stats = np.array([np.inf, 0.0])
         prev = 2.0
         while True:
             outer += 1
-            fallbacks += _sweep_layers(P, roll, P0, R, g, pts, prb, p_bust, p_reset, outer == 1,
+            fallbacks += _sweep_layers(P, roll, P0, Q, R, g, pts, prb, tpts, tprb, p_bust, p_reset,
+                                       outer == 1,
                                        stats)
             passes += int(stats[1])
             if p_reset == 0.0:
@@ -719,7 +722,8 @@ def solve(rules: PigRules | None = None, turn_limit: int | None = None) -> PigSo
             R = R_new
             # settled, at the rounding floor (the change no longer shrinks), or out of sweeps
             if change <= 1e-15 or FLOOR >= change >= prev or outer >= MAX_SWEEPS:
-                fallbacks += _sweep_layers(P, roll, P0, R, g, pts, prb, p_bust, p_reset, False,
+                fallbacks += _sweep_layers(P, roll, P0, Q, R, g, pts, prb, tpts, tprb, p_bust,
+                                           p_reset, False,
                                            stats)
                 passes += int(stats[1])
                 # the reset reads the lower layer P(j, 0, 0): check against the final table
