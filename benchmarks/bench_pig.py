@@ -1,13 +1,14 @@
 """Pig solver benchmark: dicelab's layered solver beside two fair numpy baselines, same run.
 
 Prints, for goal 100:
-* the warm solve time (median of 7) beside two textbook methods written decently in numpy
+* the warm solve time (median of 51) beside two textbook methods written decently in numpy
   (:mod:`dicelab.pig.reference`), each to a largest change below 1e-12, with the ratios:
   synchronous value iteration with slices over a win-padded turn-total axis, and Neller &
   Presser's layered value iteration (whole layers as arrays); ``--slow`` adds the old
   fancy-index value iteration (labelled slow: about 7x the sliced one, not a fair baseline);
-* the wall time of a fresh ``dicelab pig solve --json`` process (compiled code and solved table
-  cached), median of 5;
+* the first solve in a fresh process (compiled code cached, no solved table: the cost of
+  loading the kernels) and the wall time of a fresh ``dicelab pig solve --json`` process
+  (compiled code and solved table cached), median of 5;
 * peak memory of a process that solves goal 100 (max RSS) and of the solve itself (tracemalloc);
 * the goal-300 solve time.
 """
@@ -53,6 +54,16 @@ else:
 """
 
 
+FIRST_SCRIPT = """
+import time
+from dicelab.pig.rules import PigRules
+from dicelab.pig.solver import solve
+t = time.perf_counter()
+solve(PigRules(goal=100))
+print(time.perf_counter() - t)
+"""
+
+
 def _child(mode: str) -> int:
     out = subprocess.run([sys.executable, "-c", PEAK_SCRIPT, mode], capture_output=True, check=True,
                          text=True).stdout
@@ -61,7 +72,7 @@ def _child(mode: str) -> int:
 
 def main() -> None:
     rules = PigRules(goal=100)
-    ours = median_time(lambda: solve(rules), repeat=7)
+    ours = median_time(lambda: solve(rules), repeat=51)
     exact = solve(rules).p
     baselines = [("numpy sliced VI", value_iteration_sliced, "sweeps"),
                  ("numpy layered VI", layered_value_iteration, "layer sweeps")]
@@ -73,6 +84,13 @@ def main() -> None:
         base = time.perf_counter() - t0
         assert np.max(np.abs(P - exact)) < 1e-9
         report("solve goal 100 (warm)", ours, base, f"{name} ({sweeps} {unit})")
+
+    firsts = []
+    for _ in range(5):
+        out = subprocess.run([sys.executable, "-c", FIRST_SCRIPT], capture_output=True, check=True,
+                             text=True).stdout
+        firsts.append(float(out))
+    print(f"{'first solve in a fresh process (code cached)':<48} {statistics.median(firsts):.3f} s")
 
     env = dict(os.environ, DICELAB_CACHE_DIR=tempfile.mkdtemp(prefix="dicelab-bench-"))
     cmd = [sys.executable, "-m", "dicelab", "pig", "solve", "--json"]
