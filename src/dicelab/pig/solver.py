@@ -280,16 +280,15 @@ def _layer_check(s, cb, ce, top_max, goal, tpts, tprb, base, move, Q, V, dV, act
         ak = act[k]
         for t in range(end - cb):
             c = np.uint64(cb + t)  # unsigned: no negative-index fix-up, so it vectorises
-            vk[c] += dk[c] * move[c]
-        for t in range(end - cb):
-            c = np.uint64(cb + t)  # unsigned: no negative-index fix-up, so it vectorises
+            v = vk[c] + dk[c] * move[c]
+            vk[c] = v
             a = base[c]
             for q in range(m):
                 a += tprb[q] * V[k + tpts[q], c]
             h = 1.0 - qk[c + np.uint64(k)]
             ak[c] = a > h
             best = a if a > h else h
-            d = abs(vk[c] - best)
+            d = abs(v - best)
             res[c] = d if d > res[c] else res[c]
     a0 = act[0]
     for t in range(ce - cb):
