@@ -28,11 +28,16 @@ from dicelab.pig.simulation import simulate  # noqa: E402
 from dicelab.pig.tournaments import tournament  # noqa: E402
 from dicelab.pig.solver import solve_cached  # noqa: E402
 from dicelab.pig.api import best_response, evaluate, linear_system  # noqa: E402
+from dicelab.pig.simulation import fair_test, fair_test_convergence  # noqa: E402
+from dicelab.pig.specs import as_strategy  # noqa: E402
 
 
 def bench_evaluate(rules: PigRules, label: str) -> None:
     a, b = "hold:20", "keep-pace"
-    ours = median_time(lambda: evaluate(a, b, rules), repeat=15)
+    sa, sb = as_strategy(a), as_strategy(b)  # parsed once: their decision tables are kept
+    specs = median_time(lambda: evaluate(a, b, rules), repeat=15)
+    report(f"evaluate {label}, from specs (tables built)", specs)
+    ours = median_time(lambda: evaluate(sa, sb, rules), repeat=15)
     M, r, ia, ib = linear_system(a, b, rules)
     M = M.tocsc()
     times = []
@@ -77,6 +82,17 @@ def main() -> None:
         )
     numba.set_num_threads(threads)
     assert len({r.a_wins for r in results.values()}) == 1, "results must not depend on threads"
+
+    fair_test([("hold:5", "hold:6")], std, 100, 0, 0.95, repeats=2)  # load compiled kernels
+    fair_test_convergence("hold:5", max_games=10, repeats=2)
+    t0 = time.perf_counter()
+    rows = fair_test(None, std, 3000, 0, 0.95, repeats=100)
+    secs = time.perf_counter() - t0
+    print(f"{'fair test, Figure 17 pairs x 100 x 3,000 games':<48} {secs:6.2f} s; exact inside "
+          f"{sum(r['repeat_inside'] for r in rows)} of {100 * len(rows)} intervals")
+    d = fair_test_convergence("hold:25", max_games=4000, repeats=100)
+    print(f"{'fair convergence, hold:25 v itself, 100 x 4,000':<48} {d['seconds']:6.2f} s; "
+          f"sd at 3,000 games {d['sd'][2999]:.4f} (binomial {d['binomial_sd'][2999]:.4f})")
 
     tournament(["hold:1..5"], std, progress=False)  # load compiled kernels
     t0 = time.perf_counter()

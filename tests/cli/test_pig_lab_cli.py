@@ -8,8 +8,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
-from scipy.stats import binomtest
+from scipy.stats import binomtest, chi2, norm
 
 from dicelab.cli.main import main
 
@@ -197,6 +198,83 @@ def test_fair_test_command(capsys):
     assert code == 2 and err.count("\n") == 1
 
 
+def _variance_of_share(games: int, p_first: float, p_second: float) -> float:
+    """Variance of A's share of ``games`` games, first move alternating (A first in game 0):
+    the sum of two binomial laws, with the exact win chances going first and second."""
+    n1 = (games + 1) // 2
+    n2 = games - n1
+    return (n1 * p_first * (1 - p_first) + n2 * p_second * (1 - p_second)) / games**2
+
+
+def _spread_ok(values: list[float], mean: float, var: float, alpha: float = 1e-3) -> None:
+    """The sample's mean and variance against the binomial law's (z test, chi-square test)."""
+    x = np.asarray(values)
+    r = x.size
+    z = (x.mean() - mean) / np.sqrt(var / r)
+    assert abs(z) < norm.ppf(1 - alpha / 2), (x.mean(), mean)
+    stat = (r - 1) * x.var(ddof=1) / var
+    assert chi2.ppf(alpha / 2, r - 1) < stat < chi2.ppf(1 - alpha / 2, r - 1), (x.var(ddof=1), var)
+
+
+def test_fair_test_repeats_spread_follows_the_binomial_law(capsys, tmp_path):
+    """Seed 002's Figure 16: repeated fair tests scatter as the binomial law says they must."""
+    games, repeats = 400, 300
+    out = tmp_path / "fig16.png"
+    d = run_json(
+        ["pig", "fair-test", "hold:20,hold:20", "hold:5,hold:21", "--goal", "50", "--games",
+         str(games), "--repeats", str(repeats), "--seed", "3", "--plot", str(out)],
+        capsys,
+    )
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and d["plot"] == str(out)
+    for r in d["rows"]:
+        ex = run_json(["pig", "eval", r["a"], r["b"], "--goal", "50"], capsys)
+        p_second = 1 - ex["b_first"] - ex["stalemate_b_first"]
+        var = _variance_of_share(games, ex["a_first"], p_second)
+        assert r["repeats"] == repeats and len(r["repeat_overall"]) == repeats
+        _spread_ok(r["repeat_overall"], r["a_overall"], var)
+        assert r["repeat_sd"] == pytest.approx(np.std(r["repeat_overall"], ddof=1), rel=1e-12)
+        assert r["binomial_sd"] == pytest.approx(
+            np.sqrt(r["a_overall"] * (1 - r["a_overall"]) / games), rel=1e-12
+        )
+        # each repeat's 95% interval holds the exact value with chance about 0.95
+        assert binomtest(r["repeat_inside"], repeats, 0.95).pvalue > 1e-3
+    # the same seed gives the same tests
+    again = run_json(
+        ["pig", "fair-test", "hold:20,hold:20", "--goal", "50", "--games", str(games),
+         "--repeats", str(repeats), "--seed", "3"],
+        capsys,
+    )
+    assert again["rows"][0]["repeat_overall"] == d["rows"][0]["repeat_overall"]
+
+
+def test_fair_convergence_spread_shrinks_as_the_binomial_law_says(capsys, tmp_path):
+    """Seed 002's Figure 15: the estimate after n games has the binomial law's spread at every n
+    (the estimates at one n across repeats are independent)."""
+    repeats, max_games = 400, 600
+    out = tmp_path / "fig15.png"
+    d = run_json(
+        ["pig", "fair-convergence", "hold:20", "--goal", "40", "--max-games", str(max_games),
+         "--repeats", str(repeats), "--seed", "5", "--plot", str(out)],
+        capsys,
+    )
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    ex = run_json(["pig", "eval", "hold:20", "hold:20", "--goal", "40"], capsys)
+    p1, p2 = ex["a_first"], 1 - ex["b_first"] - ex["stalemate_b_first"]
+    rows = {r["games"]: r for r in d["rows"]}
+    assert sorted(rows) == [1, 2, 5, 10, 20, 50, 100, 200, 500, 600]
+    for n, r in rows.items():
+        n1 = (n + 1) // 2
+        assert r["exact"] == pytest.approx((n1 * p1 + (n - n1) * p2) / n, abs=1e-12)
+        sd = np.sqrt(_variance_of_share(n, p1, p2))
+        # sample sd of 400 repeats: within the chi-square law's 99.9% range of the true sd
+        lo, hi = (np.sqrt(chi2.ppf(q, repeats - 1) / (repeats - 1)) for q in (5e-4, 1 - 5e-4))
+        assert lo * sd < r["sd"] < hi * sd, (n, r["sd"], sd)
+        assert r["binomial_sd"] == pytest.approx(np.sqrt(r["exact"] * (1 - r["exact"]) / n))
+        assert r["q025"] <= r["median"] <= r["q975"]
+    # more games, a tighter estimate: the seed's conclusion, at 600 against 20 games
+    assert rows[600]["within_band"] > rows[20]["within_band"]
+
+
 def test_human_readable_output(capsys):
     code, out, _ = run(["pig", "tournament", "turtle", "roll-to-win", "roll-and-wait"], capsys)
     assert code == 0 and "turtle > roll-to-win > roll-and-wait > turtle" in out
@@ -220,6 +298,12 @@ def test_human_readable_output(capsys):
         ["pig", "tournament", "hold:2"],
         ["pig", "tournament", "hold:9..1", "hold:2"],
         ["pig", "tournament", "hold:2", "hold:3", "--simulate", "1"],
+        ["pig", "fair-test", "hold:2,hold:3", "--plot", "f.png"],
+        ["pig", "fair-test", "hold:2,hold:3", "--repeats", "0"],
+        ["pig", "fair-test", "hold:2,hold:3", "--repeats", "3", "--plot", "f.txt"],
+        ["pig", "fair-convergence", "hold:2", "--repeats", "1"],
+        ["pig", "fair-convergence", "hold:2", "--max-games", "0"],
+        ["pig", "fair-convergence", "hold:2", "--max-games", "100000", "--repeats", "10000"],
     ],
 )
 def test_bad_input_one_line_exit_2(args, capsys):

@@ -13,7 +13,12 @@ from hypothesis import strategies as st
 from dicelab.core.errors import DicelabError
 from dicelab.pig.rules import PigRules
 from dicelab.pig.solver import PigSolution, solve, solve_cached
-from dicelab.pig.reference import solve_exact, value_iteration
+from dicelab.pig.reference import (
+    layered_value_iteration,
+    solve_exact,
+    value_iteration,
+    value_iteration_sliced,
+)
 
 
 @pytest.fixture(scope="module")
@@ -62,6 +67,66 @@ def test_reference_value_iteration_agrees_at_goal_30():
     s = solve(r)
     assert sweeps > 10
     assert np.max(np.abs(P - s.p)) < 1e-11
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [PigRules(goal=6), PigRules(goal=5, sides=3), PigRules(goal=6, variant="piglet"),
+     PigRules(goal=4, sides=4, variant="two-dice")],
+    ids=str,
+)
+def test_benchmark_baselines_match_rational_reference(rules):
+    """The two fair numpy baselines give the exact rational values (and the same as the slow one)."""
+    exact = solve_exact(rules)
+    sliced, n = value_iteration_sliced(rules, tol=1e-15)
+    slow, n_slow = value_iteration(rules, tol=1e-15)
+    assert n == n_slow and np.array_equal(sliced, slow)  # the same sweeps, written two ways
+    tables = [sliced]
+    if not rules.outcomes.reset:
+        tables.append(layered_value_iteration(rules, tol=1e-15)[0])
+    else:
+        with pytest.raises(DicelabError, match="two-dice reset"):
+            layered_value_iteration(rules)
+    for P in tables:
+        for (i, j, k), v in exact.items():
+            assert P[i, j, k] == pytest.approx(float(v), abs=1e-13)
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [PigRules(goal=100), PigRules(goal=37, sides=9), PigRules(goal=30, variant="piglet"),
+     PigRules(goal=25, sides=4, variant="two-dice"), PigRules(goal=1), PigRules(goal=9, sides=2)],
+    ids=str,
+)
+def test_residual_and_actions_checked_in_the_sweep_equal_a_full_recheck(rules):
+    """The solver checks Bellman's equations pair by pair inside the sweep (no second pass over
+    the table); the textbook equations written in numpy over the finished table must give the
+    same residual bound and the same actions."""
+    s = solve(rules)
+    g = rules.goal
+    o = rules.outcomes
+    P = s.p
+    i, j, k = np.meshgrid(*(np.arange(g),) * 3, indexing="ij")
+    valid = i + k < g
+    roll = o.bust * (1 - P[j, i, 0]) + o.reset * (1 - P[j, 0, 0])
+    for d, q in zip(o.add_points.tolist(), o.add_probs.tolist(), strict=True):
+        roll = roll + np.where(i + k + d >= g, q, q * P[i, j, np.minimum(k + d, g - 1)])
+    hold = 1 - P[j, np.minimum(i + k, g - 1), 0]
+    residual = np.max(np.abs(P - np.maximum(roll, hold))[valid])
+    assert residual <= 1e-12 and s.max_residual <= 1e-12
+    assert abs(residual - s.max_residual) <= 1e-15  # the same bound (numpy may sum in its order)
+    clear = valid & (np.abs(roll - hold) > 1e-12)
+    assert np.array_equal(s.roll[clear], (roll > hold)[clear])
+    assert not s.roll[~valid].any() and np.all(P[~valid] == 1.0)
+
+
+def test_benchmark_baselines_agree_at_goal_40():
+    r = PigRules(goal=40)
+    s = solve(r)
+    for P, _ in (value_iteration_sliced(r, tol=1e-14), layered_value_iteration(r, tol=1e-14)):
+        assert np.max(np.abs(P - s.p)) < 1e-11
+    with pytest.raises(DicelabError, match="tolerance"):
+        value_iteration_sliced(r, tol=0.0)
 
 
 rules_strategy = st.one_of(

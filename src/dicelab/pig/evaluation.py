@@ -56,13 +56,17 @@ def _reach_limit(t, adds, out):
 
 
 @njit(cache=True)
-def _reach_blocks(ra, rb, la, lb, adds, resets, reach):
+def _reach_blocks(ra, rb, la, lb, adds, resets, reach, fill=False):
     """reach[x, y] = whether banked scores (x, y) (A's, B's) occur in some game from (0, 0).
 
     A forward sweep, lowest layer first: from a reachable block, every turn total k > 0 at which
     the mover holds (and that a turn can reach) leads to the block with k added to the mover.
     With ``resets`` (two dice), a player who rolls at all can be sent back to 0 (a lower layer),
     so sweeps repeat until nothing new is marked.
+
+    ``fill``: la[x, y] and lb[y, x] (the reach limits, :func:`_reach_limit`) are not given but
+    found here, for the blocks that occur only (the others are never evaluated): the same
+    forward scan of the turn, run to the goal instead of to the limit.
     """
     g = ra.shape[0]
     nd = adds.shape[0]
@@ -80,12 +84,14 @@ def _reach_blocks(ra, rb, la, lb, adds, resets, reach):
                 y = s - x
                 if not reach[x, y]:
                     continue
-                top = la[x, y]
+                top = la[x, y] if not fill else g - 1 - x
                 rk[: top + 1] = False
                 rk[0] = True
                 rolls = False
+                last = 0
                 for k in range(top + 1):
                     if rk[k]:
+                        last = k
                         if ra[x, y, k]:
                             rolls = True
                             for m in range(nd):
@@ -94,15 +100,19 @@ def _reach_blocks(ra, rb, la, lb, adds, resets, reach):
                                     rk[kk] = True
                         elif k > 0 and not reach[x + k, y]:
                             reach[x + k, y] = True
+                if fill:
+                    la[x, y] = last
                 if resets and rolls and not reach[0, y]:
                     reach[0, y] = True
                     fresh = True
-                top = lb[y, x]
+                top = lb[y, x] if not fill else g - 1 - y
                 rk[: top + 1] = False
                 rk[0] = True
                 rolls = False
+                last = 0
                 for k in range(top + 1):
                     if rk[k]:
+                        last = k
                         if rb[y, x, k]:
                             rolls = True
                             for m in range(nd):
@@ -111,6 +121,8 @@ def _reach_blocks(ra, rb, la, lb, adds, resets, reach):
                                     rk[kk] = True
                         elif k > 0 and not reach[x, y + k]:
                             reach[x, y + k] = True
+                if fill:
+                    lb[y, x] = last
                 if resets and rolls and not reach[x, 0]:
                     reach[x, 0] = True
                     fresh = True
@@ -321,14 +333,15 @@ def _eval_win(ra, rb, la, lb, reach, adds, probs, bust, reset, tol, max_passes, 
 
 
 @njit(cache=True)
-def _eval_pair(ra, rb, la, lb, adds, probs, bust, reset, tol, max_passes, out):
+def _eval_pair(ra, rb, la, lb, adds, probs, bust, reset, tol, max_passes, out, fill=False):
     """Evaluate A (table ra) against B (rb): out = [a_first, b_first, stall_a_first,
-    stall_b_first, passes]."""
+    stall_b_first, passes]. ``fill``: the reach limits la, lb are found on the way (for the
+    blocks that occur) instead of given."""
     g = ra.shape[0]
     A0 = np.empty((g, g))
     B0 = np.empty((g, g))
     reach = np.ones((g, g), dtype=np.bool_)
-    _reach_blocks(ra, rb, la, lb, adds, reset > 0.0, reach)
+    _reach_blocks(ra, rb, la, lb, adds, reset > 0.0, reach, fill)
     passes, stalled = _eval_win(
         ra, rb, la, lb, reach, adds, probs, bust, reset, tol, max_passes, A0, B0, False
     )
@@ -646,19 +659,11 @@ def evaluate(a: Any, b: Any, rules: PigRules | None = None) -> Evaluation:
     adds, probs, bust, reset = _args(rules)
     out = np.zeros(5)
     t0 = time.perf_counter()
-    _eval_pair(
-        ta,
-        tb,
-        reach_limits(ta, rules),
-        reach_limits(tb, rules),
-        adds,
-        probs,
-        bust,
-        reset,
-        RESET_TOL,
-        MAX_PASSES,
-        out,
-    )
+    g = rules.goal
+    # reach limits found by the block-reachability sweep, for the blocks that occur only
+    la = np.zeros((g, g), dtype=np.int64)
+    lb = np.zeros((g, g), dtype=np.int64)
+    _eval_pair(ta, tb, la, lb, adds, probs, bust, reset, RESET_TOL, MAX_PASSES, out, True)
     a_first, b_first, stalemate_a, stalemate_b = (float(x) for x in out[:4])
     return Evaluation(
         a=sa.name, b=sb.name, a_first=a_first, a_second=1.0 - b_first - stalemate_b, b_first=b_first,

@@ -283,16 +283,28 @@ def fair_test_cmd(
     confidence: float = typer.Option(
         0.95, "--confidence", help="Confidence level of the intervals."
     ),
+    repeats: int = typer.Option(
+        1, "--repeats", help="Independent tests per pair (seed 002's Figure 16 used 100)."
+    ),
+    plot: Path | None = typer.Option(
+        None, "--plot", help="With --repeats > 1: write Figure 16's plot (.png, .pdf or .svg)."
+    ),
     goal: int = GoalOption,
     sides: int | None = SidesOption,
     variant: str = VariantOption,
     json_out: bool = JsonOption,
 ) -> None:
-    """Simulated against exact values, pair by pair, like seed 002's Figure 17."""
-    from dicelab.pig.simulation import fair_test
+    """Simulated against exact values, pair by pair, like seed 002's Figure 17 (and, with
+    --repeats 100, Figure 16: the spread of repeated tests)."""
+    from dicelab.pig.simulation import MAX_REPEATS, fair_test
 
     rules = make_rules(goal, sides, variant)
     require(games >= 2, f"--games must be at least 2, got {games}")
+    require(
+        1 <= repeats <= MAX_REPEATS, f"--repeats must be from 1 to {MAX_REPEATS}, got {repeats}"
+    )
+    require(plot is None or repeats > 1, "--plot shows repeated tests: give --repeats 2 or more")
+    check_out_plot(plot, "--plot")
     check_seed(seed)
     require(
         len(pairs or ()) <= MAX_PAIRS, f"give at most {MAX_PAIRS} pairs, got {len(pairs or ())}"
@@ -310,15 +322,20 @@ def fair_test_cmd(
                 f"a pair is written A,B (e.g. hold:20,hold:21), got {p!r}",
             )
             parsed.append((parts[0], parts[1]))
-    rows = fair_test(parsed, rules, games, seed, confidence)
+    rows = fair_test(parsed, rules, games, seed, confidence, repeats)
     data = {
         "rules": rules.to_dict(),
         "games": games,
         "seed": seed,
         "confidence": confidence,
+        "repeats": repeats,
         "rows": rows,
         "inside": sum(r["inside"] for r in rows),
     }
+    if plot is not None:
+        from dicelab.pig.lab_plots import plot_fair_repeats
+
+        data["plot"] = str(plot_fair_repeats(rows, games, plot))
 
     def render(console: Console) -> None:
         show = [
@@ -339,5 +356,114 @@ def fair_test_cmd(
             rows_table(show, title=f"fair test: {games} games per pair, {confidence:.0%} Wilson")
         )
         console.print(f"exact value inside the interval for {data['inside']} of {len(rows)} pairs")
+        if repeats > 1:
+            console.print(
+                rows_table(
+                    [
+                        {
+                            "A v B": f"{r['a']} v {r['b']}",
+                            "exact A all": f"{r['a_overall']:.4f}",
+                            "mean": f"{r['repeat_mean']:.4f}",
+                            "sd": f"{r['repeat_sd']:.4f}",
+                            "binomial sd": f"{r['binomial_sd']:.4f}",
+                            "range": f"{r['repeat_min']:.4f}-{r['repeat_max']:.4f}",
+                            "in CI": f"{r['repeat_inside']}/{repeats}",
+                        }
+                        for r in rows
+                    ],
+                    title=f"{repeats} repeated tests of {games} games per pair",
+                )
+            )
+        if plot is not None:
+            console.print(f"plot: {data['plot']}")
+
+    emit(data, json_out, render)
+
+
+@app.command("fair-convergence")
+def fair_convergence_cmd(
+    a: str = typer.Argument("hold:25", help=SPEC_HELP),
+    b: str | None = typer.Argument(None, help="The opponent (default: A itself, as the seed)."),
+    max_games: int = typer.Option(4000, "--max-games", help="Games per repeat (the seed: 4000)."),
+    repeats: int = typer.Option(100, "--repeats", help="Repeats (the seed: 100)."),
+    seed: int = typer.Option(0, "--seed", help="Random seed."),
+    plot: Path | None = typer.Option(
+        None, "--plot", help="Write Figure 15's plot (.png, .pdf or .svg)."
+    ),
+    goal: int = GoalOption,
+    sides: int | None = SidesOption,
+    variant: str = VariantOption,
+    json_out: bool = JsonOption,
+) -> None:
+    """Seed 002's Figure 15: the estimated win rate after n = 1..N games, repeated."""
+    from dicelab.pig.simulation import MAX_PATH_GAMES, MAX_REPEATS, fair_test_convergence
+
+    rules = make_rules(goal, sides, variant)
+    check_seed(seed)
+    require(
+        1 <= max_games <= MAX_PATH_GAMES,
+        f"--max-games must be from 1 to {MAX_PATH_GAMES}, got {max_games}",
+    )
+    require(
+        2 <= repeats <= MAX_REPEATS, f"--repeats must be from 2 to {MAX_REPEATS}, got {repeats}"
+    )
+    require(
+        max_games * repeats <= 10**8,
+        f"--max-games x --repeats must be at most 1e8 games, got {max_games * repeats:.1e}",
+    )
+    check_out_plot(plot, "--plot")
+    d = fair_test_convergence(a, b, rules, max_games, repeats, seed)
+    # the summary at up to 40 numbers of games (1, 2, 5, 10, 20, 50, ... and the seed's 1537,
+    # 3000), not all max_games x repeats estimates
+    grid = sorted({n for n in (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 1537, 2000, 2500,
+                               3000, 4000, 5000, 10_000, 20_000, 50_000, 100_000)
+                   if n <= max_games} | {max_games})
+    data = {
+        "a": d["a"],
+        "b": d["b"],
+        "rules": rules.to_dict(),
+        "max_games": max_games,
+        "repeats": repeats,
+        "seed": seed,
+        "band": d["band"],
+        "seconds": d["seconds"],
+        "rows": [
+            {
+                "games": n,
+                "exact": float(d["exact"][n - 1]),
+                "sd": float(d["sd"][n - 1]),
+                "binomial_sd": float(d["binomial_sd"][n - 1]),
+                "q025": float(d["q025"][n - 1]),
+                "median": float(d["median"][n - 1]),
+                "q975": float(d["q975"][n - 1]),
+                "within_band": float(d["within_band"][n - 1]),
+            }
+            for n in grid
+        ],
+    }
+    if plot is not None:
+        from dicelab.pig.lab_plots import plot_fair_convergence
+
+        data["plot"] = str(plot_fair_convergence(d, plot))
+
+    def render(console: Console) -> None:
+        show = [
+            {
+                "games": str(r["games"]),
+                "exact": f"{r['exact']:.4f}",
+                "sd": f"{r['sd']:.4f}",
+                "binomial sd": f"{r['binomial_sd']:.4f}",
+                "2.5%": f"{r['q025']:.4f}",
+                "97.5%": f"{r['q975']:.4f}",
+                f"within {data['band']}": f"{r['within_band']:.0%}",
+            }
+            for r in data["rows"]
+        ]
+        console.print(
+            rows_table(show, title=f"{data['a']} v {data['b']}: {repeats} repeats "
+                       f"({data['seconds']:.2f} s of play)")
+        )
+        if plot is not None:
+            console.print(f"plot: {data['plot']}")
 
     emit(data, json_out, render)

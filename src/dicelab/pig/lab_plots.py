@@ -91,3 +91,68 @@ def plot_against_holds(
     fig.savefig(out, dpi=110)
     plt.close(fig)
     return out
+
+
+def plot_fair_repeats(rows: list[dict[str, Any]], games: int, path: str | Path) -> Path:
+    """Seed 002's Figure 16: A's overall rate in each of the repeated fair tests, per pair, with
+    the exact value, the seed's +-0.025 band and the binomial law's +-1.96 standard deviations."""
+    import matplotlib.pyplot as plt
+
+    n = len(rows)
+    fig, ax = plt.subplots(figsize=(max(6.0, 1.2 * n + 2.0), 4.5))
+    rng = np.random.default_rng(0)  # horizontal jitter of the points only
+    for x, r in enumerate(rows):
+        v = np.asarray(r["repeat_overall"])
+        ax.scatter(x + rng.uniform(-0.25, 0.25, v.size), v, s=8, alpha=0.6, color="tab:blue")
+        p = r["a_overall"]
+        ax.hlines(p, x - 0.4, x + 0.4, color="black", lw=1.5, label="exact" if x == 0 else None)
+        ax.hlines([p - 0.025, p + 0.025], x - 0.4, x + 0.4, color="tab:orange", lw=1,
+                  label="exact +- 0.025 (seed 002)" if x == 0 else None)
+        sd = 1.96 * r["binomial_sd"]
+        ax.hlines([p - sd, p + sd], x - 0.4, x + 0.4, color="tab:green", lw=1, linestyles="dashed",
+                  label="exact +- 1.96 binomial sd" if x == 0 else None)
+    ax.set_xticks(range(n), [f"{r['a']} v {r['b']}" for r in rows], rotation=30, ha="right")
+    ax.set_ylabel("A's share of the games (first move alternating)")
+    ax.set_title(f"{rows[0]['repeats'] if rows else 0} repeated fair tests of {games} games")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    out = Path(path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return out
+
+
+def plot_fair_convergence(data: dict[str, Any], path: str | Path) -> Path:
+    """Seed 002's Figure 15: the estimated win rate against the number of games, every repeat
+    drawn as a density, with the exact value, the seed's +-0.025 band, the 2.5 / 97.5% quantiles
+    of the estimates and the binomial law's +-1.96 standard deviations."""
+    import matplotlib.pyplot as plt
+
+    n = np.asarray(data["n"])
+    est = np.asarray(data["estimates"])
+    exact = np.asarray(data["exact"])
+    fig, ax = plt.subplots(figsize=(9, 5))
+    xs = np.broadcast_to(n, est.shape).ravel()
+    ax.hist2d(xs, est.ravel(), bins=[min(400, n.size), 200], range=[[1, n[-1]], [0.3, 0.7]],
+              cmap="YlOrBr", cmin=1)
+    ax.plot(n, exact, color="black", lw=1, label="exact")
+    band = data["band"]
+    ax.plot(n, exact - band, color="tab:blue", lw=1, label=f"exact +- {band}")
+    ax.plot(n, exact + band, color="tab:blue", lw=1)
+    ax.plot(n, data["q025"], color="tab:red", lw=1, label="2.5% / 97.5% of the estimates")
+    ax.plot(n, data["q975"], color="tab:red", lw=1)
+    sd = 1.96 * np.asarray(data["binomial_sd"])
+    ax.plot(n, exact - sd, color="tab:green", lw=1, ls="--", label="exact +- 1.96 binomial sd")
+    ax.plot(n, exact + sd, color="tab:green", lw=1, ls="--")
+    ax.set_ylim(0.3, 0.7)
+    ax.set_xlabel("games played")
+    ax.set_ylabel(f"{data['a']}'s estimated win rate against {data['b']}")
+    ax.set_title(f"{data['repeats']} repeats, {data['max_games']} games each (seed {data['seed']})")
+    ax.legend(fontsize=8, loc="upper right")
+    fig.tight_layout()
+    out = Path(path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return out

@@ -172,6 +172,29 @@ def _play_all(T, atom_gain, atom_kind, states, n_games, batch, counts):
         _play_batch(T, atom_gain, atom_kind, s, start, m, counts[b], False, dummy, 0)
 
 
+@njit(cache=True, parallel=True)
+def _repeat_counts(T, atom_gain, atom_kind, states, n_games, counts):
+    """Independent repeats of an ``n_games`` match: repeat r with generator states[r] fills
+    counts[r] (the six counters of :func:`_play_batch`)."""
+    dummy = np.zeros((1, 8), dtype=np.int64)
+    for r in prange(states.shape[0]):
+        s = states[r].copy()
+        _play_batch(T, atom_gain, atom_kind, s, 0, n_games, counts[r], False, dummy, 0)
+
+
+@njit(cache=True, parallel=True)
+def _win_paths(T, atom_gain, atom_kind, states, n_games, wins):
+    """wins[r, n] = A's wins in the first n + 1 games of repeat r (generator states[r]; first
+    move alternating, A first in game 0)."""
+    dummy = np.zeros((1, 8), dtype=np.int64)
+    for r in prange(states.shape[0]):
+        s = states[r].copy()
+        c = np.zeros(6, dtype=np.int64)
+        for n in range(n_games):
+            _play_batch(T, atom_gain, atom_kind, s, n, 1, c, False, dummy, 0)
+            wins[r, n] = c[0] + c[3]
+
+
 # ---------------------------------------------------------------------------------------------
 # public API
 # ---------------------------------------------------------------------------------------------
@@ -367,12 +390,28 @@ FIGURE_17_PAIRS = (
 )
 
 
+def _repeat_states(seed: int, repeats: int) -> np.ndarray:
+    """One xoshiro256** state per repeat: the children of ``SeedSequence(seed)``."""
+    states = np.empty((repeats, 4), dtype=np.uint64)
+    for r, c in enumerate(np.random.SeedSequence(seed).spawn(repeats)):
+        st = c.generate_state(4, np.uint64)
+        if not st.any():
+            st[0] = 1
+        states[r] = st
+    return states
+
+
+MAX_REPEATS = 10_000
+MAX_PATH_GAMES = 100_000
+
+
 def fair_test(
     pairs: Any = None,
     rules: PigRules | None = None,
     games: int = 3000,
     seed: int = 0,
     confidence: float = 0.95,
+    repeats: int = 1,
 ) -> list[dict[str, Any]]:
     """Seed 002's fair test (Figure 17): simulated against exact values, pair by pair.
 
@@ -381,9 +420,20 @@ def fair_test(
     ``a_first``, ``b_first``, ``a_overall``, the simulated ones, the deviation of the overall
     value, the Wilson interval of the simulated overall value and ``inside``: whether the exact
     value lies in it (at 95% about one pair in twenty falls outside by chance alone).
+
+    ``repeats > 1`` (seed 002, Figure 16: "100 results of 3000 games"): each pair also plays
+    ``repeats`` independent ``games``-game tests (generators: the children of
+    ``SeedSequence(pair seed)``), and the row adds ``repeat_overall`` (A's overall rate in each),
+    their mean, standard deviation, range and how many of the tests' intervals hold the exact
+    value, beside ``binomial_sd``, the standard deviation the binomial law gives one test,
+    sqrt(p (1 - p) / games) with the exact p (a game against itself: 0.5 / sqrt(games)).
     """
     from dicelab.pig.evaluation import evaluate
 
+    require(
+        isinstance(repeats, int) and 1 <= repeats <= MAX_REPEATS,
+        f"repeats must be a whole number from 1 to {MAX_REPEATS}, got {repeats}",
+    )
     rules = rules or PigRules()
     if pairs is None:
         pairs = [(f"hold:{a}", f"hold:{b}") for a, b in FIGURE_17_PAIRS]
@@ -420,7 +470,110 @@ def fair_test(
                 "inside": bool(r.ci_low <= exact_overall <= r.ci_high),
             }
         )
+        if repeats > 1:
+            rows[-1].update(_repeat_row(a, b, rules, games, r.seed, repeats, confidence))
     return rows
+
+
+def _repeat_row(
+    a: Any, b: Any, rules: PigRules, games: int, seed: int, repeats: int, confidence: float
+) -> dict[str, Any]:
+    """Figure 16's columns for one pair: ``repeats`` independent ``games``-game tests."""
+    from dicelab.pig.evaluation import evaluate
+
+    sa, sb = as_strategy(a), as_strategy(b)
+    e = evaluate(sa, sb, rules)
+    T = np.ascontiguousarray(np.stack([sa.table(rules), sb.table(rules)]))
+    gain, kind = _atoms(rules)
+    counts = np.zeros((repeats, 6), dtype=np.int64)
+    _repeat_counts(T, gain, kind, _repeat_states(seed, repeats), games, counts)
+    a_first = (games + 1) // 2  # A moves first in the even-numbered games
+    exact = (a_first * e.a_first + (games - a_first) * e.a_second) / games
+    wins = counts[:, 0] + counts[:, 3]
+    rates = wins / games
+    inside = 0
+    for w in wins.tolist():
+        lo, hi = st.wilson_interval(int(w), games, confidence)
+        inside += lo <= exact <= hi
+    return {
+        "repeats": repeats,
+        "repeat_overall": rates.tolist(),
+        "repeat_mean": float(rates.mean()),
+        "repeat_sd": float(rates.std(ddof=1)),
+        "repeat_min": float(rates.min()),
+        "repeat_max": float(rates.max()),
+        "repeat_inside": int(inside),
+        "binomial_sd": float(np.sqrt(exact * (1.0 - exact) / games)),
+    }
+
+
+def fair_test_convergence(
+    a: Any = "hold:25",
+    b: Any = None,
+    rules: PigRules | None = None,
+    max_games: int = 4000,
+    repeats: int = 100,
+    seed: int = 0,
+    band: float = 0.025,
+) -> dict[str, Any]:
+    """Seed 002's Figure 15: A's estimated win rate after n = 1 .. ``max_games`` games, repeated.
+
+    Each repeat plays one run of ``max_games`` games (first move alternating, A first in game
+    0; generator: child r of ``SeedSequence(seed)``), and its estimate after n games is the
+    share of the first n won by A: every n sees an n-game sample with the same law as n fresh
+    games (the seed ran fresh games for every n, 8e8 of them at 4,000 x 100; this needs 4e5),
+    though the estimates of one repeat at neighbouring n are not independent. ``b`` defaults to
+    ``a`` (the seed's strategy against itself). Returns ``n``, the ``estimates`` (repeats x
+    max_games), the exact expectation at each n, the binomial law's standard deviation at each
+    n, the spread of the estimates (their standard deviation and 2.5 / 50 / 97.5% quantiles per
+    n) and the share within ``band`` of the exact value.
+    """
+    from dicelab.pig.evaluation import evaluate
+
+    require(
+        isinstance(max_games, int) and 1 <= max_games <= MAX_PATH_GAMES,
+        f"max_games must be a whole number from 1 to {MAX_PATH_GAMES}, got {max_games}",
+    )
+    require(
+        isinstance(repeats, int) and 2 <= repeats <= MAX_REPEATS,
+        f"repeats must be a whole number from 2 to {MAX_REPEATS}, got {repeats}",
+    )
+    require(isinstance(seed, int) and seed >= 0, f"seed must be a whole number >= 0, got {seed}")
+    require(0.0 < band < 0.5, f"band must lie strictly between 0 and 0.5, got {band}")
+    rules = rules or PigRules()
+    b = a if b is None else b
+    sa, sb = as_strategy(a), as_strategy(b)
+    e = evaluate(sa, sb, rules)
+    T = np.ascontiguousarray(np.stack([sa.table(rules), sb.table(rules)]))
+    gain, kind = _atoms(rules)
+    t0 = time.perf_counter()
+    wins = np.zeros((repeats, max_games), dtype=np.int64)
+    _win_paths(T, gain, kind, _repeat_states(seed, repeats), max_games, wins)
+    seconds = time.perf_counter() - t0
+    n = np.arange(1, max_games + 1)
+    est = wins / n[None, :]
+    a_first = (n + 1) // 2
+    exact = (a_first * e.a_first + (n - a_first) * e.a_second) / n
+    q = np.quantile(est, [0.025, 0.5, 0.975], axis=0)
+    return {
+        "a": sa.name,
+        "b": sb.name,
+        "rules": rules.to_dict(),
+        "max_games": max_games,
+        "repeats": repeats,
+        "seed": seed,
+        "band": band,
+        "n": n,
+        "estimates": est,
+        "exact": exact,
+        "binomial_sd": np.sqrt(exact * (1.0 - exact) / n),
+        "sd": est.std(axis=0, ddof=1),
+        "q025": q[0],
+        "median": q[1],
+        "q975": q[2],
+        "within_band": (np.abs(est - exact[None, :]) <= band).mean(axis=0),
+        "seconds": seconds,
+    }
 
 
 # --------------------------------------------------------------------------------------------

@@ -25,6 +25,9 @@ FLOOR = 1e-12  # a fixed-point step this small that stops shrinking is rounding 
 MAX_SWEEPS = 500  # outer sweeps of the two-dice reset iteration
 MAX_RESIDUAL = 1e-9  # a finished table further than this from the Bellman equations is an error
 MAX_WORK = 5e10  # multiply-adds a solve may need (a minute or two on one core)
+ACCEPT = 1e-15  # a pair's turns are final once their Bellman residual is this small
+LAYER_AGAIN = 8  # unsettled pairs in a layer from which a second whole-layer pass pays
+LANES = 8  # turns of a layer are padded to a multiple of this (AVX-512 doubles)
 
 # ---------------------------------------------------------------------------------------------
 # numba kernels
@@ -32,63 +35,116 @@ MAX_WORK = 5e10  # multiply-adds a solve may need (a minute or two on one core)
 
 
 @njit(cache=True)
-def _turn(P, i, j, y, r_opp, goal, pts, prb, p_bust, p_reset, V, dV):
+def _turn(P0, i, j, y, r_opp, goal, pts, prb, p_bust, p_reset, V, dV):
     """One backward pass over the mover's turn at banked scores (i, j).
 
     ``y`` is the current value of P(j, i, 0) (what the opponent gets after a bust or a skip);
     ``r_opp`` is P(j, 0, 0) (after a two-dice reset; ignored when i == 0, where it equals y).
-    Fills V[k] (the optimal values) and dV[k] = dV[k]/dy for k = goal - 1 - i down to 0, and
-    returns nothing. Hold values for k > 0 read the higher layer P[j, i + k, 0].
+    Fills V[k] (the optimal values) and dV[k] = dV[k]/dy for k = goal - 1 - i down to 0; V and
+    dV hold 1.0 and 0.0 above the top (wins), so every roll outcome reads V without a branch.
+    Hold values for k > 0 read the higher layer through the plane ``P0[j, t] = P(j, t, 0)``.
     """
     top = goal - 1 - i
-    m = pts.shape[0]
+    m = len(pts)  # pts and prb come as tuples: the outcome loops unroll
+    for t in range(top + 1, V.shape[0]):
+        V[t] = 1.0
+        dV[t] = 0.0
     reset_val = 1.0 - y if i == 0 else 1.0 - r_opp
     reset_slope = -1.0 if i == 0 else 0.0
-    for k in range(top, -1, -1):
-        roll = p_bust * (1.0 - y) + p_reset * reset_val
-        droll = -p_bust + p_reset * reset_slope
-        for q in range(m):
+    c0 = p_bust * (1.0 - y) + p_reset * reset_val
+    c1 = -p_bust + p_reset * reset_slope
+    for k in range(top, 0, -1):
+        roll = c0
+        droll = c1
+        for q in range(m - 1, -1, -1):  # the value just computed (smallest step) added last
             t = k + pts[q]
-            if i + t >= goal:
-                roll += prb[q]
-            else:
-                roll += prb[q] * V[t]
-                droll += prb[q] * dV[t]
-        if k == 0:
-            hold = 1.0 - y
-            dhold = -1.0
-        else:
-            hold = 1.0 - P[j, i + k, 0]
-            dhold = 0.0
-        # ties: roll at k = 0 (a skip would only stall), hold otherwise
-        if roll > hold or (k == 0 and roll == hold):
+            roll += prb[q] * V[t]
+            droll += prb[q] * dV[t]
+        hold = 1.0 - P0[j, i + k]
+        if roll > hold:
             V[k] = roll
             dV[k] = droll
         else:
             V[k] = hold
-            dV[k] = dhold
+            dV[k] = 0.0
+    roll = c0
+    droll = c1
+    for q in range(m - 1, -1, -1):
+        roll += prb[q] * V[pts[q]]
+        droll += prb[q] * dV[pts[q]]
+    # ties at k = 0: roll (a skip would only stall)
+    if roll >= 1.0 - y:
+        V[0] = roll
+        dV[0] = droll
+    else:
+        V[0] = 1.0 - y
+        dV[0] = -1.0
 
 
 @njit(cache=True)
-def _solve_pair(P, i, j, y0, R, goal, pts, prb, p_bust, p_reset, Vi, dVi, Vj, dVj):
-    """Solve the mirror pair (i, j), (j, i) exactly; write P[i, j, :] and P[j, i, :].
+def _check(P0, i, j, y, r_opp, goal, pts, prb, p_bust, p_reset, V, W, act):
+    """Bellman residual of the finished turn V at (i, j), given y = P(j, i, 0); actions to act.
 
-    Returns the number of Newton passes used (negative if the fallback iteration ran).
+    The same arithmetic, in the same order, as :func:`_bellman` (so the same residual and the
+    same actions bit for bit), but over one turn whose values are still in cache, with the
+    turn total innermost so the loops vectorise.
+    """
+    top = goal - 1 - i
+    m = len(pts)
+    r = y if i == 0 else r_opp
+    base = p_bust * (1.0 - y) + p_reset * (1.0 - r)
+    for k in range(top + 1):
+        W[k] = base
+    for q in range(m):
+        d = pts[q]
+        pq = prb[q]
+        for k in range(top + 1):
+            W[k] += pq * V[k + d]
+    hold = 1.0 - y
+    roll = W[0]
+    act[0] = roll >= hold
+    worst = abs(V[0] - (roll if roll > hold else hold))
+    for k in range(1, top + 1):
+        hold = 1.0 - P0[j, i + k]
+        roll = W[k]
+        act[k] = roll > hold
+        best = roll if roll > hold else hold
+        worst = max(worst, abs(V[k] - best))
+    return worst
+
+
+@njit(cache=True)
+def _extrapolate(V, dV, dy, top):
+    for k in range(top + 1):
+        V[k] += dV[k] * dy
+
+
+@njit(cache=True)
+def _solve_pair(P0, i, j, y0, R, goal, pts, prb, p_bust, p_reset, Vi, dVi, Vj, dVj, W, ai, aj):
+    """Solve the mirror pair (i, j), (j, i) exactly: the turns in Vi and Vj, actions in ai, aj.
+
+    Newton's method on y = g(f(y)): one pass of each turn at the current y gives f and g as
+    affine maps on the current pieces; their fixed point y' is exact if the pieces (the policy)
+    are right at y'. Instead of a confirming pass, the turns are moved along their slopes to y'
+    and their Bellman residual is checked directly (:func:`_check`, a third of a pass); only a
+    turn that fails it costs another Newton pass. Returns (passes, the pair's residual);
+    passes is negative if the guarded fallback iteration ran.
     """
     y = y0  # warm start: the neighbouring pair's fixed point, or the previous sweep's value
     same = i == j
     passes = 0
-    converged = False
+    top_i = goal - 1 - i
+    top_j = goal - 1 - j
     for it in range(60):
         passes += 1
-        _turn(P, i, j, y, R[j], goal, pts, prb, p_bust, p_reset, Vi, dVi)
+        _turn(P0, i, j, y, R[j], goal, pts, prb, p_bust, p_reset, Vi, dVi)
         x, sx = Vi[0], dVi[0]
         if same:
             # x = f(x): linearise f at y and solve x = fx + sx * (x - y)
             den = 1.0 - sx
             y_new = (x - sx * y) / den if den > 1e-14 else x
         else:
-            _turn(P, j, i, x, R[i], goal, pts, prb, p_bust, p_reset, Vj, dVj)
+            _turn(P0, j, i, x, R[i], goal, pts, prb, p_bust, p_reset, Vj, dVj)
             yy, sy = Vj[0], dVj[0]
             # y = g(f(y)) on the current pieces: y' = yy + sy * sx * (y' - y)
             s = sy * sx
@@ -98,63 +154,316 @@ def _solve_pair(P, i, j, y0, R, goal, pts, prb, p_bust, p_reset, Vi, dVi, Vj, dV
             y_new = 0.0
         elif y_new > 1.0:
             y_new = 1.0
-        if abs(y_new - y) <= 1e-15:
-            # Vi (at y) and Vj (at x = f(y)) already hold the fixed point to 1e-15
-            converged = True
-            break
+        dy = y_new - y
+        _extrapolate(Vi, dVi, dy, top_i)
+        if same:
+            res = _check(P0, i, j, Vi[0], R[j], goal, pts, prb, p_bust, p_reset, Vi, W, ai)
+        else:
+            _extrapolate(Vj, dVj, sx * dy, top_j)
+            res = max(_check(P0, i, j, Vj[0], R[j], goal, pts, prb, p_bust, p_reset, Vi, W, ai),
+                      _check(P0, j, i, Vi[0], R[i], goal, pts, prb, p_bust, p_reset, Vj, W, aj))
+        if res <= ACCEPT:
+            return passes, res
         y = y_new
-    if not converged:
-        # guarded fallback: plain fixed-point iteration, a contraction off stalemate pairs
-        # (y -> g(f(y)) has slope in [0, 1), so its steps shrink until rounding noise; a step that
-        # no longer shrinks is that noise, and the Bellman check in ``solve`` judges the result)
-        passes = -passes
-        prev = 2.0
-        for it in range(FALLBACK_PASSES):
-            _turn(P, i, j, y, R[j], goal, pts, prb, p_bust, p_reset, Vi, dVi)
-            if same:
-                y_new = Vi[0]
-            else:
-                _turn(P, j, i, Vi[0], R[i], goal, pts, prb, p_bust, p_reset, Vj, dVj)
-                y_new = Vj[0]
-            step = abs(y_new - y)
-            y = y_new
-            if step <= 1e-15 or (step >= prev and step <= FLOOR):
-                break
-            prev = step
-        # final consistent passes at the fixed point
-        _turn(P, i, j, y, R[j], goal, pts, prb, p_bust, p_reset, Vi, dVi)
-        if not same:
-            _turn(P, j, i, Vi[0], R[i], goal, pts, prb, p_bust, p_reset, Vj, dVj)
-    for k in range(goal - i):
-        P[i, j, k] = Vi[k]
-    if not same:
-        for k in range(goal - j):
-            P[j, i, k] = Vj[k]
-    return passes
+    # guarded fallback: plain fixed-point iteration, a contraction off stalemate pairs
+    # (y -> g(f(y)) has slope in [0, 1), so its steps shrink until rounding noise; a step that
+    # no longer shrinks is that noise, and the residual judges the result)
+    prev = 2.0
+    for it in range(FALLBACK_PASSES):
+        _turn(P0, i, j, y, R[j], goal, pts, prb, p_bust, p_reset, Vi, dVi)
+        if same:
+            y_new = Vi[0]
+        else:
+            _turn(P0, j, i, Vi[0], R[i], goal, pts, prb, p_bust, p_reset, Vj, dVj)
+            y_new = Vj[0]
+        step = abs(y_new - y)
+        y = y_new
+        if step <= 1e-15 or (step >= prev and step <= FLOOR):
+            break
+        prev = step
+    # final consistent passes at the fixed point
+    _turn(P0, i, j, y, R[j], goal, pts, prb, p_bust, p_reset, Vi, dVi)
+    if same:
+        res = _check(P0, i, j, Vi[0], R[j], goal, pts, prb, p_bust, p_reset, Vi, W, ai)
+    else:
+        _turn(P0, j, i, Vi[0], R[i], goal, pts, prb, p_bust, p_reset, Vj, dVj)
+        res = max(_check(P0, i, j, Vj[0], R[j], goal, pts, prb, p_bust, p_reset, Vi, W, ai),
+                  _check(P0, j, i, Vi[0], R[i], goal, pts, prb, p_bust, p_reset, Vj, W, aj))
+    return -passes, res
 
 
 @njit(cache=True)
-def _sweep_layers(P, R, goal, pts, prb, p_bust, p_reset, first):
+def _store(P, roll, P0, Q, i, j, V, act, goal):
+    """Write the turn at (i, j): values and actions up to the top, wins (1.0, hold) above."""
+    top = goal - 1 - i
+    for k in range(top + 1):
+        P[i, j, k] = V[k]
+        roll[i, j, k] = act[k]
+    for k in range(top + 1, goal):
+        P[i, j, k] = 1.0
+        roll[i, j, k] = False
+    P0[i, j] = V[0]
+    Q[i + j, j] = V[0]
+
+
+# The layer kernels keep every turn (i, j) of a layer in column i of 2-D buffers (row k = the
+# turn total), so a column's top (goal - 1 - i) never changes and the rows above it hold wins
+# (V = 1, dV = 0) for good. The k = 0 plane is also kept as Q[i + j, j] = P(i, j, 0): the hold
+# values a layer needs, P(j, i + k, 0) = Q[s + k, i + k], then run along a row of Q (entries
+# that are no state hold 0). Outcomes come as tuples, so their loop unrolls and the loops across
+# columns vectorise.
+
+
+@njit(cache=True, fastmath={"contract"})
+def _layer_pass(s, cb, ce, top_max, goal, tpts, tprb, c0, c1, yv, Q, V, dV):
+    """One backward pass over every turn of layer s at once (columns cb <= c < ce).
+
+    Column c is the turn at (c, s - c) evaluated at yv[c] = P(s - c, c, 0). Columns outside
+    the layer compute finite values nobody reads. Multiply-adds may be fused here: the pass
+    only finds the fixed point, :func:`_layer_check` judges it.
+    """
+    m = len(tpts)
+    for k in range(top_max, 0, -1):
+        end = min(ce, (goal - k + LANES - 1) // LANES * LANES)  # columns whose top >= k
+        vk = V[k]
+        dk = dV[k]
+        qk = Q[s + k]
+        for t in range(end - cb):
+            c = np.uint64(cb + t)  # unsigned: no negative-index fix-up, so it vectorises
+            a = c0[c]
+            da = c1[c]
+            for q in range(m):
+                a += tprb[q] * V[k + tpts[q], c]
+                da += tprb[q] * dV[k + tpts[q], c]
+            h = 1.0 - qk[c + np.uint64(k)]
+            # h == 1 only above a column's top (Q holds 0 there; no real state's opponent is
+            # sure to lose), where a fused sum may round a hair over 1: keep the win there
+            take = (a > h) & (h < 1.0)
+            vk[c] = a if take else h
+            dk[c] = da if take else 0.0
+    v0 = V[0]
+    d0 = dV[0]
+    for t in range(ce - cb):
+        c = np.uint64(cb + t)
+        a = c0[c]
+        da = c1[c]
+        for q in range(m):
+            a += tprb[q] * V[tpts[q], c]
+            da += tprb[q] * dV[tpts[q], c]
+        h = 1.0 - yv[c]
+        take = a >= h  # ties at k = 0: roll (a skip would only stall)
+        v0[c] = a if take else h
+        d0[c] = da if take else -1.0
+
+
+@njit(cache=True)
+def _layer_check(s, cb, ce, top_max, goal, tpts, tprb, base, move, Q, V, dV, act, res):
+    """Move every turn of layer s along its slope (move[c]) and check its Bellman equations.
+
+    res[c] gets the largest residual of column c, act[k, c] its actions. Per state, the same
+    arithmetic in the same order as :func:`_bellman` (base[c] = the bust and reset terms), so
+    bit for bit the same residual and actions, computed while the layer is in cache. Rows are
+    done top down, so the rows a roll reads are already moved.
+    """
+    m = len(tpts)
+    v0 = V[0]
+    d0 = dV[0]
+    for t in range(ce - cb):
+        c = np.uint64(cb + t)
+        v0[c] += d0[c] * move[c]
+        res[c] = 0.0
+    for k in range(top_max, 0, -1):
+        end = min(ce, (goal - k + LANES - 1) // LANES * LANES)
+        vk = V[k]
+        dk = dV[k]
+        qk = Q[s + k]
+        ak = act[k]
+        for t in range(end - cb):
+            c = np.uint64(cb + t)  # unsigned: no negative-index fix-up, so it vectorises
+            v = vk[c] + dk[c] * move[c]
+            vk[c] = v
+            a = base[c]
+            for q in range(m):
+                a += tprb[q] * V[k + tpts[q], c]
+            h = 1.0 - qk[c + np.uint64(k)]
+            ak[c] = a > h
+            best = a if a > h else h
+            d = abs(v - best)
+            res[c] = d if d > res[c] else res[c]
+    a0 = act[0]
+    for t in range(ce - cb):
+        c = np.uint64(cb + t)
+        a = base[c]
+        for q in range(m):
+            a += tprb[q] * V[tpts[q], c]
+        sc = s - np.int64(c)
+        h = 1.0 - v0[sc] if 0 <= sc < goal else 0.0
+        a0[c] = a >= h
+        best = a if a > h else h
+        res[c] = max(res[c], abs(v0[c] - best))
+
+
+@njit(cache=True, inline="always")
+def _store_column(P, roll, P0, Q, i, j, V, act, goal):
+    top = goal - 1 - i
+    for k in range(top + 1):
+        P[i, j, k] = V[k, i]
+        roll[i, j, k] = act[k, i]
+    for k in range(top + 1, goal):
+        P[i, j, k] = 1.0
+        roll[i, j, k] = False
+    P0[i, j] = V[0, i]
+    Q[i + j, j] = V[0, i]
+
+
+@njit(cache=True)
+def _sweep_layers(P, roll, P0, Q, R, goal, pts, prb, tpts, tprb, p_bust, p_reset, first, stats):
     """Solve every pair, layers of decreasing banked-score sum first. Returns fallback count.
 
-    ``first`` is False on the repeat sweeps of the two-dice outer iteration, where the previous
-    sweep's value of each pair is the better warm start.
+    Each layer is solved as a whole: one backward pass over all its turns side by side
+    (:func:`_layer_pass`), then Newton's step for every mirror pair, the turns moved along their
+    slopes to the pair's fixed point and every turn's Bellman residual checked
+    (:func:`_layer_check`); pairs that pass are stored. Pairs the step did not settle (their
+    policy changed on the way) take a second pass of the layer if there are several, and are
+    then solved alone by :func:`_solve_pair`, from their new point.
+
+    Writes every entry of P and roll (they may come uninitialised) and keeps the k = 0 plane in
+    ``P0`` and ``Q`` (see above) for the hold look-ups. ``first`` is False on the repeat sweeps
+    of the two-dice outer iteration, where the previous sweep's value of each pair is the better
+    warm start. stats[0] gets the largest residual of the sweep (against ``R`` for the reset:
+    :func:`_bellman` judges the final two-dice table), stats[1] the passes over turns.
     """
-    Vi = np.zeros(goal + 1)
-    dVi = np.zeros(goal + 1)
-    Vj = np.zeros(goal + 1)
-    dVj = np.zeros(goal + 1)
+    dmax = pts.max()
+    height = goal + dmax + 1
+    width = goal + 2 * LANES
+    V = np.ones((height, width))
+    dV = np.zeros((height, width))
+    act = np.zeros((height, width), dtype=np.bool_)
+    c0 = np.zeros(width)
+    c1 = np.zeros(width)
+    yv = np.full(width, 0.5)
+    base = np.zeros(width)
+    move = np.zeros(width)
+    u0 = np.zeros(width)
+    un = np.zeros(width)
+    res = np.zeros(width)
+    done = np.zeros(width, dtype=np.bool_)
+    keep = np.zeros(width, dtype=np.bool_)
+    # scalar buffers for pairs solved alone
+    Vi = np.zeros(height)
+    dVi = np.zeros(height)
+    Vj = np.zeros(height)
+    dVj = np.zeros(height)
+    Ws = np.zeros(height)
+    ai = np.zeros(height, dtype=np.bool_)
+    aj = np.zeros(height, dtype=np.bool_)
     fallbacks = 0
+    worst = 0.0
+    total = 0.0
     for s in range(2 * goal - 2, -1, -1):
-        lo = s - (goal - 1)
-        if lo < 0:
-            lo = 0
-        for i in range(lo, s // 2 + 1):
-            j = s - i
-            # warm start from the neighbouring pair of this layer (values vary smoothly)
-            y0 = P[j, i, 0] if (first or i == lo) else P[j + 1, i - 1, 0]
-            if _solve_pair(P, i, j, y0, R, goal, pts, prb, p_bust, p_reset, Vi, dVi, Vj, dVj) < 0:
+        lo = max(0, s - (goal - 1))
+        hi = min(s, goal - 1)
+        n = hi - lo + 1
+        cb = lo // LANES * LANES
+        ce = (hi // LANES + 1) * LANES
+        top_max = goal - 1 - lo
+        for c in range(lo, hi + 1):
+            j = s - c
+            # warm start for P(c, j, 0): this pair last sweep, else extrapolated from the layers
+            # above along the opponent's score
+            if not first:
+                u0[c] = P0[c, j]
+            elif j + 2 < goal:
+                u0[c] = 2.0 * P0[c, j + 1] - P0[c, j + 2]
+            elif j + 1 < goal:
+                u0[c] = P0[c, j + 1]
+            elif c + 1 < goal:
+                u0[c] = P0[c + 1, j]
+            else:
+                u0[c] = 0.5
+        for c in range(lo, s // 2 + 1):
+            done[c] = False
+        for attempt in range(2):
+            for c in range(cb, ce):
+                if lo <= c <= hi:
+                    j = s - c
+                    y = u0[j]
+                    yv[c] = y
+                    if c == 0:
+                        c0[c] = p_bust * (1.0 - y) + p_reset * (1.0 - y)
+                        c1[c] = -p_bust - p_reset
+                    else:
+                        c0[c] = p_bust * (1.0 - y) + p_reset * (1.0 - R[j])
+                        c1[c] = -p_bust
+                else:  # padding columns: finite values nobody reads
+                    yv[c] = 0.5
+                    c0[c] = 0.0
+                    c1[c] = 0.0
+            _layer_pass(s, cb, ce, top_max, goal, tpts, tprb, c0, c1, yv, Q, V, dV)
+            total += n / 2.0
+            # Newton's step per pair: u_c = A_c + b_c (u_m - u0_m), u_m = A_m + b_m (u_c - u0_c)
+            for c in range(lo, s // 2 + 1):
+                mc = s - c
+                a_c, b_c = V[0, c], dV[0, c]
+                if c == mc:
+                    den = 1.0 - b_c
+                    v = (a_c - b_c * u0[c]) / den if den > 1e-14 else a_c
+                    un[c] = min(max(v, 0.0), 1.0)
+                else:
+                    a_m, b_m = V[0, mc], dV[0, mc]
+                    bb = b_c * b_m
+                    den = 1.0 - bb
+                    v = (a_c + b_c * (a_m - u0[mc]) - bb * u0[c]) / den if den > 1e-14 else a_c
+                    v = min(max(v, 0.0), 1.0)
+                    un[c] = v
+                    un[mc] = min(max(a_m + b_m * (v - u0[c]), 0.0), 1.0)
+            for c in range(cb, ce):
+                move[c] = un[s - c] - u0[s - c] if lo <= c <= hi else 0.0
+            for c in range(lo, hi + 1):  # bust (and reset) terms at the moved values, as _bellman
+                j = s - c
+                y = V[0, j] + dV[0, j] * move[j]
+                r = y if c == 0 else R[j]
+                base[c] = p_bust * (1.0 - y) + p_reset * (1.0 - r)
+            _layer_check(s, cb, ce, top_max, goal, tpts, tprb, base, move, Q, V, dV, act, res)
+            left = 0
+            for c in range(lo, s // 2 + 1):
+                mc = s - c
+                if done[c]:
+                    continue
+                rs = max(res[c], res[mc])
+                if rs <= ACCEPT:
+                    done[c] = True
+                    keep[c] = True
+                    keep[mc] = True
+                    worst = max(worst, rs)
+                else:
+                    left += 1
+            for c in range(lo, hi + 1):  # in column order: neighbours share cache lines of V
+                if keep[c]:
+                    keep[c] = False
+                    _store_column(P, roll, P0, Q, c, s - c, V, act, goal)
+            # a pair the step did not settle (its policy changed on the way) takes another
+            # pass from its new point: all together if there are many, else alone
+            if left < LAYER_AGAIN:
+                break
+            for c in range(lo, hi + 1):
+                u0[c] = un[c]
+        for c in range(lo, s // 2 + 1):
+            if done[c]:
+                continue
+            mc = s - c
+            passes, rs = _solve_pair(P0, c, mc, un[mc], R, goal, tpts, tprb, p_bust,
+                                     p_reset, Vi, dVi, Vj, dVj, Ws, ai, aj)
+            if passes < 0:
                 fallbacks += 1
+                passes = -passes
+            total += passes
+            worst = max(worst, rs)
+            _store(P, roll, P0, Q, c, mc, Vi, ai, goal)
+            if mc != c:
+                _store(P, roll, P0, Q, mc, c, Vj, aj, goal)
+    stats[0] = worst
+    stats[1] = total
     return fallbacks
 
 
@@ -383,41 +692,57 @@ def solve(rules: PigRules | None = None, turn_limit: int | None = None) -> PigSo
     t0 = time.perf_counter()
     fallbacks = 0
     outer = 0
+    passes = 0
     if turn_limit is None:
-        P = np.full((g, g, g), 1.0)
-        P[:, :, 0] = 0.5
+        # every entry is written by the sweep; the two-dice table starts defined for its
+        # repeat sweeps and the final check
+        P = np.empty((g, g, g)) if p_reset == 0.0 else np.full((g, g, g), 1.0)
+        roll = np.empty((g, g, g), dtype=np.bool_)
+        P0 = np.full((g, g), 0.5)
+        Q = np.zeros((3 * g + 1, g + 2 * LANES))  # the k = 0 plane by layer (_layer_pass)
+        tpts = tuple(int(d) for d in pts)
+        tprb = tuple(float(q) for q in prb)
         R = np.full(g, 0.5)
+        stats = np.array([np.inf, 0.0])
         prev = 2.0
         while True:
             outer += 1
-            fallbacks += _sweep_layers(P, R, g, pts, prb, p_bust, p_reset, outer == 1)
+            fallbacks += _sweep_layers(P, roll, P0, Q, R, g, pts, prb, tpts, tprb, p_bust, p_reset,
+                                       outer == 1,
+                                       stats)
+            passes += int(stats[1])
             if p_reset == 0.0:
+                # standard rules: the sweep checked every state's Bellman equation against the
+                # finished table as it went (no lower layer is read), so this is the residual
+                residual = float(stats[0])
                 break
-            R_new = P[:, 0, 0].copy()
+            R_new = P0[:, 0].copy()
             change = float(np.max(np.abs(R_new - R)))
             R = R_new
             # settled, at the rounding floor (the change no longer shrinks), or out of sweeps
             if change <= 1e-15 or FLOOR >= change >= prev or outer >= MAX_SWEEPS:
-                fallbacks += _sweep_layers(P, R, g, pts, prb, p_bust, p_reset, False)
+                fallbacks += _sweep_layers(P, roll, P0, Q, R, g, pts, prb, tpts, tprb, p_bust,
+                                           p_reset, False,
+                                           stats)
+                passes += int(stats[1])
+                # the reset reads the lower layer P(j, 0, 0): check against the final table
+                residual = float(_bellman(P, g, pts, prb, p_bust, p_reset, roll))
                 break
             prev = change
-    else:
-        P = np.full((g, g, g), 1.0)
-        _turn_limited(g, turn_limit, pts, prb, p_bust, p_reset, P)
-    roll = np.zeros((g, g, g), dtype=np.bool_)
-    if turn_limit is None:
-        residual = float(_bellman(P, g, pts, prb, p_bust, p_reset, roll))
         if not residual <= MAX_RESIDUAL:  # NaN included
             raise DicelabError(
                 f"the Pig solver did not converge for {rules} (Bellman residual {residual:.3g}, "
                 f"allowed {MAX_RESIDUAL:g}, after {outer} sweeps)"
             )
     else:
+        P = np.full((g, g, g), 1.0)
+        _turn_limited(g, turn_limit, pts, prb, p_bust, p_reset, P)
+        roll = np.zeros((g, g, g), dtype=np.bool_)
         residual = 0.0  # finite-horizon backward induction: exact by construction
         _limited_actions(rules, turn_limit, P, roll)
     seconds = time.perf_counter() - t0
     return PigSolution(rules, P, roll, residual, turn_limit, seconds,
-                       {"sweeps": outer, "fallback_pairs": fallbacks})
+                       {"sweeps": outer, "fallback_pairs": fallbacks, "newton_passes": passes})
 
 
 def _limited_actions(rules: PigRules, turn_limit: int, P: np.ndarray, roll: np.ndarray) -> None:
