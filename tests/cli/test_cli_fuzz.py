@@ -35,7 +35,7 @@ from dicelab.core.errors import DicelabError
 
 QUICK = int(os.environ.get("DICELAB_FUZZ_EXAMPLES", "3"))
 SLOW = int(os.environ.get("DICELAB_FUZZ_SLOW_EXAMPLES", "60"))
-LIMIT = float(os.environ.get("DICELAB_FUZZ_LIMIT", "30"))  # seconds per example, soft
+LIMIT = float(os.environ.get("DICELAB_FUZZ_LIMIT", "60"))  # seconds per example, soft (cold numba compiles under load fit)
 HARD_LIMIT = 10 * LIMIT  # no return to Python (a C loop): dump the stacks and stop the process
 
 

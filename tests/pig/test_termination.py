@@ -45,7 +45,7 @@ def test_odd_rules_match_plain_value_iteration(rules: PigRules) -> None:
     # the textbook method (synchronous sweeps of the Bellman update, plain numpy) as reference
     t0 = time.perf_counter()
     sol = solve(rules)
-    assert time.perf_counter() - t0 < 10
+    assert time.perf_counter() - t0 < 60  # a guard against a hang (cold numba compiles included), not a speed target
     ref, _ = value_iteration(rules, tol=1e-14)
     assert sol.max_residual <= 1e-12
     assert np.max(np.abs(sol.p - ref)) <= 1e-10
