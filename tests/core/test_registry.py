@@ -80,3 +80,20 @@ def test_every_game_has_a_command_group():
     for g in registry.games():
         assert g.cli() is not None
         assert f" {g.name} " in out.output
+
+
+VERBS = ("solve", "evaluate", "best_response", "simulate", "exploitability")
+
+
+@pytest.mark.parametrize("game", registry.games(), ids=lambda g: g.name)
+def test_the_same_verbs_take_the_rules_in_every_game(game):
+    # one signature convention (as scikit-learn has one): every verb a game offers takes its rules
+    # as the parameter ``rules``; a verb a game cannot offer in that sense is absent, not aliased
+    import importlib
+    import inspect
+
+    package = importlib.import_module(game.module)
+    offered = [v for v in VERBS if v in package.__all__]
+    assert offered, game.name
+    for verb in offered:
+        assert "rules" in inspect.signature(getattr(package, verb)).parameters, (game.name, verb)

@@ -8,13 +8,13 @@ Play and replay::
 
     from dicelab import liars
     rules = liars.LiarsRules(players=4, dice=6)            # 4 players x 6 dice, no wilds
-    record = liars.simulate(rules, [liars.bot("random")] * 4, seed=7)
+    record = liars.play_game(rules, [liars.bot("random")] * 4, seed=7)
     liars.replay(record)                                 # re-deals from the seed, checks every move
 
 Learn (the seed's experiment: 5,000 games against three random bots, then evaluate)::
 
     result = liars.train(rules, games=5000, seed=0)
-    liars.evaluate(result.agent, ["random"] * 3, games=4000)   # win rate + 95% Wilson interval
+    liars.evaluate_agent(result.agent, ["random"] * 3, games=4000)   # win rate + 95% Wilson interval
 
 Solve (two players, one round, payoff +-1; OpenSpiel's ``liars_dice``: -7/258 for the first
 bidder):
@@ -26,7 +26,7 @@ bidder):
 
 and how exploitable a learned or hand-made policy is::
 
-    liars.best_response(liars.DuelRules(), agent.action_distribution, agent.rules)
+    liars.exploitability(liars.DuelRules(), agent.action_distribution, agent.rules)
 """
 
 from __future__ import annotations
@@ -45,12 +45,11 @@ if TYPE_CHECKING:
         solve,
         solve_lp,
     )
-    from dicelab.liars.cfr import policy_exploitability as best_response
+    from dicelab.liars.cfr import policy_exploitability as exploitability
     from dicelab.liars.qlearning import (
         EvalResult,
         QAgent,
         TrainResult,
-        evaluate,
         learning_curve,
         train,
     )
@@ -63,7 +62,7 @@ if TYPE_CHECKING:
         play_game,
         replay,
     )
-    from dicelab.liars.rules import play_game as simulate
+    from dicelab.liars.qlearning import evaluate as evaluate_agent
     from dicelab.liars.duel import Duel, DuelPolicy, train_duel
     from dicelab.liars.grading import exact_grade
     from dicelab.liars.lbr import head_to_head, lbr, table_policy
@@ -87,16 +86,15 @@ _PUBLIC: dict[str, tuple[str, str]] = {
     "Solution": ("dicelab.liars.cfr", "Solution"),
     "TrainResult": ("dicelab.liars.qlearning", "TrainResult"),
     "action_distribution": ("dicelab.liars.strategies", "action_distribution"),
-    "best_response": ("dicelab.liars.cfr", "policy_exploitability"),
     "bot": ("dicelab.liars.strategies", "bot"),
-    "evaluate": ("dicelab.liars.qlearning", "evaluate"),
+    "evaluate_agent": ("dicelab.liars.qlearning", "evaluate"),
+    "exploitability": ("dicelab.liars.cfr", "policy_exploitability"),
     "learning_curve": ("dicelab.liars.qlearning", "learning_curve"),
     "play_game": ("dicelab.liars.rules", "play_game"),
     "policy_exploitability": ("dicelab.liars.cfr", "policy_exploitability"),
     "probabilistic_bot": ("dicelab.liars.strategies", "probabilistic_bot"),
     "random_bot": ("dicelab.liars.strategies", "random_bot"),
     "replay": ("dicelab.liars.rules", "replay"),
-    "simulate": ("dicelab.liars.rules", "play_game"),
     "solve": ("dicelab.liars.cfr", "solve"),
     "solve_lp": ("dicelab.liars.cfr", "solve_lp"),
     "train": ("dicelab.liars.qlearning", "train"),
