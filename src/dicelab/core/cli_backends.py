@@ -13,8 +13,8 @@ from typing import Any
 
 import typer
 
-from dicelab.core.cli import check_count, check_out_folder
 from dicelab.core.backends import check_backend
+from dicelab.core.cli import check_count, check_out_folder
 
 MAX_WORKERS = 4096
 

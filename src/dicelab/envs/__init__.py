@@ -28,6 +28,7 @@ import dicelab.envs.generic as generic
 from dicelab.core import registry
 from dicelab.core.errors import DicelabError
 
+
 def _environments() -> dict[str, tuple[str, str, str, str, dict[str, Any]]]:
     """The environment of every registered game whose Play has the environment form
     (:mod:`dicelab.envs.generic`): AEC + Gymnasium for turn-based games, Parallel + Gymnasium for

@@ -26,7 +26,6 @@ from dicelab.hog.specs import parse_strategy
 from dicelab.hog.state import HogState
 
 
-
 @lru_cache(maxsize=16)  # a goal-100 solution holds two 100 x 100 tables (160 kB)
 def solution(rules: HogRules) -> HogSolution:
     """The exact solution for ``rules``, cached."""

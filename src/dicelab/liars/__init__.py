@@ -46,6 +46,10 @@ if TYPE_CHECKING:
         solve_lp,
     )
     from dicelab.liars.cfr import policy_exploitability as exploitability
+    from dicelab.liars.duel import Duel, DuelPolicy, train_duel
+    from dicelab.liars.grading import exact_grade
+    from dicelab.liars.lbr import head_to_head, lbr, table_policy
+    from dicelab.liars.multi import ScoutBot, win_share
     from dicelab.liars.qlearning import (
         EvalResult,
         QAgent,
@@ -53,6 +57,7 @@ if TYPE_CHECKING:
         learning_curve,
         train,
     )
+    from dicelab.liars.qlearning import evaluate as evaluate_agent
     from dicelab.liars.rules import (
         Bid,
         GameRecord,
@@ -62,11 +67,6 @@ if TYPE_CHECKING:
         play_game,
         replay,
     )
-    from dicelab.liars.qlearning import evaluate as evaluate_agent
-    from dicelab.liars.duel import Duel, DuelPolicy, train_duel
-    from dicelab.liars.grading import exact_grade
-    from dicelab.liars.lbr import head_to_head, lbr, table_policy
-    from dicelab.liars.multi import ScoutBot, win_share
     from dicelab.liars.state import new_game, state_from_json
     from dicelab.liars.strategies import action_distribution, bot, probabilistic_bot, random_bot
 

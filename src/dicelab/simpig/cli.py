@@ -14,6 +14,7 @@ import numpy as np
 import typer
 from rich.console import Console
 
+from dicelab.core.cli import JsonOption, check_out_file, check_out_plot, emit, rows_table
 from dicelab.core.cli_backends import (
     AddressOption,
     BackendOption,
@@ -21,7 +22,6 @@ from dicelab.core.cli_backends import (
     WorkersOption,
     backend_kwargs,
 )
-from dicelab.core.cli import JsonOption, check_out_file, check_out_plot, emit, rows_table
 from dicelab.core.errors import require
 from dicelab.core.progress import progress_bar
 from dicelab.core.specs import parse_whole, shorten
@@ -314,7 +314,12 @@ def many_cmd(
     json_out: bool = JsonOption,
 ) -> None:
     """Exact win share of one player against N-1 identical others (turns-to-goal distributions)."""
-    from dicelab.simpig import SimPigRules, best_response_vs_goal_holders, many_player_win, parse_strategy
+    from dicelab.simpig import (
+        SimPigRules,
+        best_response_vs_goal_holders,
+        many_player_win,
+        parse_strategy,
+    )
 
     rules = SimPigRules(goal=goal, players=players)
     w = many_player_win(strategy, others, rules)
@@ -360,8 +365,7 @@ def plot_cmd(
     json_out: bool = JsonOption,
 ) -> None:
     """Draw Figure 1 (br-curve), 2 (contour), 3 (slices) or 5 (surface3, three players)."""
-    from dicelab.simpig import plots
-    from dicelab.simpig import best_response, parse_strategy, sweep_hold
+    from dicelab.simpig import best_response, parse_strategy, plots, sweep_hold
     from dicelab.simpig.rules import SimPigRules
 
     require(kind in plots.KINDS, f"--kind must be one of {', '.join(plots.KINDS)}, got {kind!r}")

@@ -6,12 +6,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import numpy as np
-
+import dicelab.supersix.simulation as simulation
 from dicelab.core.errors import require
 from dicelab.core.results import BestResponse, HeadToHead
-from dicelab.core.stats import interval
-from dicelab.supersix.rules import MAX_GAMES, SuperSixGame, SuperSixRules
+from dicelab.supersix.rules import MAX_GAMES, SuperSixRules
 from dicelab.supersix.solver import (
     MaxNSolution,
     SuperSixSolution,
@@ -25,7 +23,6 @@ from dicelab.supersix.strategies import Strategy, parse, policy_array
 parse_strategy = parse  # the name every game's facade uses
 
 Spec = str | Callable[..., bool] | Strategy
-BATCH = 500
 
 
 def solve(rules: SuperSixRules | None = None) -> SuperSixSolution | MaxNSolution:
@@ -64,13 +61,17 @@ def simulate(
     confidence: float = 0.95,
     rotate: bool = False,
     method: str = "wilson",
+    backend: str | None = None,
+    **scale: Any,
 ) -> dict[str, Any]:
     """Play ``games`` games and report each strategy's wins with a confidence interval.
 
     ``specs[n]`` plays seat ``n`` (seat 0 throws first) unless ``rotate`` is set, in which case game
     ``g`` seats strategy ``n`` at seat ``(n + g) mod P`` so that each strategy starts equally often.
-    Games run in batches of 500, batch ``b`` with its own stream ``SeedSequence(seed).spawn``: the
-    same seed gives the same result.
+    Games run in batches of 500 (:mod:`dicelab.supersix.simulation`), batch ``b`` with its own
+    stream from ``SeedSequence(seed)``: the same seed gives the same result, on one process or on
+    a ``backend`` (``local``, ``dask``, ``ray``; ``scale``: ``address``, ``workers``, ``store``,
+    ``progress``) with any number of workers.
     """
     rules = rules or SuperSixRules(players=len(specs))
     require(
@@ -81,31 +82,12 @@ def simulate(
             f"games must be a whole number from 1 to {MAX_GAMES}, got {games}")
     require(isinstance(seed, int) and seed >= 0, f"seed must be a whole number >= 0, got {seed}")
     strategies = [parse(s, rules) for s in specs]
-    P = rules.players
-    wins = np.zeros(P, dtype=np.int64)
-    n_batches = -(-games // BATCH)
-    streams = np.random.SeedSequence(seed).spawn(n_batches)
-    g = 0
-    for b in range(n_batches):
-        rng = np.random.default_rng(streams[b])
-        for _ in range(min(BATCH, games - b * BATCH)):
-            shift = g % P if rotate else 0
-            seats = [strategies[(s - shift) % P] for s in range(P)]
-            winner_seat = SuperSixGame(rules, seats, rng).play()
-            wins[(winner_seat - shift) % P] += 1
-            g += 1
-    results = []
-    for n, st in enumerate(strategies):
-        lo, hi = interval(int(wins[n]), games, confidence, method)
-        results.append(
-            {"strategy": st.name, "seat": None if rotate else n, "wins": int(wins[n]),
-             "rate": float(wins[n] / games), "ci_low": lo, "ci_high": hi}
-        )
-    return {
-        "rules": rules.to_dict(),
-        "games": games,
-        "seed": seed,
-        "confidence": confidence,
-        "rotate": rotate,
-        "results": results,
-    }
+    names = [st.name for st in strategies]
+    if backend is not None:  # the same batches of games, spread over a backend's workers
+        from dicelab.supersix.jobs import supersix_wins
+
+        require(all(isinstance(x, str) for x in specs), "a distributed Super Six simulation needs strategy specs (text)")
+        wins = supersix_wins(list(specs), rules, games, seed, rotate, backend=backend, **scale)
+    else:
+        wins = simulation.play_batches(strategies, rules, games, seed, rotate, 0, simulation.batches(games))
+    return simulation.report(names, wins, rules, games, seed, confidence, rotate, method)

@@ -8,13 +8,6 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
-from dicelab.core.cli_backends import (
-    AddressOption,
-    BackendOption,
-    StoreOption,
-    WorkersOption,
-    backend_kwargs,
-)
 from dicelab.core.cli import (
     JsonOption,
     check_count,
@@ -22,6 +15,13 @@ from dicelab.core.cli import (
     check_seed,
     emit,
     rows_table,
+)
+from dicelab.core.cli_backends import (
+    AddressOption,
+    BackendOption,
+    StoreOption,
+    WorkersOption,
+    backend_kwargs,
 )
 from dicelab.core.errors import require
 from dicelab.core.progress import progress_bar
@@ -204,15 +204,10 @@ def simulate_cmd(
     require(
         0.0 < confidence < 1.0, f"--confidence must lie strictly between 0 and 1, got {confidence}"
     )
-    scale = backend_kwargs(backend, address, workers, store)
-    if scale is not None:  # the same batches of games, spread over workers
-        from dicelab.supersix.jobs import supersix_simulate
-
-        res = supersix_simulate(
-            list(specs), rules, games, seed, confidence, rotate, progress=not json_out, **scale
-        )
-    else:
-        res = simulate(specs, rules, games=games, seed=seed, confidence=confidence, rotate=rotate)
+    scale = backend_kwargs(backend, address, workers, store) or {}
+    if scale:  # the same batches of games, spread over workers
+        scale["progress"] = not json_out
+    res = simulate(specs, rules, games=games, seed=seed, confidence=confidence, rotate=rotate, **scale)
 
     def render(console: Console) -> None:
         console.print(rows_table(res["results"], title=f"{games} games, seed {seed}"))
