@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import typer
 
@@ -413,7 +413,9 @@ def play_cmd(
     """Play in the terminal against bots: type a bid such as 3x5 (three fives), or 'call'."""
     import numpy as np
 
-    from dicelab.liars.rules import Bid, LiarsGame, LiarsRules
+    from dicelab.liars.play import view_of
+    from dicelab.liars.rules import Bid, LiarsRules
+    from dicelab.liars.state import new_game
     from dicelab.liars.strategies import bot
 
     rules = LiarsRules(players, dice, faces, wild)
@@ -442,20 +444,24 @@ def play_cmd(
     def name(p: int) -> str:
         return "you" if p == me else f"player {p + 1}"
 
-    game = LiarsGame(rules, seed)
+    # the game runs through the one state interface: the human sees observe(me) and the public
+    # events; each bot decides on its own seat's view only (dicelab.liars.play.view_of)
+    state = new_game(rules, seed if seed is not None else int(np.random.SeedSequence().entropy % 2**62))
     rng = np.random.default_rng(np.random.SeedSequence(seed).spawn(1)[0] if seed is not None else None)
     say(f"Liar's Dice: {players} players x {dice} dice, {faces} faces, wild {wild}. You are player {seat}.")
     shown_round = -1
-    while not game.is_over:
-        if shown_round != len(game.record.rounds):
-            shown_round = len(game.record.rounds)
-            counts = ", ".join(f"{name(p)} {n}" for p, n in enumerate(game.dice_counts) if n > 0)
+    while not state.is_over:
+        view = state.observe(me)
+        if shown_round != len(view["rounds"]):
+            shown_round = len(view["rounds"])
+            counts = ", ".join(f"{name(p)} {n}" for p, n in enumerate(view["dice_counts"]) if n > 0)
             say(f"-- round {shown_round + 1}: dice {counts}")
-            if game.dice_counts[me] > 0:
-                say(f"   your dice: {' '.join(str(x) for x in game.hands[me])}")
-        p = game.to_move
+            if view["dice_counts"][me] > 0:
+                say(f"   your dice: {' '.join(str(x) for x in view['hand'])}")
+        p = state.to_move()[0]
         if p == me:
-            prompt = "your bid (QxF, e.g. 2x5)" + (" or 'call'" if game.can_call() else "") + ": "
+            can_call = "call" in state.legal_actions()
+            prompt = "your bid (QxF, e.g. 2x5)" + (" or 'call'" if can_call else "") + ": "
             print(prompt, end="", file=out, flush=True)
             line = sys.stdin.readline()
             if line == "":
@@ -465,20 +471,32 @@ def play_cmd(
                 say("you left the game")
                 raise typer.Exit(1)
             try:
-                move = None if text in ("call", "liar", "c") else Bid.parse(text)
-                rec = game.apply(move, p)
+                if text in ("call", "liar", "c"):
+                    action: Any = "call"
+                else:
+                    b = Bid.parse(text)
+                    action = {"bid": [b.quantity, b.face]}
+                    if action not in state.legal_actions():
+                        above = f", above {Bid(*view['bid'])}" if view["bid"] else ""
+                        raise DicelabError(f"bid {b} is not allowed now: at most {sum(view['dice_counts'])} dice "
+                                           f"of a face from 1 to {faces}{above}" + (", or call" if can_call else ""))
+                events = state.apply(action)
             except DicelabError as exc:
                 say(f"error: {exc}")
                 continue
         else:
-            move = policies[p](game.view(p), rng)
-            rec = game.apply(move, p)
+            move = policies[p](view_of(state, p), rng)
+            events = state.apply("call" if move is None else {"bid": [move.quantity, move.face]})
             if move is not None:
                 say(f"   {name(p)} bids {move}")
-        if move is None and rec is not None:
-            shown = "; ".join(f"{name(i)}: {' '.join(map(str, h))}" for i, h in enumerate(rec.hands) if h)
-            say(f"   {name(rec.caller)} calls {rec.bid}. Dice: {shown}")
-            say(f"   {rec.matched} dice count for {rec.bid}: {name(rec.loser)} lose{'' if rec.loser == me else 's'} a die")
-    say(f"== {'you win' if game.winner == me else name(game.winner or 0) + ' wins'}!")
+        for e in events:
+            if e.get("action") == "call":
+                bid = Bid(*e["bid"])
+                shown = "; ".join(f"{name(i)}: {' '.join(map(str, h))}" for i, h in enumerate(e["hands"]) if h)
+                say(f"   {name(e['seat'])} calls {bid}. Dice: {shown}")
+                loser = e["loser"]
+                say(f"   {e['matched']} dice count for {bid}: {name(loser)} lose{'' if loser == me else 's'} a die")
+    winner = state.returns().index(1.0)
+    say(f"== {'you win' if winner == me else name(winner) + ' wins'}!")
     if json_out:
-        emit({**game.record.to_dict(), "you": seat}, True)
+        emit({**state.record().to_dict(), "you": seat}, True)

@@ -12,7 +12,7 @@ from typing import Any
 
 from dicelab.core.errors import DicelabError, require
 from dicelab.core.game import Action
-from dicelab.liars.rules import Bid, LiarsGame, LiarsRules
+from dicelab.liars.rules import Bid, GameRecord, LiarsGame, LiarsRules
 
 
 def _is_int(x: Any) -> bool:
@@ -85,6 +85,11 @@ class LiarsState:
     @property
     def is_over(self) -> bool:
         return self.engine.is_over
+
+    def record(self) -> GameRecord:
+        """The finished game's whole record (every round's hands): public only once it is over."""
+        require(self.is_over, "the game's record is shown only once the game is over")
+        return self.engine.record
 
     def returns(self) -> tuple[float, ...]:
         w = self.engine.winner
