@@ -156,7 +156,7 @@ def figures(quick: bool) -> None:
 def bench_scalable(quick: bool) -> None:
     """Issue 13: the scalable duel solver (exact grading beside the exact solver, LBR, head-to-head)
     and the multi-player bot."""
-    from dicelab.liars.duel import Duel, default_window, train_duel
+    from dicelab.liars.duel import Duel, train_duel
     from dicelab.liars.grading import exact_grade
     from dicelab.liars.lbr import bot_policy, head_to_head, lbr, table_policy
     from dicelab.liars.multi import ScoutBot, win_share

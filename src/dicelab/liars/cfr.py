@@ -12,7 +12,7 @@ import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from numba import njit
@@ -35,28 +35,26 @@ METHODS = {
 
 
 @dataclass(frozen=True)
-class DuelRules:
-    """Two players, one round: dice per player, faces, wild option."""
+class DuelGame:
+    """Two players, one round, payoff +1 / -1: dice per player (1 to 5), faces, wild option; the
+    checks and derived sizes every duel shares (:class:`DuelRules` for the exact solver,
+    :class:`dicelab.liars.duel.Duel` for the scalable one)."""
 
     dice: tuple[int, int] = (1, 1)
     faces: int = 6
     wild: str = "highest"
+    #: the most faces this kind of duel allows
+    max_faces: ClassVar[int] = MAX_FACES
 
     def __post_init__(self) -> None:
         d = tuple(int(x) for x in self.dice)
-        require(len(d) == 2, f"give dice for exactly two players, such as 1,1 or 2,1; got {len(d)} numbers")
+        require(len(d) == 2, f"give dice for exactly two players, such as 1,1 or 5,5; got {len(d)} numbers")
         require(all(1 <= x <= 5 for x in d), f"dice per player must be from 1 to 5, got {d[0]},{d[1]}")
         require(
-            isinstance(self.faces, (int, np.integer)) and 2 <= self.faces <= MAX_FACES,
-            f"faces must be a whole number from 2 to {MAX_FACES}, got {self.faces}",
+            isinstance(self.faces, (int, np.integer)) and 2 <= self.faces <= self.max_faces,
+            f"faces must be a whole number from 2 to {self.max_faces}, got {self.faces}",
         )
         require(self.wild in WILDS, f"unknown wild option {self.wild!r}; choose one of {', '.join(WILDS)}")
-        n = sum(d) * int(self.faces)
-        require(
-            n <= MAX_BIDS,
-            f"(dice {d[0]} + {d[1]}) x {self.faces} faces = {n} bids; the exact solver handles at most "
-            f"{MAX_BIDS} (for example 1,1 with up to 9 faces, 2,1 with up to 6)",
-        )
         object.__setattr__(self, "dice", d)
         object.__setattr__(self, "faces", int(self.faces))
 
@@ -70,6 +68,20 @@ class DuelRules:
 
     def to_dict(self) -> dict[str, Any]:
         return {"dice": list(self.dice), "faces": self.faces, "wild": self.wild}
+
+
+@dataclass(frozen=True)
+class DuelRules(DuelGame):
+    """A duel small enough for the exact solver on the whole public tree (at most ``MAX_BIDS`` bids)."""
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        d, n = self.dice, self.n_bids
+        require(
+            n <= MAX_BIDS,
+            f"(dice {d[0]} + {d[1]}) x {self.faces} faces = {n} bids; the exact solver handles at most "
+            f"{MAX_BIDS} (for example 1,1 with up to 9 faces, 2,1 with up to 6)",
+        )
 
 
 @dataclass(frozen=True)

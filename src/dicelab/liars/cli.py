@@ -268,7 +268,6 @@ def _eval_scout(opp: list[str], games: int, seed: int, dice: int, faces: int, wi
 def _eval_duel(path: str, opp: list[str], games: int, seed: int, json_out: bool) -> None:
     from dicelab.liars.lbr import bot_policy, head_to_head, table_policy
     from dicelab.liars.qlearning import BOTS
-    from dicelab.liars.rules import LiarsRules
 
     pol = _load_duel_policy(path)
     require(len(opp) == 1, f"a duel policy plays one opponent; got {len(opp)} in --opponents")

@@ -27,14 +27,14 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from numba import njit
 
 from dicelab.core.errors import DicelabError, require
-from dicelab.liars.cfr import hands_of
-from dicelab.liars.rules import WILDS, Bid
+from dicelab.liars.cfr import DuelGame, hands_of
+from dicelab.liars.rules import Bid
 
 POLICY_KIND = "liars-duel-policy"
 MAX_DUEL_DICE = 5
@@ -49,34 +49,11 @@ SAMPLED_METHODS: dict[str, tuple[float, float, float, bool]] = {
 
 
 @dataclass(frozen=True)
-class Duel:
-    """Two players, one round, payoff +1 / -1: dice per player (1 to 5), faces (2 to 6), wild."""
+class Duel(DuelGame):
+    """Two players, one round, payoff +1 / -1: dice per player (1 to 5), faces (2 to 6), wild; no
+    size limit but the abstraction's memory (:class:`~dicelab.liars.cfr.DuelGame`'s checks)."""
 
-    dice: tuple[int, int] = (1, 1)
-    faces: int = 6
-    wild: str = "highest"
-
-    def __post_init__(self) -> None:
-        d = tuple(int(x) for x in self.dice)
-        require(len(d) == 2, f"give dice for exactly two players, such as 5,5; got {len(d)} numbers")
-        require(all(1 <= x <= MAX_DUEL_DICE for x in d),
-                f"dice per player must be from 1 to {MAX_DUEL_DICE}, got {d[0]},{d[1]}")
-        require(isinstance(self.faces, (int, np.integer)) and 2 <= self.faces <= 6,
-                f"faces must be a whole number from 2 to 6, got {self.faces}")
-        require(self.wild in WILDS, f"unknown wild option {self.wild!r}; choose one of {', '.join(WILDS)}")
-        object.__setattr__(self, "dice", d)
-        object.__setattr__(self, "faces", int(self.faces))
-
-    @property
-    def n_bids(self) -> int:
-        return sum(self.dice) * self.faces
-
-    @property
-    def wild_face(self) -> int:
-        return {"none": 0, "ones": 1, "highest": self.faces}[self.wild]
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"dice": list(self.dice), "faces": self.faces, "wild": self.wild}
+    max_faces: ClassVar[int] = 6
 
     def hands(self, seat: int) -> tuple[list[tuple[int, ...]], np.ndarray, np.ndarray]:
         """Sorted hands of ``seat``, their chances, and counts[h, f] of dice matching f (wilds included)."""

@@ -140,7 +140,6 @@ def _dfs(i, mode, n, F, w, codes, code_node, loc, c_own, c_opp, p_own, p_opp, s_
                 ro[d + 1, g] = r
                 if r != 0.0:
                     any_r = True
-            own_p = 1.0
             if not any_r:
                 # nothing below is reached: the child's value is 0 for every hand
                 if p == i:
