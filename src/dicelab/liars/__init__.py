@@ -57,6 +57,7 @@ if TYPE_CHECKING:
         learning_curve,
         train,
     )
+    from dicelab.liars.api import evaluate, simulate
     from dicelab.liars.qlearning import evaluate as evaluate_agent
     from dicelab.liars.rules import (
         Bid,
@@ -87,7 +88,9 @@ _PUBLIC: dict[str, tuple[str, str]] = {
     "TrainResult": ("dicelab.liars.qlearning", "TrainResult"),
     "action_distribution": ("dicelab.liars.strategies", "action_distribution"),
     "bot": ("dicelab.liars.strategies", "bot"),
+    "evaluate": ("dicelab.liars.api", "evaluate"),
     "evaluate_agent": ("dicelab.liars.qlearning", "evaluate"),
+    "simulate": ("dicelab.liars.api", "simulate"),
     "exploitability": ("dicelab.liars.cfr", "policy_exploitability"),
     "learning_curve": ("dicelab.liars.qlearning", "learning_curve"),
     "play_game": ("dicelab.liars.rules", "play_game"),
