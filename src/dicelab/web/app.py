@@ -651,6 +651,17 @@ def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | No
             return page(request, "analysis.html", status_code=401 if isinstance(exc, Unauthorized) else 403, a=None)
         return page(request, "analysis.html", a=await run_db(request, study.analysis))
 
+    @app.get("/about", response_class=HTMLResponse, include_in_schema=False)
+    def about_page(request: Request) -> HTMLResponse:
+        """What the lab is, how to play with the keyboard, and the papers it rests on."""
+        return page(request, "about.html", games=games_listing())
+
+    @app.get("/favicon.ico", include_in_schema=False)
+    def favicon() -> Response:
+        """The lab's icon (an SVG die) for browsers that ask for /favicon.ico."""
+        return Response((HERE / "static" / "favicon.svg").read_bytes(), media_type="image/svg+xml",
+                        headers={"Cache-Control": "max-age=86400"})
+
     @app.get("/explorer", response_class=HTMLResponse, include_in_schema=False)
     def explorer_page(request: Request) -> HTMLResponse:
         return page(request, "explorer.html", tools=explorer.tools())
