@@ -226,12 +226,13 @@ const lab = (function () {
     document.addEventListener("keydown", (e) => {
       if (e.ctrlKey || e.metaKey || e.altKey || !$("board") || $("board").hidden) return;
       const t = e.target;
-      const typing = t && t.matches && t.matches("input, select, textarea");
       const k = e.key.length === 1 ? e.key.toLowerCase() : e.key;
+      // in a number field only letters are shortcuts (digits, Enter, arrows and Space stay the field's)
+      const typing = t && t.matches && (t.matches("select, textarea, input:not([type=number])") ||
+        (t.matches("input[type=number]") && !/^[a-z]$/.test(k)));
       if (k === "Escape") { if (skip()) e.preventDefault(); return; }
       if (typing || !(k in map)) return;
-      if (k === " " && t.matches && t.matches("a, summary, input, select") ) return;
-      if (k !== " " && t.matches && t.matches("button") && (k === "Enter")) return;
+      if (k === " " && t.matches && t.matches("a, summary")) return;
       e.preventDefault();
       if (skip()) return;
       if (!e.repeat) run(map[k]);
