@@ -55,7 +55,7 @@
   }
   function showdownText(e) {
     return e.matched + (e.matched === 1 ? " die shows " : " dice show ") + e.bid[1] + (game.rules.wild === "ones" ? " (ones wild)" : "") +
-      ": the bid " + (e.matched >= e.bid[0] ? "holds" : "was a lie") + " \u2014 " + who(e.loser) + (e.loser === game.human_seat ? " lose" : " loses") + " a die.";
+      ": the bid " + (e.matched >= e.bid[0] ? "holds" : "was a lie") + " \u2014 " + (e.loser === game.human_seat ? "you lose" : who(e.loser) + " loses") + " a die.";
   }
 
   // one record as words, and what it does to the board
@@ -105,7 +105,8 @@
     if (over) lab.banner($("status").textContent, "over");
     const c = game.coach_view;
     $("coach-now").textContent = c && c.current_bid_holds !== null && c.current_bid_holds !== undefined
-      ? "Given your dice, the current bid holds with probability " + pct(c.current_bid_holds) + "." : "";
+      ? "Given your dice, the current bid holds with probability " + pct(c.current_bid_holds) + "."
+      : over ? "" : "No bid to judge yet: open with a bid your own dice support.";
   }
   // the smallest raise, ready in the form (so Enter bids it)
   function suggest() {

@@ -17,14 +17,20 @@
     const t = $("scores");
     t.textContent = "";
     const head = t.insertRow();
-    ["Player", "Score", "Target", "Rolls this turn", "Banked"].forEach((h) => {
+    ["Player", "Score", "Target", "This turn"].forEach((h) => {
       const th = document.createElement("th"); th.scope = "col"; th.textContent = h; head.appendChild(th);
     });
     scores.forEach((sc, n) => {
       const tr = t.insertRow();
       tr.id = "row-" + n;
       tr.className = n === game.human_seat ? "you" : "bot";
-      const cells = [name(n), sc, "", "", ""].map((v) => { const td = tr.insertCell(); td.textContent = v; return td; });
+      const cells = ["", sc, "", ""].map((v) => { const td = tr.insertCell(); td.textContent = v; return td; });
+      cells[0].textContent = n === game.human_seat ? "You" : "Bot " + n;
+      if (n !== game.human_seat) {
+        const small = document.createElement("small");
+        small.textContent = lab.botName(game.opponents[n < game.human_seat ? n : n - 1]);
+        cells[0].append(document.createElement("br"), small);
+      }
       cells[1].id = "score-" + n;
       const r = rows[n];
       if (r) {
@@ -33,8 +39,11 @@
         lab.showDice(box, r.faces, { owner: n === game.human_seat ? "human" : "bot", small: true, roll: r.fresh,
           label: (n === game.human_seat ? "your" : "bot " + n + "'s") + " die showing" });
         r.fresh = false;
+        const sum = document.createElement("span");
+        sum.className = "banked";
+        sum.textContent = r.total === 0 ? "lost" : "= " + r.total;
+        box.appendChild(sum);
         cells[3].appendChild(box);
-        cells[4].textContent = r.total === 0 ? "0 (a 1)" : r.total;
       }
     });
   }
