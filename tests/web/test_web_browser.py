@@ -202,7 +202,9 @@ def test_the_other_game_pages_play_without_script_errors(browser, server_factory
     for choices in moves:
         if page.get_attribute("#status", "data-state") == "finished":
             break
-        page.wait_for_selector(", ".join(f"{c}[aria-disabled=false]" for c in choices))
+        page.wait_for_selector(", ".join(f"{c}[aria-disabled=false]" for c in choices) + ", #status[data-state=finished]")
+        if page.get_attribute("#status", "data-state") == "finished":
+            break
         page.click(next(c for c in choices if page.get_attribute(c, "aria-disabled") == "false"))
         played += 1
         page.wait_for_function("() => document.querySelector('#log').children.length > 0")

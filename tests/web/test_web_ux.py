@@ -138,7 +138,7 @@ def _setup(page, game: str) -> None:
         page.keyboard.type("2")
         type_into(page, "#dice", "2")
     elif game == "hog":
-        type_into(page, "[data-rule=goal]", "20")
+        type_into(page, "[data-rule=goal]", "40")
     tab_to(page, "#start")
     page.keyboard.press("Enter")
     page.wait_for_selector("#board:not([hidden])")
@@ -183,7 +183,7 @@ def test_a_whole_game_with_the_keyboard_only(browser, lab_url, game):
         page.keyboard.press(_next_key(page, game, presses))
         presses += 1
         assert presses < 400, "the game did not end"
-    assert presses >= 2
+    assert presses >= 1
     assert re.search(r"win", page.inner_text("#status"))
     assert page.inner_text("#log").strip()
     assert focused(page) == "new-game"  # the game is over: the next control is "New game"
