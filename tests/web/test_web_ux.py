@@ -1,7 +1,8 @@
 """The web lab as people use it (issue 14), in a real browser (Debian's Chromium through Playwright).
 
 * a whole game of every kind played with the keyboard only (Tab, typing, Enter and the game keys;
-  the bots' moves shown at once by the page's setting), focus staying on the move controls;
+  the bots' moves shown at once by the page's setting), focus staying on the move controls, with a
+  hint on demand (the "?" key) and the move after it marked in the log;
 * a bot's turn announced under a "Bot's turn" banner and revealed move by move, in order and with
   the delay between moves, and skipped with Esc;
 * every page at 390 px without horizontal scrolling, and no console error or failed request
@@ -180,12 +181,18 @@ def test_a_whole_game_with_the_keyboard_only(browser, lab_url, game):
             break
         assert focused(page) in FOCUS[game], f"focus fell to {focused(page)!r} after {presses} moves"
         assert page.inner_text("#move-error") == "", page.inner_text("#move-error")
+        if presses == 0:  # a hint on demand (the coach is off), by its key; the move after it is marked
+            page.keyboard.press("?")
+            page.wait_for_selector("#hint-box:not([hidden])")
+            assert re.match(r"Hint: .*\d\.\d%|No decision to make here", page.inner_text("#hint-box"))
+            assert focused(page) in FOCUS[game]
         page.keyboard.press(_next_key(page, game, presses))
         presses += 1
         assert presses < 400, "the game did not end"
     assert presses >= 1
     assert re.search(r"win", page.inner_text("#status"))
-    assert page.inner_text("#log").strip()
+    assert "(after a hint)" in page.inner_text("#log")
+    assert page.inner_text("#log").count("(after a hint)") == 1
     assert focused(page) == "new-game"  # the game is over: the next control is "New game"
     assert not watch.errors, watch.errors
     page.context.close()

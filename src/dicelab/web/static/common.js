@@ -229,7 +229,7 @@ const lab = (function () {
       const k = e.key.length === 1 ? e.key.toLowerCase() : e.key;
       // in a number field only letters are shortcuts (digits, Enter, arrows and Space stay the field's)
       const typing = t && t.matches && (t.matches("select, textarea, input:not([type=number])") ||
-        (t.matches("input[type=number]") && !/^[a-z]$/.test(k)));
+        (t.matches("input[type=number]") && !/^[a-z?]$/.test(k)));
       if (k === "Escape") { if (skip()) e.preventDefault(); return; }
       if (typing || !(k in map)) return;
       if (k === " " && t.matches && t.matches("a, summary")) return;
@@ -241,6 +241,46 @@ const lab = (function () {
     document.addEventListener("keyup", (e) => {
       if (e.key === " " && map[" "] && $("board") && !$("board").hidden && e.target.matches && e.target.matches("button")) e.preventDefault();
     });
+  }
+
+  // ------------------------------------------------------------------ hints on demand
+  // The Hint button (and "?"): the coach's view for your seat now, from the server, whether or not
+  // the game has the coach on. The next move says it followed a hint (the study records it).
+  let hinted = false;
+  function hintText(c) {
+    if (!c || !c.values || !c.values.length) return "No decision to make here: this move is forced.";
+    const vals = c.values.filter((v) => typeof v.value === "number").slice().sort((a, b) => b.value - a.value);
+    const top = vals.slice(0, 3).map((v) => actionText(v.action) + " " + pct(v.value)).join(", ") + (vals.length > 3 ? " and more" : "");
+    const best = c.best !== null && c.best !== undefined ? "the best move is " + actionText(c.best) + ". " : "";
+    if (c.kind === "win probability") return "Hint: " + best + "Your chance to win after each move: " + top + ".";
+    if (c.kind && c.kind.startsWith("chance the bid holds"))
+      return "Hint, from your own dice: how likely each move is to be right (a bid: that it holds; a call: that the last bid is a lie): " + top + ".";
+    return "Hint: " + best + (c.kind ? c.kind.charAt(0).toUpperCase() + c.kind.slice(1) : "Value") + " of each move: " + top + ".";
+  }
+  function hints(getGame, getToken) {
+    const b = $("hint"), box = $("hint-box");
+    if (!b || !box) return () => {};
+    const ask = async () => {
+      const g = getGame();
+      if (!g || g.status !== "playing" || revealing || isOff(b)) return;
+      setOff(b, true);
+      try {
+        const r = await api("GET", "/api/games/" + g.id + "/hint", null, getToken());
+        hinted = true;
+        box.textContent = hintText(r.coach);
+      } catch (e) { box.textContent = e.message; }
+      box.hidden = false;
+      setOff(b, false);
+    };
+    b.addEventListener("click", ask);
+    return ask;
+  }
+  // whether the move about to be sent follows a hint (and forget the hint: it was for this position)
+  function takeHint() {
+    const h = hinted;
+    hinted = false;
+    if ($("hint-box")) $("hint-box").hidden = true;
+    return h;
   }
 
   // ------------------------------------------------------------------ page furniture
@@ -258,6 +298,6 @@ const lab = (function () {
   if ($("skip")) $("skip").addEventListener("click", () => skip());
 
   return { $, pct, api, appendLog, logLine, showSetup, showBoard, coachValue, actionText, same, sentence,
-    botName, die, showDice, reveal, banner, revealDelay, skip, setOff, isOff, control, keys,
+    botName, die, showDice, reveal, banner, revealDelay, skip, setOff, isOff, control, keys, hints, hintText, takeHint,
     get revealing() { return revealing; } };
 })();

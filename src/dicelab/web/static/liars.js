@@ -72,7 +72,7 @@
       if (call) { showdown(call); hand = handAfter || []; table(fresh ? fresh.dice_counts : game.dice_counts.map((n, p) => (p === call.loser ? n - 1 : n)), null, null); }
       else table(curCounts, rec.action.bid, rec.player);
       if (fresh) curCounts = fresh.dice_counts;
-      lab.logLine(text + (rec.actor === "human" && !call && rec.value !== null && rec.value !== undefined ? " (holds with " + pct(rec.value) + ", given your dice)" : ""), rec.actor);
+      lab.logLine(text + (rec.hint ? " (after a hint)" : "") + (rec.actor === "human" && !call && rec.value !== null && rec.value !== undefined ? " (holds with " + pct(rec.value) + ", given your dice)" : ""), rec.actor);
     } };
   }
   let curCounts = [];
@@ -98,6 +98,7 @@
     table(game.dice_counts, game.bid, game.bidder);
     lab.setOff($("raise"), over || busy);
     lab.setOff($("call"), over || busy || !game.bid);
+    lab.setOff($("hint"), over || busy);
     $("face").max = faces();
     $("quantity").max = game.dice_counts.reduce((a, b) => a + b, 0);
     $("status").dataset.state = over ? "finished" : "playing";
@@ -130,7 +131,7 @@
     if (busy || !game || game.status !== "playing") return;
     busy = true; $("move-error").textContent = ""; render();
     try {
-      const r = await api("POST", "/api/games/" + game.id + "/moves", { ...body, expected_move: game.version });
+      const r = await api("POST", "/api/games/" + game.id + "/moves", { ...body, expected_move: game.version, hint: lab.takeHint() });
       const next = r.state;
       await play(r.events, next);
       game = next.status === "playing" ? next : await api("GET", "/api/games/" + game.id);
@@ -149,7 +150,7 @@
   }
   $("bid-form").addEventListener("submit", (ev) => { ev.preventDefault(); if (lab.isOff($("raise"))) { lab.skip(); return; } bid(); });
   lab.control("call", () => move({ action: "call" }));
-  lab.keys({ c: "call", b: () => $("quantity").focus() });
+  lab.keys({ c: "call", b: () => $("quantity").focus(), "?": lab.hints(() => game, () => token) });
   $("new-game").addEventListener("click", () => { game = null; token = null; lab.showSetup(); });
   document.body.dataset.ready = "1";
 })();

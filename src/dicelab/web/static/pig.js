@@ -39,6 +39,7 @@
     return s;
   }
   function coachNote(ev) {
+    if (ev.hint || (ev.events || []).some((e) => e.hint)) return " (after a hint)" + coachNote({ ...ev, hint: false, events: [] });
     if (!game.coach || ev.actor !== "human" || ev.p_lost === null || ev.p_lost === undefined) return "";
     return ev.p_lost > 1e-9 ? " \u2014 gave away " + pct(ev.p_lost) : " \u2014 optimal";
   }
@@ -101,6 +102,7 @@
     const over = game.status === "finished";
     lab.setOff($("roll"), over || busy);
     lab.setOff($("hold"), over || busy);
+    lab.setOff($("hint"), over || busy);
     $("p-human").classList.toggle("to-move", !over && !busy && game.to_move.includes(h));
     $("p-bot").classList.toggle("to-move", false);
     $("status").textContent = over ? (game.winner === h ? "You win!" : "The bot wins.") : busy ? "" : "Your move.";
@@ -197,7 +199,7 @@
     $("move-error").textContent = "";
     render();
     try {
-      const r = await api("POST", "/api/games/" + game.id + "/moves", { action, expected_move: game.version });
+      const r = await api("POST", "/api/games/" + game.id + "/moves", { action, expected_move: game.version, hint: lab.takeHint() });
       const before = game.scores.slice();
       const mine = r.events.find((x) => x.actor === "human");
       if (mine) $("coach-last").textContent = game.coach && mine.p_lost !== null && mine.p_lost !== undefined
@@ -234,7 +236,7 @@
   $("setup-form").addEventListener("submit", start);
   lab.control("roll", () => move("roll"));
   lab.control("hold", () => move("hold"));
-  lab.keys({ r: "roll", " ": "roll", h: "hold" });
+  lab.keys({ r: "roll", " ": "roll", h: "hold", "?": lab.hints(() => game, () => token) });
   $("new-game").addEventListener("click", () => {
     game = null; token = null;
     lab.showSetup();

@@ -21,7 +21,7 @@
     let s = seatName(rec.player) + ": " + lab.actionText(rec.action);
     const faces = (rec.events || []).find((e) => Array.isArray(e.faces));
     if (faces) s += ", rolled " + faces.faces.join(" ");
-    const rest = (rec.events || []).map(eventText).filter((t) => t);
+    const rest = (rec.events || []).filter((e) => !e.hint).map(eventText).filter((t) => t);
     if (rest.length) s += " \u2192 " + rest.join("; ");
     return s;
   }
@@ -35,7 +35,7 @@
   }
 
   function log(rec, animate) {
-    let s = recText(rec);
+    let s = recText(rec) + (rec.hint || (rec.events || []).some((e) => e.hint) ? " (after a hint)" : "");
     if (game && game.coach && rec.actor === "human" && rec.p_lost !== null && rec.p_lost !== undefined)
       s += rec.p_lost > 1e-9 ? " \u2014 gave away " + pct(rec.p_lost) : " \u2014 best";
     lab.logLine(s, rec.actor);
@@ -79,6 +79,7 @@
     });
     if (focused && $(focused)) $(focused).focus();
     $("bot-name").textContent = game.opponents.map(lab.botName).join(", ");
+    lab.setOff($("hint"), over || busy);
     $("status").dataset.state = over ? "finished" : "playing";
     $("status").textContent = over ? (game.status === "finished"
       ? (game.returns && game.returns[game.human_seat] === 1 ? "You win!" : game.returns && game.returns[game.human_seat] > 0
@@ -125,7 +126,7 @@
     if (busy || !game) return;
     busy = true; $("move-error").textContent = ""; render();
     try {
-      const r = await api("POST", "/api/games/" + game.id + "/moves", { action, expected_move: game.version });
+      const r = await api("POST", "/api/games/" + game.id + "/moves", { action, expected_move: game.version, hint: lab.takeHint() });
       const mine = r.events.find((x) => x.actor === "human");
       if (game.coach && mine && mine.p_lost !== null && mine.p_lost !== undefined)
         $("coach-last").textContent = "Your last move: " + (mine.p_lost > 1e-9 ? "gave away " + pct(mine.p_lost) + " (the best was " + lab.actionText(mine.best) + ")" : "the best");
@@ -156,6 +157,7 @@
   // the number keys: 1 is the first action, ..., 0 the tenth
   const digits = {};
   "1234567890".split("").forEach((d, n) => { digits[d] = () => { const b = $("action-" + n); if (b && !lab.isOff(b)) { b.focus(); b.click(); } }; });
+  digits["?"] = lab.hints(() => game, () => token);
   lab.keys(digits);
   document.body.dataset.ready = "1";
   resume();

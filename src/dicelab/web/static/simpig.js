@@ -52,6 +52,7 @@
     table(game.scores);
     const over = game.status === "finished";
     lab.setOff($("go"), over || busy);
+    lab.setOff($("hint"), over || busy);
     if (game.legal_actions.length) {  // the legal targets are 1 .. goal - your score
       const top = game.legal_actions[game.legal_actions.length - 1].target;
       $("target").max = top;
@@ -90,7 +91,7 @@
         rows[r.player] = { target: e.target, faces: e.faces, total: e.total, fresh: true };
         if (common) common.scores.forEach((v, n) => { shown[n] = v; });
         table(shown);
-        lab.logLine(rowText(r.player, e), r.actor);
+        lab.logLine(rowText(r.player, e) + (r.hint ? " (after a hint)" : ""), r.actor);
       } };
     });
     const mine = records.find((r) => r.actor === "human");
@@ -130,7 +131,7 @@
     busy = true; $("move-error").textContent = ""; render();
     try {
       const before = game.scores.slice();
-      const r = await api("POST", "/api/games/" + game.id + "/moves", { action: "target", k, expected_move: game.version });
+      const r = await api("POST", "/api/games/" + game.id + "/moves", { action: "target", k, expected_move: game.version, hint: lab.takeHint() });
       log(r.events);
       await play(r.events, before);
       game = await api("GET", "/api/games/" + game.id);
@@ -139,7 +140,7 @@
     if (game.status === "finished") $("new-game").focus();
   }
   $("target-form").addEventListener("submit", (ev) => { ev.preventDefault(); if (!lab.isOff($("go"))) go(); else lab.skip(); });
-  lab.keys({ r: go, " ": go });
+  lab.keys({ r: go, " ": go, "?": lab.hints(() => game, () => token) });
   $("new-game").addEventListener("click", () => { game = null; token = null; lab.showSetup(); });
   document.body.dataset.ready = "1";
 })();

@@ -46,7 +46,7 @@
       label: you ? "your die showing" : "bot's die showing" });
     if (o.counts) { $("sticks-human").textContent = o.counts[game.human_seat]; $("sticks-bot").textContent = o.counts[1 - game.human_seat]; }
   }
-  const coachNote = (ev) => (game.coach && ev.actor === "human" && ev.p_lost !== null && ev.p_lost !== undefined
+  const coachNote = (ev) => (ev.hint ? " (after a hint)" : "") + (game.coach && ev.actor === "human" && ev.p_lost !== null && ev.p_lost !== undefined
     ? (ev.p_lost > 1e-9 ? " \u2014 gave away " + pct(ev.p_lost) : " \u2014 optimal") : "");
 
   async function play(records) {
@@ -73,6 +73,7 @@
     const free = game.legal_actions.includes("stop");
     lab.setOff($("throw"), over || busy);
     lab.setOff($("stop"), over || busy || !free);
+    lab.setOff($("hint"), over || busy);
     $("p-human").classList.toggle("to-move", !over && !busy);
     $("p-bot").classList.remove("to-move");
     $("status").dataset.state = over ? "finished" : free ? "free" : "forced";
@@ -116,7 +117,7 @@
     if (busy || !game) return;
     busy = true; $("move-error").textContent = ""; render();
     try {
-      const r = await api("POST", "/api/games/" + game.id + "/moves", { action, expected_move: game.version });
+      const r = await api("POST", "/api/games/" + game.id + "/moves", { action, expected_move: game.version, hint: lab.takeHint() });
       if (game.coach && r.events[0].p_lost !== null && r.events[0].p_lost !== undefined) $("coach-last").textContent = "Your last decision: " + (r.events[0].p_lost > 1e-9 ? "gave away " + pct(r.events[0].p_lost) + " (best was to " + r.events[0].best + ")" : "optimal");
       await play(r.events);
       game = await api("GET", "/api/games/" + game.id);
@@ -126,7 +127,7 @@
   }
   lab.control("throw", () => move("throw"));
   lab.control("stop", () => move("stop"));
-  lab.keys({ t: "throw", r: "throw", " ": "throw", s: "stop", h: "stop" });
+  lab.keys({ t: "throw", r: "throw", " ": "throw", s: "stop", h: "stop", "?": lab.hints(() => game, () => token) });
   $("new-game").addEventListener("click", () => { game = null; token = null; lab.showSetup(); });
   document.body.dataset.ready = "1";
 })();
