@@ -184,7 +184,7 @@ def test_a_whole_game_with_the_keyboard_only(browser, lab_url, game):
         if presses == 0:  # a hint on demand (the coach is off), by its key; the move after it is marked
             page.keyboard.press("?")
             page.wait_for_selector("#hint-box:not([hidden])")
-            assert re.match(r"Hint: .*\d\.\d%|No decision to make here", page.inner_text("#hint-box"))
+            assert re.match(r"Hint\b.*\d\.\d%|No decision to make here", page.inner_text("#hint-box"))
             assert focused(page) in FOCUS[game]
         page.keyboard.press(_next_key(page, game, presses))
         presses += 1
