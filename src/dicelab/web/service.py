@@ -343,8 +343,7 @@ class Mover:
                 think_ms=think if actors[s] == "human" else None, created_at=utcnow()))
             self.events.append({"seq": g.version, "player": s, "actor": actors[s], "action": actions[s],
                                 "events": own, "p_lost": r.get("p_lost"), "best": r.get("best"),
-                                "value": r.get("value"),
-                                **({"hint": self.hinted} if actors[s] == "human" else {})})
+                                "value": r.get("value")})
             g.version += 1
             g.turn_rolls = (g.turn_rolls or 0) + _throws(own)
         self._turns(seats, before, actors, events)

@@ -275,6 +275,8 @@ const lab = (function () {
     b.addEventListener("click", ask);
     return ask;
   }
+  // whether a move record followed a hint (its events say so)
+  const hintedRecord = (rec) => (rec.events || []).some((e) => e && e.hint === true);
   // whether the move about to be sent follows a hint (and forget the hint: it was for this position)
   function takeHint() {
     const h = hinted;
@@ -298,6 +300,6 @@ const lab = (function () {
   if ($("skip")) $("skip").addEventListener("click", () => skip());
 
   return { $, pct, api, appendLog, logLine, showSetup, showBoard, coachValue, actionText, same, sentence,
-    botName, die, showDice, reveal, banner, revealDelay, skip, setOff, isOff, control, keys, hints, hintText, takeHint,
+    botName, die, showDice, reveal, banner, revealDelay, skip, setOff, isOff, control, keys, hints, hintText, takeHint, hinted: hintedRecord,
     get revealing() { return revealing; } };
 })();

@@ -72,7 +72,7 @@
       if (call) { showdown(call); hand = handAfter || []; table(fresh ? fresh.dice_counts : game.dice_counts.map((n, p) => (p === call.loser ? n - 1 : n)), null, null); }
       else table(curCounts, rec.action.bid, rec.player);
       if (fresh) curCounts = fresh.dice_counts;
-      lab.logLine(text + (rec.hint ? " (after a hint)" : "") + (rec.actor === "human" && !call && rec.value !== null && rec.value !== undefined ? " (holds with " + pct(rec.value) + ", given your dice)" : ""), rec.actor);
+      lab.logLine(text + (lab.hinted(rec) ? " (after a hint)" : "") + (rec.actor === "human" && !call && rec.value !== null && rec.value !== undefined ? " (holds with " + pct(rec.value) + ", given your dice)" : ""), rec.actor);
     } };
   }
   let curCounts = [];

@@ -39,7 +39,7 @@
     return s;
   }
   function coachNote(ev) {
-    if (ev.hint || (ev.events || []).some((e) => e.hint)) return " (after a hint)" + coachNote({ ...ev, hint: false, events: [] });
+    if (lab.hinted(ev)) return " (after a hint)" + coachNote({ ...ev, events: [] });
     if (!game.coach || ev.actor !== "human" || ev.p_lost === null || ev.p_lost === undefined) return "";
     return ev.p_lost > 1e-9 ? " \u2014 gave away " + pct(ev.p_lost) : " \u2014 optimal";
   }

@@ -35,7 +35,7 @@
   }
 
   function log(rec, animate) {
-    let s = recText(rec) + (rec.hint || (rec.events || []).some((e) => e.hint) ? " (after a hint)" : "");
+    let s = recText(rec) + (lab.hinted(rec) ? " (after a hint)" : "");
     if (game && game.coach && rec.actor === "human" && rec.p_lost !== null && rec.p_lost !== undefined)
       s += rec.p_lost > 1e-9 ? " \u2014 gave away " + pct(rec.p_lost) : " \u2014 best";
     lab.logLine(s, rec.actor);

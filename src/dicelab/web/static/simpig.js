@@ -91,7 +91,7 @@
         rows[r.player] = { target: e.target, faces: e.faces, total: e.total, fresh: true };
         if (common) common.scores.forEach((v, n) => { shown[n] = v; });
         table(shown);
-        lab.logLine(rowText(r.player, e) + (r.hint ? " (after a hint)" : ""), r.actor);
+        lab.logLine(rowText(r.player, e) + (lab.hinted(r) ? " (after a hint)" : ""), r.actor);
       } };
     });
     const mine = records.find((r) => r.actor === "human");

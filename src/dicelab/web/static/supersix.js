@@ -46,7 +46,7 @@
       label: you ? "your die showing" : "bot's die showing" });
     if (o.counts) { $("sticks-human").textContent = o.counts[game.human_seat]; $("sticks-bot").textContent = o.counts[1 - game.human_seat]; }
   }
-  const coachNote = (ev) => (ev.hint ? " (after a hint)" : "") + (game.coach && ev.actor === "human" && ev.p_lost !== null && ev.p_lost !== undefined
+  const coachNote = (ev) => (lab.hinted(ev) ? " (after a hint)" : "") + (game.coach && ev.actor === "human" && ev.p_lost !== null && ev.p_lost !== undefined
     ? (ev.p_lost > 1e-9 ? " \u2014 gave away " + pct(ev.p_lost) : " \u2014 optimal") : "");
 
   async function play(records) {
