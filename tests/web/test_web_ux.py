@@ -299,6 +299,9 @@ def test_every_page_fits_and_has_no_console_error(browser, lab_url, width):
             page.wait_for_selector(f"{READY[game]}, {FINISHED}")
             if width == 390:
                 assert page.evaluate("document.documentElement.scrollWidth") <= 390, path + " (board)"
+                page.set_viewport_size({"width": 360, "height": 900})  # the smallest phone we aim at
+                assert page.evaluate("document.documentElement.scrollWidth") <= 360, path + " (board at 360 px)"
+                page.set_viewport_size({"width": 390, "height": 900})
         assert not watch.errors, (path, watch.errors)
     icon = httpx.get(lab_url + "/favicon.ico")
     assert icon.status_code == 200 and icon.content.startswith(b"<svg")
@@ -322,6 +325,13 @@ def test_plain_language_names_sentences_credits_and_a_skip_link(browser, lab_url
     page.wait_for_selector("#board:not([hidden])")
     assert page.inner_text("#bot-name") == "Hold at 20"
     assert not spec.search(page.inner_text("body"))
+
+    # a bot that cannot play to the goal typed is not offered (no refusal naming its spec)
+    page.goto(f"{lab_url}/play/simpig")
+    page.fill("#goal", "20")
+    offered = page.eval_on_selector_all("#opponent option:not([disabled])", "os => os.map((o) => o.text)")
+    assert offered and not any("hold at 25" in o.lower() for o in offered)
+    assert page.eval_on_selector("#opponent", "s => !s.options[s.selectedIndex].disabled")
 
     # errors are sentences: the page's own checks, and the server's answers as the page shows them
     page.goto(f"{lab_url}/play/liars")

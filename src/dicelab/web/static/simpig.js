@@ -120,6 +120,20 @@
     } catch (e) { $("setup-error").textContent = e.message; }
   });
   $("target").addEventListener("input", () => game && !busy && render());
+  // bots that aim for a fixed turn total cannot play to a smaller goal: offered only where they can
+  function fitBots() {
+    const goal = parseInt($("goal").value, 10), sel = $("opponent");
+    [...sel.options].forEach((o) => {
+      const m = /hold:(\d+)/.exec(o.value);
+      o.disabled = !!(m && goal >= 1 && parseInt(m[1], 10) > goal);
+    });
+    if (sel.options[sel.selectedIndex] && sel.options[sel.selectedIndex].disabled) {
+      const ok = [...sel.options].find((o) => !o.disabled);
+      if (ok) { sel.value = ok.value; sel.dispatchEvent(new Event("change")); }
+    }
+  }
+  $("goal").addEventListener("input", fitBots);
+  fitBots();
 
   async function go() {
     if (busy || !game || game.status !== "playing") return;
