@@ -194,6 +194,8 @@ def test_a_whole_game_with_the_keyboard_only(browser, lab_url, game):
     assert "(after a hint)" in page.inner_text("#log")
     assert page.inner_text("#log").count("(after a hint)") == 1
     assert focused(page) == "new-game"  # the game is over: the next control is "New game"
+    page.keyboard.press(" ")  # Space on "New game" is that button's, not the game's roll
+    page.wait_for_selector("#setup:not([hidden])")
     assert not watch.errors, watch.errors
     page.context.close()
 

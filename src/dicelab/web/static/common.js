@@ -232,14 +232,16 @@ const lab = (function () {
         (t.matches("input[type=number]") && !/^[a-z?]$/.test(k)));
       if (k === "Escape") { if (skip()) e.preventDefault(); return; }
       if (typing || !(k in map)) return;
-      if (k === " " && t.matches && t.matches("a, summary")) return;
+      // Space keeps its own meaning on links and on buttons other than the moves' (New game, Skip, Menu)
+      if (k === " " && t.matches && t.matches("a, summary, button") && !t.closest(".actions, #target-form, #bid-form")) return;
       e.preventDefault();
       if (skip()) return;
       if (!e.repeat) run(map[k]);
     });
     // Space on a button would click it on key-up: the keydown above already acted
     document.addEventListener("keyup", (e) => {
-      if (e.key === " " && map[" "] && $("board") && !$("board").hidden && e.target.matches && e.target.matches("button")) e.preventDefault();
+      if (e.key === " " && map[" "] && $("board") && !$("board").hidden && e.target.matches && e.target.matches("button") &&
+          e.target.closest(".actions, #target-form, #bid-form")) e.preventDefault();
     });
   }
 
