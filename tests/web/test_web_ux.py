@@ -362,3 +362,27 @@ def test_plain_language_names_sentences_credits_and_a_skip_link(browser, lab_url
     assert focused(page) == "main"
     assert not watch.errors, watch.errors
     page.context.close()
+
+
+@pytest.mark.parametrize("motion", ["reduce", "no-preference"])
+def test_dice_are_svg_with_pips_and_roll_only_without_reduced_motion(browser, lab_url, motion):
+    ctx = browser.new_context(viewport={"width": 1200, "height": 900}, reduced_motion=motion)
+    ctx.add_init_script(INSTANT)
+    page = ctx.new_page()
+    page.set_default_timeout(60_000)
+    watch = Watch(page)
+    page.goto(f"{lab_url}/play/pig")
+    page.fill("#goal", "20")
+    page.select_option("#opponent", "hold:20")
+    page.click("#start")
+    page.wait_for_selector("#roll[aria-disabled=false]")
+    page.keyboard.press("r")
+    page.wait_for_selector("#dice-human svg.die, #dice-bot svg.die")
+    die = page.query_selector("#dice-human svg.die") or page.query_selector("#dice-bot svg.die")
+    face = int(re.search(r"\d", die.get_attribute("aria-label")).group())
+    assert len(die.query_selector_all("circle.pip")) == face  # a face of n shows n pips
+    assert die.get_attribute("role") == "img"
+    rolling = page.eval_on_selector_all("svg.die.rolling", "d => d.length")
+    assert (rolling == 0) if motion == "reduce" else (rolling > 0)
+    assert not watch.errors, watch.errors
+    ctx.close()
