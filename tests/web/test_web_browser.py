@@ -21,7 +21,9 @@ pytestmark = pytest.mark.browser
 
 CHROMIUM = "/usr/bin/chromium"
 # the move buttons are back, or the game is over (a selector: the CSP forbids evaluating strings)
-READY = "#roll:not([disabled]), #status[data-state=finished]"
+READY = "#roll[aria-disabled=false], #status[data-state=finished]"
+# bots' moves are shown at once in these tests (the page's reveal delay, read from localStorage)
+INSTANT = "localStorage.setItem('dicelab-reveal-ms', '0')"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
@@ -43,6 +45,7 @@ def test_play_whole_pig_game_with_coach_and_questionnaire(browser, server_factor
     server = server_factory(f"sqlite:///{db}")
     server.start()
     page = browser.new_page()
+    page.add_init_script(INSTANT)
     page.set_default_timeout(15_000)
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
@@ -137,6 +140,7 @@ def test_play_hog_in_the_browser_through_the_generic_page(browser, server_factor
     server = server_factory(f"sqlite:///{db}")
     server.start()
     page = browser.new_page()
+    page.add_init_script(INSTANT)
     page.set_default_timeout(15_000)
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
@@ -153,7 +157,7 @@ def test_play_hog_in_the_browser_through_the_generic_page(browser, server_factor
     assert [lab.split(" (")[0] for lab in labels] == [f"dice {n}" for n in range(1, 11)]
     assert all(lab.endswith("%)") for lab in labels)
     clicks = 0
-    ready = "#action-0:not([disabled]), #status[data-state=finished]"
+    ready = "#action-0[aria-disabled=false], #status[data-state=finished]"
     while page.get_attribute("#status", "data-state") != "finished":
         assert clicks < 200, "the game did not end"
         page.wait_for_selector(ready)
@@ -182,12 +186,13 @@ def test_the_other_game_pages_play_without_script_errors(browser, server_factory
     server = server_factory(f"sqlite:///{tmp_path / 'pages.sqlite'}")
     server.start()
     page = browser.new_page()
+    page.add_init_script(INSTANT)
     page.set_default_timeout(60_000)  # the first game builds its bot's tables (numba compiles on a busy machine)
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.on("console", lambda m: errors.append(m.text) if "Content Security Policy" in m.text else None)
     page.on("response", lambda r: errors.append(f"{r.status} {r.url}")
-            if r.status >= 400 and not r.url.endswith("/favicon.ico") else None)
+            if r.status >= 400 else None)
     page.goto(f"{server.url}/play/{game}")
     for kind, sel, value in setup:
         {"fill": page.fill, "select": page.select_option}.get(kind, lambda s, v: page.check(s))(sel, value)
@@ -197,8 +202,10 @@ def test_the_other_game_pages_play_without_script_errors(browser, server_factory
     for choices in moves:
         if page.get_attribute("#status", "data-state") == "finished":
             break
-        page.wait_for_selector(", ".join(f"{c}:not([disabled])" for c in choices))
-        page.click(next(c for c in choices if page.is_enabled(c)))
+        page.wait_for_selector(", ".join(f"{c}[aria-disabled=false]" for c in choices) + ", #status[data-state=finished]")
+        if page.get_attribute("#status", "data-state") == "finished":
+            break
+        page.click(next(c for c in choices if page.get_attribute(c, "aria-disabled") == "false"))
         played += 1
         page.wait_for_function("() => document.querySelector('#log').children.length > 0")
     assert played and page.inner_text("#log").strip()

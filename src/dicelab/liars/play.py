@@ -76,7 +76,7 @@ class LiarsPlay:
     def bots(self, rules: LiarsRules) -> list[Bot]:
         return [Bot("probabilistic", "Probabilistic", "raises as often as the bid is likely to hold, else calls"),
                 Bot("random", "Random (always bluffs)", "calls or raises at random"),
-                Bot("agent", "Q-learning agent (seed 004)", "learned from 5,000 games against random bots")]
+                Bot("agent", "Learning agent", "learned by Q-learning from 5,000 games against random bots")]
 
     def bot(self, spec: str, rules: LiarsRules, *, seed: int = 0) -> LiarsBot:
         return LiarsBot(parse_spec(spec), rules, seed)

@@ -121,7 +121,7 @@ class PigPlay:
             Bot("hold:20", "Hold at 20", "rolls until the turn total reaches 20"),
             Bot("hold:25", "Hold at 25", "rolls until the turn total reaches 25"),
             Bot("keep-pace", "Keep pace and end race", "Neller's rule: keeps up with the leader, races at the end"),
-            Bot("turtle", "Turtle (seed 002)", "banks small totals often"),
+            Bot("turtle", "Turtle", "banks small totals often, as cautious players do"),
             Bot("best-response:hold:20", "Best response to hold at 20", "the exact best reply to hold at 20"),
             Bot("best-response:keep-pace", "Best response to keep pace", "the exact best reply to keep pace"),
         ]

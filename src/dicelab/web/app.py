@@ -13,6 +13,8 @@ Every registered game (:mod:`dicelab.core.registry`) is served by one game servi
     POST /api/games/{id}/moves      make a move    (header X-Game-Token; body {"action": ACTION,
                                     "expected_move": VERSION}: one of the state's legal_actions,
                                     or the flat form {"action": NAME, "k" | "quantity"+"face" | "dice"})
+    GET  /api/games/{id}/hint       the coach's view for your seat now, coach on or off (header
+                                    X-Game-Token); your next move is recorded as hinted
     GET  /api/opponents             every game's bots; GET /api/games/rules: every game's rules
     GET  /healthz                   {"status": "ok"}
 
@@ -141,6 +143,9 @@ class MoveIn(BaseModel):
     face: int | None = Field(None, ge=1, le=20, description="flat form: a Liar's Dice bid's face")
     dice: int | None = Field(None, ge=1, le=100, description="flat form: {NAME: dice}")
     expected_move: int = Field(ge=0, le=10**9, description="the game's version you are answering")
+    hint: bool = Field(False, strict=True, description=(
+        "true: you saw a hint (GET /api/games/{id}/hint) before this move; the move is recorded as hinted "
+        "(a hint fetched from the server at this version counts even without the flag)"))
 
 
 class BodyLimit:
@@ -528,6 +533,23 @@ def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | No
 
         return await run_game_db(request, work)
 
+    hints: dict[str, int] = {}  # game id -> the version at which its player fetched a hint
+    MAX_HINT_MARKS = 10_000
+
+    @app.get("/api/games/{game_id}/hint", tags=["games"])
+    async def game_hint(game_id: str, request: Request, x_game_token: Token = None) -> dict[str, Any]:
+        """What each of your legal actions is worth now (the coach, from only what your seat may see),
+        whether or not the game was started with the coach; your next move is recorded as hinted."""
+        def work(db: Session) -> dict[str, Any]:
+            g = service.load(db, game_id, x_game_token)
+            return service.hint(g)
+
+        out = await run_game_db(request, work)
+        if len(hints) >= MAX_HINT_MARKS:
+            hints.pop(next(iter(hints)))
+        hints[game_id] = out["version"]
+        return out
+
     @app.post("/api/games/{game_id}/moves", tags=["games"])
     async def move(game_id: str, body: MoveIn, request: Request, response: Response,
                    x_game_token: Token = None) -> dict[str, Any]:
@@ -538,7 +560,9 @@ def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | No
         def work(db: Session) -> dict[str, Any]:
             with write_lock:
                 g = service.load(db, game_id, x_game_token)
-                live, events, bot_s = service.move(db, g, action, body.expected_move)
+                hinted = body.hint or hints.get(game_id) == body.expected_move
+                live, events, bot_s = service.move(db, g, action, body.expected_move, hinted=hinted)
+                hints.pop(game_id, None)
             return {"events": events, "bot_ms": bot_s * 1000,
                     "state": service.public_state(db, g, with_moves=False, live=live)}
 
@@ -650,6 +674,17 @@ def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | No
         except (Unauthorized, Forbidden) as exc:
             return page(request, "analysis.html", status_code=401 if isinstance(exc, Unauthorized) else 403, a=None)
         return page(request, "analysis.html", a=await run_db(request, study.analysis))
+
+    @app.get("/about", response_class=HTMLResponse, include_in_schema=False)
+    def about_page(request: Request) -> HTMLResponse:
+        """What the lab is, how to play with the keyboard, and the papers it rests on."""
+        return page(request, "about.html", games=games_listing())
+
+    @app.get("/favicon.ico", include_in_schema=False)
+    def favicon() -> Response:
+        """The lab's icon (an SVG die) for browsers that ask for /favicon.ico."""
+        return Response((HERE / "static" / "favicon.svg").read_bytes(), media_type="image/svg+xml",
+                        headers={"Cache-Control": "max-age=86400"})
 
     @app.get("/explorer", response_class=HTMLResponse, include_in_schema=False)
     def explorer_page(request: Request) -> HTMLResponse:

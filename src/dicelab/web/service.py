@@ -290,8 +290,9 @@ def _scores(state: Any, seat: int) -> list[int] | None:
 class Mover:
     """Applies actions to a :class:`Live` game and collects the rows and answer events."""
 
-    def __init__(self, live: Live) -> None:
+    def __init__(self, live: Live, hinted: bool = False) -> None:
         self.live = live
+        self.hinted = hinted  # the human asked for a hint before this move (recorded with it)
         self.moves: list[dict[str, Any]] = []
         self.turns: list[dict[str, Any]] = []
         self.events: list[dict[str, Any]] = []
@@ -328,6 +329,8 @@ class Mover:
         common = [e for e in events if "seat" not in e]
         for n, s in enumerate(seats):
             own = by_seat[s] + (common if n == len(seats) - 1 else [])
+            if self.hinted and actors[s] == "human":
+                own = [*own, {"seat": s, "hint": True}]  # the study must know: the move followed a hint
             r = rated[s]
             pos = r.get("position", [])
             self.moves.append(dict(
@@ -465,7 +468,19 @@ def create(db: Session, entry: GameEntry, params: dict[str, Any], specs: list[st
     return g, token, mover.events
 
 
-def move(db: Session, g: LiveGame, action: Any, expected_move: int) -> tuple[Live, list[dict[str, Any]], float]:
+def hint(g: LiveGame) -> dict[str, Any]:
+    """The coach's view for the human's seat now, whether or not the game has the coach on: from
+    only what that seat may see (the coach's contract). 409 when it is not the human's turn."""
+    if g.status != "playing":
+        raise Conflict(_closed(g))
+    live = open_live(g)
+    if g.human_seat not in live.state.to_move():
+        raise Conflict("it is not your turn (the bots have not finished); reload the game")
+    return {"version": g.version, "coach": coach_of(live.play, live.state, g.human_seat, live.specs)}
+
+
+def move(db: Session, g: LiveGame, action: Any, expected_move: int,
+         hinted: bool = False) -> tuple[Live, list[dict[str, Any]], float]:
     """The human's ``action`` at version ``expected_move``, then the bots' replies; commit."""
     if g.status != "playing":
         raise Conflict(_closed(g))
@@ -475,7 +490,7 @@ def move(db: Session, g: LiveGame, action: Any, expected_move: int) -> tuple[Liv
     live = open_live(g)
     read_version = g.version
     think = thinking_ms(g)
-    mover = Mover(live)
+    mover = Mover(live, hinted)
     acts = human_action_of(live, action)
     actors = {s: ("human" if s == g.human_seat else "bot") for s in acts}
     try:

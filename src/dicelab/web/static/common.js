@@ -1,35 +1,80 @@
-// dicelab web lab: what every page's script shares (base.html loads this first).
+// dicelab web lab: what every page's script shares (base.html loads this first): the API call,
+// SVG dice, the step-by-step reveal of the bots' moves, keyboard shortcuts, busy controls and the
+// navigation menu. No page rolls dice: the server does; the pages only show what it answered.
 "use strict";
 const lab = (function () {
   const $ = (id) => document.getElementById(id);
-  const pct = (p, digits = 1) => (100 * p).toFixed(digits) + "%";
+  // one format for every coach number: a percentage with one decimal ("54.3%")
+  const pct = (p) => (p === null || p === undefined || Number.isNaN(p) ? "\u2013" : (100 * p).toFixed(1) + "%");
 
-  // one call to the JSON API; `token` (when set) opens the game. Throws an Error with the server's message.
+  // ------------------------------------------------------------------ errors as sentences
+  const FIELD = { quantity: "the number of dice in your bid", face: "the face of your bid", k: "your target",
+    goal: "the goal", sides: "the number of sides", sticks: "the number of sticks", players: "the number of players",
+    dice: "the number of dice", expected_move: "the move number" };
+  function sentence(s) {
+    s = String(s || "").trim();
+    if (!s) return "Something went wrong; please try again.";
+    s = s.charAt(0).toUpperCase() + s.slice(1);
+    return /[.!?]$/.test(s) ? s : s + ".";
+  }
+  function fieldError(d) {
+    const name = (d.loc || []).filter((x) => x !== "body").slice(-1)[0] || "";
+    const what = FIELD[name] || (name ? "the value of " + name.replace(/_/g, " ") : "the value");
+    const msg = String(d.msg || "");
+    let m = /greater than or equal to (-?\d+)/.exec(msg);
+    if (name === "quantity" && m && m[1] === "1") return "Bid at least one die.";
+    if (m) return sentence(what + " must be at least " + m[1]);
+    m = /less than or equal to (-?\d+)/.exec(msg);
+    if (m) return sentence(what + " must be at most " + m[1]);
+    if (/integer|number/.test(msg) || /int_/.test(d.type || "")) return sentence(what + " must be a whole number");
+    if (/required|missing/i.test(msg + (d.type || ""))) return sentence(what + " is missing");
+    return sentence(what + ": " + msg.replace(/^Input should be/, "should be"));
+  }
+
+  // one call to the JSON API; `token` (when set) opens the game. Throws an Error whose message is a sentence.
   async function api(method, url, body, token) {
     const headers = { "Content-Type": "application/json" };
     if (token) headers["X-Game-Token"] = token;
-    const r = await fetch(url, { method, headers, body: body ? JSON.stringify(body) : undefined });
+    let r;
+    try {
+      r = await fetch(url, { method, headers, body: body ? JSON.stringify(body) : undefined });
+    } catch (e) {
+      throw new Error("The lab did not answer. Is the server still running?");
+    }
     let data = null;
     try { data = await r.json(); } catch (e) { data = null; }
     if (!r.ok) {
-      let msg = data && data.detail ? data.detail : r.statusText;
-      if (Array.isArray(msg)) msg = msg.map((d) => (d.loc || []).slice(-1)[0] + ": " + d.msg).join("; ");
-      throw new Error(msg);
+      const d = data && data.detail ? data.detail : r.statusText;
+      throw new Error(Array.isArray(d) ? d.map(fieldError).join(" ") : sentence(d));
     }
     return data;
   }
 
-  // add an entry to the move log and keep the newest move in view
+  // ------------------------------------------------------------------ the move log
   function appendLog(li) {
     $("log").appendChild(li);
     $("log").scrollTop = $("log").scrollHeight;
   }
+  function logLine(text, cls) {
+    const li = document.createElement("li");
+    if (cls) li.className = cls;
+    li.textContent = text;
+    appendLog(li);
+    return li;
+  }
 
   // back from the board to the setup form (the "New game" button)
   function showSetup() {
-    history.replaceState(null, "", location.pathname);
+    history.replaceState(null, "", location.pathname + location.search);
     $("board").hidden = true;
     $("setup").hidden = false;
+    const first = $("setup").querySelector("input, select, button");
+    if (first) first.focus();
+  }
+  function showBoard(focusId) {
+    $("setup").hidden = true;
+    $("board").hidden = false;
+    if (focusId && $(focusId)) $(focusId).focus();
   }
 
   // the coach's value of `action` (as the game spells it: "roll", {"target": 25}, ...), or null
@@ -40,12 +85,223 @@ const lab = (function () {
     return v ? v.value : null;
   }
 
-  // an action as people read it: "roll", "target 25", "bid 3 x 5", "dice 4"
+  // an action as people read it: "roll", "target 25", "bid 3 × 5", "dice 4"
   function actionText(a) {
     if (typeof a === "string") return a;
     if (a && typeof a === "object") return Object.entries(a).map(([k, v]) => k + " " + (Array.isArray(v) ? v.join(" \u00d7 ") : v)).join(", ");
     return String(a);
   }
 
-  return { $, pct, api, appendLog, showSetup, coachValue, actionText, same };
+  // a bot's name for people, from the setup form's options (value = spec, text = name)
+  function botName(spec) {
+    const sel = $("opponent");
+    const opt = sel ? [...sel.options].find((o) => o.value === spec) : null;
+    return opt ? opt.textContent.trim() : "Bot";
+  }
+  // the setup form's line under the bot choice: the chosen bot's description
+  function describeBots() {
+    const sel = $("opponent"), out = $("bot-about");
+    if (!sel || !out) return;
+    const show = () => { const o = sel.options[sel.selectedIndex]; out.textContent = o ? o.dataset.description || "" : ""; };
+    sel.addEventListener("change", show);
+    show();
+  }
+
+  // ------------------------------------------------------------------ SVG dice
+  const SVG = "http://www.w3.org/2000/svg";
+  const PIPS = { 1: [[50, 50]], 2: [[27, 27], [73, 73]], 3: [[27, 27], [50, 50], [73, 73]],
+    4: [[27, 27], [73, 27], [27, 73], [73, 73]], 5: [[27, 27], [73, 27], [50, 50], [27, 73], [73, 73]],
+    6: [[27, 24], [73, 24], [27, 50], [73, 50], [27, 76], [73, 76]] };
+  function svgEl(name, attrs) {
+    const el = document.createElementNS(SVG, name);
+    for (const [k, v] of Object.entries(attrs || {})) el.setAttribute(k, v);
+    return el;
+  }
+  // one die as an SVG image: pips for faces 1-6, the number for bigger dice; a coin for Piglet
+  function die(face, opts = {}) {
+    const s = svgEl("svg", { viewBox: "0 0 100 100", role: "img", class: "die" + (opts.owner ? " die-" + opts.owner : "") +
+      (opts.small ? " small" : "") + (opts.mark ? " mark" : "") });
+    const title = svgEl("title");
+    if (opts.coin) {
+      title.textContent = face ? "heads" : "tails";
+      s.appendChild(title);
+      s.appendChild(svgEl("circle", { cx: 50, cy: 50, r: 44, class: "face" }));
+      const t = svgEl("text", { x: 50, y: 64, "text-anchor": "middle", class: "num" });
+      t.textContent = face ? "H" : "T";
+      s.appendChild(t);
+    } else {
+      title.textContent = (opts.label || "die showing") + " " + face;
+      s.appendChild(title);
+      s.appendChild(svgEl("rect", { x: 5, y: 5, width: 90, height: 90, rx: 16, class: "face" }));
+      if (PIPS[face] && !opts.numbers) {
+        PIPS[face].forEach(([x, y]) => s.appendChild(svgEl("circle", { cx: x, cy: y, r: 9, class: "pip" + (face === 1 ? " one" : "") })));
+      } else {
+        const t = svgEl("text", { x: 50, y: 66, "text-anchor": "middle", class: "num" });
+        t.textContent = String(face);
+        s.appendChild(t);
+      }
+    }
+    s.setAttribute("aria-label", title.textContent);
+    if (opts.roll && !reducedMotion()) s.classList.add("rolling");
+    return s;
+  }
+  // dice faces into `box` (replacing what it showed unless `add`); `opts` as for die()
+  function showDice(box, faces, opts = {}) {
+    if (!opts.add) box.textContent = "";
+    (faces || []).forEach((f) => box.appendChild(die(f, opts)));
+  }
+  const reducedMotion = () => window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+
+  // ------------------------------------------------------------------ revealing the bots' moves
+  // The time between two revealed moves: ?reveal=MS in the page's address, or localStorage
+  // "dicelab-reveal-ms" (tests set 0: instant), else half a second.
+  function revealDelay() {
+    const q = new URLSearchParams(location.search).get("reveal");
+    let v = q;
+    if (v === null) { try { v = window.localStorage.getItem("dicelab-reveal-ms"); } catch (e) { v = null; } }
+    return v !== null && /^\d{1,4}$/.test(v) ? parseInt(v, 10) : 500;
+  }
+  let skipNow = null;      // resolves the current pause early (the Skip button, Escape, any game key)
+  let revealing = false;
+  const sleep = (ms) => new Promise((resolve) => {
+    const t = setTimeout(() => { skipNow = null; resolve(); }, ms);
+    skipNow = () => { clearTimeout(t); skipNow = null; resolve(); };
+  });
+  let skipAll = false;
+  function skip() {
+    if (!revealing) return false;
+    skipAll = true;
+    if (skipNow) skipNow();
+    return true;
+  }
+  // the banner above the board: who is to move and what just happened (a live region)
+  function banner(text, state) {
+    const b = $("turn-banner");
+    if (!b) return;
+    $("banner-text").textContent = text;
+    b.dataset.state = state || "you";
+  }
+  // Show `steps` ([{text, show()}]) one at a time under "Bot's turn", then `final` ("Bot banked 23 —
+  // your turn"). Each step's text goes to the banner (announced) and its show() updates the board.
+  async function reveal(steps, final, opening) {
+    if (!steps.length) { if (final) banner(final, "you"); return; }
+    const ms = revealDelay();
+    revealing = true; skipAll = ms === 0;
+    const b = $("turn-banner");
+    if ($("skip")) $("skip").hidden = skipAll;
+    banner(opening || "Bot\u2019s turn", "bot");
+    b.dataset.step = "0";
+    b.dataset.steps = String(steps.length);
+    if (!skipAll) await sleep(Math.min(ms, 400));
+    for (let n = 0; n < steps.length; n++) {
+      steps[n].show();
+      banner(steps[n].text, "bot");
+      b.dataset.step = String(n + 1);
+      if (!skipAll && n < steps.length - 1) await sleep(ms);
+    }
+    if (!skipAll) await sleep(ms);
+    revealing = false; skipNow = null;
+    if ($("skip")) $("skip").hidden = true;
+    banner(final || steps[steps.length - 1].text, "you");
+    b.dataset.step = "done";
+  }
+
+  // ------------------------------------------------------------------ busy controls and keys
+  // While a request or a reveal runs, the move controls say aria-disabled (so focus stays on them).
+  function setOff(el, off) { if (el) el.setAttribute("aria-disabled", off ? "true" : "false"); }
+  const isOff = (el) => !el || el.getAttribute("aria-disabled") === "true";
+  // a move control: runs fn on click unless it is switched off
+  function control(id, fn) {
+    $(id).addEventListener("click", (e) => { if (isOff($(id))) { e.preventDefault(); return; } fn(); });
+  }
+  // Keyboard shortcuts while the board is shown: `map` from a key ("r", " ", "h", "1", ...) to a
+  // control id or a function. Letters do nothing while typing in a field; Space on a move button
+  // is the game's primary action (map[" "]); during a reveal any of these keys (or Escape) skips it.
+  function keys(map) {
+    const run = (what) => {
+      if (typeof what === "function") return what();
+      const el = $(what);
+      if (el && !isOff(el)) el.click();
+    };
+    document.addEventListener("keydown", (e) => {
+      if (e.ctrlKey || e.metaKey || e.altKey || !$("board") || $("board").hidden) return;
+      const t = e.target;
+      const k = e.key.length === 1 ? e.key.toLowerCase() : e.key;
+      // in a number field only letters are shortcuts (digits, Enter, arrows and Space stay the field's)
+      const typing = t && t.matches && (t.matches("select, textarea, input:not([type=number])") ||
+        (t.matches("input[type=number]") && !/^[a-z?]$/.test(k)));
+      if (k === "Escape") { if (skip()) e.preventDefault(); return; }
+      if (typing || !(k in map)) return;
+      // Space keeps its own meaning on links and on buttons other than the moves' (New game, Skip, Menu)
+      if (k === " " && t.matches && t.matches("a, summary, button") && !t.closest(".actions, #target-form, #bid-form")) return;
+      e.preventDefault();
+      if (skip()) return;
+      if (!e.repeat) run(map[k]);
+    });
+    // Space on a button would click it on key-up: the keydown above already acted
+    document.addEventListener("keyup", (e) => {
+      if (e.key === " " && map[" "] && $("board") && !$("board").hidden && e.target.matches && e.target.matches("button") &&
+          e.target.closest(".actions, #target-form, #bid-form")) e.preventDefault();
+    });
+  }
+
+  // ------------------------------------------------------------------ hints on demand
+  // The Hint button (and "?"): the coach's view for your seat now, from the server, whether or not
+  // the game has the coach on. The next move says it followed a hint (the study records it).
+  let hinted = false;
+  function hintText(c) {
+    if (!c || !c.values || !c.values.length) return "No decision to make here: this move is forced.";
+    const vals = c.values.filter((v) => typeof v.value === "number").slice().sort((a, b) => b.value - a.value);
+    const top = vals.slice(0, 3).map((v) => actionText(v.action) + " " + pct(v.value)).join(", ") + (vals.length > 3 ? " and more" : "");
+    const best = c.best !== null && c.best !== undefined ? "the best move is " + actionText(c.best) + ". " : "";
+    if (c.kind === "win probability") return "Hint: " + best + "Your chance to win after each move: " + top + ".";
+    if (c.kind && c.kind.startsWith("chance the bid holds"))
+      return "Hint, from your own dice: how likely each move is to be right (a bid: that it holds; a call: that the last bid is a lie): " + top + ".";
+    return "Hint: " + best + (c.kind ? c.kind.charAt(0).toUpperCase() + c.kind.slice(1) : "Value") + " of each move: " + top + ".";
+  }
+  function hints(getGame, getToken) {
+    const b = $("hint"), box = $("hint-box");
+    if (!b || !box) return () => {};
+    const ask = async () => {
+      const g = getGame();
+      if (!g || g.status !== "playing" || revealing || isOff(b)) return;
+      setOff(b, true);
+      try {
+        const r = await api("GET", "/api/games/" + g.id + "/hint", null, getToken());
+        hinted = true;
+        box.textContent = hintText(r.coach);
+      } catch (e) { box.textContent = e.message; }
+      box.hidden = false;
+      setOff(b, false);
+    };
+    b.addEventListener("click", ask);
+    return ask;
+  }
+  // whether a move record followed a hint (its events say so)
+  const hintedRecord = (rec) => (rec.events || []).some((e) => e && e.hint === true);
+  // whether the move about to be sent follows a hint (and forget the hint: it was for this position)
+  function takeHint() {
+    const h = hinted;
+    hinted = false;
+    if ($("hint-box")) $("hint-box").hidden = true;
+    return h;
+  }
+
+  // ------------------------------------------------------------------ page furniture
+  function setupNav() {
+    const b = $("nav-toggle"), nav = $("nav");
+    if (!b || !nav) return;
+    b.addEventListener("click", () => {
+      const open = b.getAttribute("aria-expanded") !== "true";
+      b.setAttribute("aria-expanded", open ? "true" : "false");
+      nav.classList.toggle("open", open);
+    });
+  }
+  setupNav();
+  describeBots();
+  if ($("skip")) $("skip").addEventListener("click", () => skip());
+
+  return { $, pct, api, appendLog, logLine, showSetup, showBoard, coachValue, actionText, same, sentence,
+    botName, die, showDice, reveal, banner, revealDelay, skip, setOff, isOff, control, keys, hints, hintText, takeHint, hinted: hintedRecord,
+    get revealing() { return revealing; } };
 })();

@@ -1,52 +1,156 @@
-// dicelab web lab: Liar's Dice. Hands are dealt on the server; the page sees only yours.
+// dicelab web lab: Liar's Dice. Hands are dealt on the server; the page sees only yours, and the
+// others' hands only in the public event of a call (the cups lift then).
 "use strict";
 (function () {
   const { $, pct } = lab;
   let game = null, token = null, busy = false;
   const api = (method, url, body) => lab.api(method, url, body, token);
-  const who = (p) => (p === 0 ? "You" : "Bot " + p);
-  function line(text) { const li = document.createElement("li"); li.textContent = text; lab.appendLog(li); }
+  const who = (p) => (p === game.human_seat ? "You" : "Bot " + p);
+  const bidText = (b) => b[0] + " \u00d7 " + b[1] + "s";
+  const faces = () => game.rules.faces || 6;
+
+  // a cup: yours open to you, the others closed (only their number of dice shows)
+  function cup(p, hand, count, opts = {}) {
+    const d = document.createElement("div");
+    d.className = "cup" + (opts.lifted ? " lifted" : "") + (count === 0 ? " out" : "");
+    d.id = (opts.prefix || "cup-") + p;
+    const h = document.createElement("h4");
+    h.textContent = p === game.human_seat ? "You" : "Bot " + p;
+    d.appendChild(h);
+    if (count === 0) { const s = document.createElement("div"); s.textContent = "out of dice"; d.appendChild(s); return d; }
+    if (hand) {
+      const tray = document.createElement("div"); tray.className = "tray";
+      if (!opts.prefix && p === game.human_seat) tray.id = "hand";
+      hand.forEach((f) => tray.appendChild(lab.die(f, { owner: p === game.human_seat ? "human" : "bot", small: hand.length > 4,
+        mark: opts.face !== undefined && (f === opts.face || (opts.wild && f === 1)),
+        numbers: faces() > 6, label: (p === game.human_seat ? "your" : "bot " + p + "'s") + " die showing", roll: opts.roll })));
+      d.appendChild(tray);
+    } else {
+      const shell = document.createElement("div"); shell.className = "shell";
+      shell.textContent = count + (count === 1 ? " die, hidden" : " dice, hidden");
+      d.appendChild(shell);
+    }
+    return d;
+  }
+
+  let hand = [];  // your dice in the round shown
+  function table(counts, bid, bidder) {
+    const box = $("cups");
+    box.textContent = "";
+    counts.forEach((n, p) => box.appendChild(cup(p, p === game.human_seat ? hand : null, n)));
+    $("counts").textContent = counts.reduce((a, b) => a + b, 0);
+    $("bid").textContent = bid ? bidText(bid) + " (" + who(bidder) + ")" : "none yet";
+  }
+
+  // the cups of a called round lift: every hand, the dice that match the bid marked
+  function showdown(e) {
+    const box = $("showdown-cups");
+    box.textContent = "";
+    const wild = game.rules.wild === "ones";
+    e.hands.forEach((hand, p) => box.appendChild(cup(p, hand, hand.length, { lifted: true, prefix: "shown-", face: e.bid[1], wild, roll: true })));
+    $("showdown-title").textContent = who(e.seat) + (e.seat === game.human_seat ? " call " : " calls ") + who(e.bidder) +
+      (e.bidder === game.human_seat ? "r" : "\u2019s") + " bid of " + bidText(e.bid);
+    $("showdown-text").textContent = showdownText(e);
+    $("showdown").hidden = false;
+  }
+  function showdownText(e) {
+    return e.matched + (e.matched === 1 ? " die shows " : " dice show ") + e.bid[1] + (game.rules.wild === "ones" ? " (ones wild)" : "") +
+      ": the bid " + (e.matched >= e.bid[0] ? "holds" : "was a lie") + " \u2014 " + (e.loser === game.human_seat ? "you lose" : who(e.loser) + " loses") + " a die.";
+  }
+
+  // one record as words, and what it does to the board
+  function step(rec, handAfter) {
+    const call = rec.events.find((e) => e.action === "call");
+    const fresh = rec.events.find((e) => e.round !== undefined);
+    const won = rec.events.find((e) => e.winner !== undefined && e.winner !== null);
+    let text;
+    if (call) text = who(rec.player) + (rec.actor === "human" ? " call" : " calls") + " the bid of " + bidText(call.bid) + ". " + showdownText(call);
+    else text = who(rec.player) + (rec.actor === "human" ? " bid " : " bids ") + bidText(rec.action.bid);
+    if (won) text += " " + (won.winner === game.human_seat ? "You win!" : who(won.winner) + " wins.");
+    else if (fresh) text += " New round: " + who(fresh.starter) + (fresh.starter === game.human_seat ? " start." : " starts.");
+    return { text, show: () => {
+      if (call) { showdown(call); hand = handAfter || []; table(fresh ? fresh.dice_counts : game.dice_counts.map((n, p) => (p === call.loser ? n - 1 : n)), null, null); }
+      else table(curCounts, rec.action.bid, rec.player);
+      if (fresh) curCounts = fresh.dice_counts;
+      lab.logLine(text + (lab.hinted(rec) ? " (after a hint)" : "") + (rec.actor === "human" && !call && rec.value !== null && rec.value !== undefined ? " (holds with " + pct(rec.value) + ", given your dice)" : ""), rec.actor);
+    } };
+  }
+  let curCounts = [];
+
+  async function play(records, next) {
+    curCounts = game.dice_counts.slice();
+    // after a call, your new hand: from the next call of this answer (its hands are public), else the new state
+    const calls = records.map((r, n) => (r.events.some((e) => e.action === "call") ? n : -1)).filter((n) => n >= 0);
+    const handAfter = (n) => {
+      const later = calls.find((m) => m > n);
+      return later === undefined ? next.hand : records[later].events.find((e) => e.action === "call").hands[game.human_seat];
+    };
+    const mine = records.filter((r) => r.actor === "human"), bots = records.filter((r) => r.actor !== "human");
+    mine.forEach((r) => { const s = step(r, handAfter(records.indexOf(r))); s.show(); lab.banner(s.text, "you"); });
+    if (!bots.length) return;
+    const steps = bots.map((r) => step(r, handAfter(records.indexOf(r))));
+    await lab.reveal(steps, steps[steps.length - 1].text.replace(/\.$/, "") + (next.status === "playing" ? " \u2014 your turn" : ""), "Bots\u2019 turn");
+  }
+
   function render() {
     const over = game.status === "finished";
-    $("hand").textContent = game.hand.join(" ") || "(none)";
-    $("counts").textContent = game.dice_counts.map((n, p) => who(p) + " " + n).join(", ");
-    $("bid").textContent = game.bid ? game.bid[0] + " \u00d7 " + game.bid[1] + "s (" + who(game.bidder) + ")" : "none yet";
-    $("raise").disabled = over || busy; $("call").disabled = over || busy || !game.bid;
+    hand = game.hand;
+    table(game.dice_counts, game.bid, game.bidder);
+    lab.setOff($("raise"), over || busy);
+    lab.setOff($("call"), over || busy || !game.bid);
+    lab.setOff($("hint"), over || busy);
+    $("face").max = faces();
+    $("quantity").max = game.dice_counts.reduce((a, b) => a + b, 0);
     $("status").dataset.state = over ? "finished" : "playing";
-    $("status").textContent = over ? (game.winner === 0 ? "You win!" : who(game.winner) + " wins.") : "Your move.";
+    $("status").textContent = over ? (game.winner === game.human_seat ? "You win!" : who(game.winner) + " wins.") : busy ? "" : "Your move.";
+    if (over) lab.banner($("status").textContent, "over");
     const c = game.coach_view;
-    $("coach-now").textContent = c && c.current_bid_holds !== null ? "Given your dice, the current bid holds with probability " + pct(c.current_bid_holds) + "." : "";
+    $("coach-now").textContent = c && c.current_bid_holds !== null && c.current_bid_holds !== undefined
+      ? "Given your dice, the current bid holds with probability " + pct(c.current_bid_holds) + "."
+      : over ? "" : "No bid to judge yet: open with a bid your own dice support.";
   }
+  // the smallest raise, ready in the form (so Enter bids it)
+  function suggest() {
+    const b = game.legal_actions.find((a) => a && a.bid);
+    if (b) { $("quantity").value = b.bid[0]; $("face").value = b.bid[1]; }
+  }
+
   $("setup-form").addEventListener("submit", async (ev) => {
     ev.preventDefault(); $("setup-error").textContent = "";
     try {
       token = null;
       const r = await api("POST", "/api/games", { game: "liars", players: parseInt($("players").value, 10),
         dice: parseInt($("dice").value, 10), wild: $("wild").value, opponent: $("opponent").value, coach: true });
-      token = r.token; game = r.state; history.replaceState(null, "", "#" + r.id);
-      $("log").innerHTML = ""; $("setup").hidden = true; $("board").hidden = false; render();
+      token = r.token; game = r.state; sessionStorage.setItem("dicelab-token-" + r.id, r.token);
+      history.replaceState(null, "", location.search + "#" + r.id);
+      $("log").textContent = ""; $("showdown").hidden = true;
+      lab.showBoard("quantity"); lab.banner("Your turn: open the bidding", "you"); render(); suggest();
     } catch (e) { $("setup-error").textContent = e.message; }
   });
   async function move(body) {
-    if (busy || !game) return;
+    if (busy || !game || game.status !== "playing") return;
     busy = true; $("move-error").textContent = ""; render();
     try {
-      const r = await api("POST", "/api/games/" + game.id + "/moves", { ...body, expected_move: game.version });
-      r.events.forEach((rec) => {
-        const bid = rec.action === "call" ? null : rec.action.bid;
-        line(who(rec.player) + (bid ? " bid " + bid[0] + " \u00d7 " + bid[1] + "s" : " called!") +
-          (rec.actor === "human" && bid && rec.value !== null && rec.value !== undefined ? " (holds with " + pct(rec.value) + ")" : ""));
-        rec.events.filter((e) => e.action === "call").forEach((rd) => {
-          line("Hands: " + rd.hands.map((h, p) => who(p) + " [" + h.join(" ") + "]").join(", ") + " \u2014 " + rd.matched +
-            " matching; " + who(rd.loser) + " lose" + (rd.loser === 0 ? "" : "s") + " a die.");
-        });
-      });
-      game = await api("GET", "/api/games/" + game.id);
-    } catch (e) { $("move-error").textContent = e.message; }
-    busy = false; render();
+      const r = await api("POST", "/api/games/" + game.id + "/moves", { ...body, expected_move: game.version, hint: lab.takeHint() });
+      const next = r.state;
+      await play(r.events, next);
+      game = next.status === "playing" ? next : await api("GET", "/api/games/" + game.id);
+      busy = false; render(); suggest();
+    } catch (e) { $("move-error").textContent = e.message; busy = false; render(); }
+    if (game.status === "finished") $("new-game").focus();
   }
-  $("raise").addEventListener("click", () => move({ action: "bid", quantity: parseInt($("quantity").value, 10), face: parseInt($("face").value, 10) }));
-  $("call").addEventListener("click", () => move({ action: "call" }));
+  function bid() {
+    const q = parseInt($("quantity").value, 10), f = parseInt($("face").value, 10);
+    if (!(q >= 1)) { $("move-error").textContent = "Bid at least one die."; return; }
+    if (!(f >= 1 && f <= faces())) { $("move-error").textContent = "Pick a face from 1 to " + faces() + "."; return; }
+    const legal = game.legal_actions.some((a) => a && a.bid && a.bid[0] === q && a.bid[1] === f);
+    if (!legal && game.bid) { $("move-error").textContent = "Raise the bid: more than " + game.bid[0] + " dice, or " + game.bid[0] + " dice with a face above " + game.bid[1] + "."; return; }
+    if (!legal) { $("move-error").textContent = "There are only " + $("counts").textContent + " dice on the table."; return; }
+    move({ action: "bid", quantity: q, face: f });
+  }
+  $("bid-form").addEventListener("submit", (ev) => { ev.preventDefault(); if (lab.isOff($("raise"))) { lab.skip(); return; } bid(); });
+  lab.control("call", () => move({ action: "call" }));
+  lab.keys({ c: "call", b: () => $("quantity").focus(), "?": lab.hints(() => game, () => token) });
   $("new-game").addEventListener("click", () => { game = null; token = null; lab.showSetup(); });
   document.body.dataset.ready = "1";
 })();

@@ -9,50 +9,106 @@
 
   const api = (method, url, body) => lab.api(method, url, body, token);
 
+  const piglet = () => game.rules.variant === "piglet";
+  const dieOpts = (owner, roll) => ({ owner, roll, coin: piglet(),
+    label: owner === "bot" ? "bot's die showing" : "your die showing" });
   function faceText(faces) {
     if (!faces) return "";
-    if (game.rules.variant === "piglet") return faces.map((f) => (f ? "heads" : "tails")).join(" ");
-    const pips = ["", "\u2680", "\u2681", "\u2682", "\u2683", "\u2684", "\u2685"];
-    return faces.map((f) => (game.rules.sides === 6 ? pips[f] + " " : "") + f).join("  ");
+    if (piglet()) return faces.map((f) => (f ? "heads" : "tails")).join(" and ");
+    return faces.join(" and ");
   }
+  let myRolls = [], botRolls = [], myTurnOver = false;
 
   // one action record of the API: {seq, player, actor, action, events: [the public events], p_lost}
-  function describe(ev) {
-    const who = ev.actor === "human" ? "You" : "Bot";
+  function describe(ev, banked) {
+    const you = ev.actor === "human";
+    const who = you ? "You" : "Bot";
     const e = (ev.events || [])[0] || {};
     const won = (ev.events || []).some((x) => x.winner === ev.player);
-    let s = who + " " + (ev.action === "roll" ? "rolled " + faceText(e.faces) : "held");
-    if (e.result === "bust") s += ": pig! turn total lost";
-    else if (e.result === "reset") s += ": two ones! banked score reset to 0";
-    else if (won) s += ": reached the goal";
-    if (ev.action === "hold" && e.scores) s += " (score now " + e.scores[ev.player] + ")";
-    if (game.coach && ev.actor === "human" && ev.p_lost !== null && ev.p_lost !== undefined)
-      s += ev.p_lost > 1e-9 ? " \u2014 gave away " + pct(ev.p_lost) : " \u2014 optimal";
+    let s;
+    if (ev.action === "roll") {
+      const verb = piglet() ? " tossed " : " rolled ";
+      if (e.result === "bust") s = who + verb + (piglet() ? "tails" : "a 1") + " \u2014 " + (you ? "your" : "its") + " turn total is lost";
+      else if (e.result === "reset") s = who + verb + "two ones \u2014 " + (you ? "your" : "its") + " banked score goes back to 0";
+      else s = who + verb + faceText(e.faces) + " \u2014 turn total " + e.turn_total;
+    } else {
+      s = who + " banked " + (banked !== undefined ? banked : "the turn total");
+      if (e.scores) s += " (score " + e.scores[ev.player] + ")";
+    }
+    if (won) s += " and reached the goal";
     return s;
   }
+  function coachNote(ev) {
+    if (lab.hinted(ev)) return " (after a hint)" + coachNote({ ...ev, events: [] });
+    if (!game.coach || ev.actor !== "human" || ev.p_lost === null || ev.p_lost === undefined) return "";
+    return ev.p_lost > 1e-9 ? " \u2014 gave away " + pct(ev.p_lost) : " \u2014 optimal";
+  }
 
-  function addLog(ev) {
-    const li = document.createElement("li");
-    li.className = ev.actor;
-    li.textContent = describe(ev);
-    lab.appendLog(li);  // keeps the newest move in view
+  // a record's dice into its owner's tray (a new turn starts a fresh row)
+  function showRoll(ev, animate) {
     const e = (ev.events || [])[0] || {};
-    if (e.faces) $("dice").textContent = faceText(e.faces);
+    const you = ev.actor === "human";
+    if (ev.action === "roll" && e.faces) {
+      if (you) { if (myTurnOver) { myRolls = []; myTurnOver = false; } myRolls.push(e.faces); }
+      else botRolls.push(e.faces);
+      const box = $(you ? "dice-human" : "dice-bot");
+      box.textContent = "";
+      const rows = you ? myRolls : botRolls;
+      rows.forEach((faces, n) => lab.showDice(box, faces, { ...dieOpts(you ? "human" : "bot", animate && n === rows.length - 1), add: true,
+        small: n < rows.length - 1 }));
+    }
+    if (you && (ev.action === "hold" || e.result === "bust" || e.result === "reset")) myTurnOver = true;
+  }
+
+  // the records of one answer: yours at once, the bot's one at a time under "Bot's turn"
+  async function play(records, animate, before) {
+    const scores = before.slice();
+    const bank = (ev) => { const e = (ev.events || [])[0] || {}; if (!e.scores) return undefined;
+      const b = e.scores[ev.player] - scores[ev.player]; scores.splice(0, scores.length, ...e.scores); return b; };
+    const mine = records.filter((r) => r.actor === "human"), bots = records.filter((r) => r.actor !== "human");
+    let last = "";
+    mine.forEach((ev) => { const t = describe(ev, bank(ev)); last = t; lab.logLine(t + coachNote(ev), "human"); showRoll(ev, animate); });
+    if (!bots.length) { if (last) lab.banner(last, "you"); return; }
+    botRolls = [];
+    $("dice-bot").textContent = "";
+    const steps = bots.map((ev) => {
+      const text = describe(ev, bank(ev));
+      return { text, show: () => {
+        lab.logLine(text, "bot"); showRoll(ev, animate);
+        const e = (ev.events || [])[0] || {};
+        if (e.scores) { $("score-human").textContent = e.scores[game.human_seat]; $("score-bot").textContent = e.scores[1 - game.human_seat]; }
+        $("turn-owner").textContent = "Bot's"; $("turn-total").textContent = e.turn_total !== undefined ? e.turn_total : 0;
+        $("p-bot").classList.add("to-move"); $("p-human").classList.remove("to-move");
+      } };
+    });
+    const end = steps[steps.length - 1].text;
+    const over = bots.some((ev) => (ev.events || []).some((x) => x.winner !== undefined && x.winner !== null));
+    if (mine.length) lab.banner(last, "you");
+    await lab.reveal(steps, over ? end + " \u2014 the bot wins" : end + " \u2014 your turn");
+  }
+
+  function addLog(ev) {  // a finished record, shown at once (a reopened game)
+    lab.logLine(describe(ev) + coachNote(ev), ev.actor);
   }
 
   function render() {
     const h = game.human_seat, b = 1 - h;
     $("score-human").textContent = game.scores[h];
     $("score-bot").textContent = game.scores[b];
+    $("turn-owner").textContent = "Your";
     $("turn-total").textContent = game.turn_total;
     $("goal-shown").textContent = game.rules.goal;
-    $("bot-name").textContent = "(" + game.opponents[0] + ")";
+    $("bot-name").textContent = lab.botName(game.opponents[0]);
     const over = game.status === "finished";
-    $("roll").disabled = over || busy;
-    $("hold").disabled = over || busy;
-    $("p-human").classList.toggle("to-move", !over && game.to_move.includes(h));
-    $("status").textContent = over ? (game.winner === h ? "You win!" : "The bot wins.") : "Your move.";
+    lab.setOff($("roll"), over || busy);
+    lab.setOff($("hold"), over || busy);
+    lab.setOff($("hint"), over || busy);
+    $("p-human").classList.toggle("to-move", !over && !busy && game.to_move.includes(h));
+    $("p-bot").classList.toggle("to-move", false);
+    $("status").textContent = over ? (game.winner === h ? "You win!" : "The bot wins.") : busy ? "" : "Your move.";
     $("status").dataset.state = over ? "finished" : "playing";
+    if (over) lab.banner(game.winner === h ? "You reached the goal \u2014 you win!" : ($("banner-text").textContent.includes("bot wins")
+      ? $("banner-text").textContent : "The bot wins"), "over");
     $("coach-panel").hidden = !game.coach;
     if (game.coach && game.coach_view) {
       const c = game.coach_view;
@@ -118,13 +174,21 @@
       const r = await api("POST", "/api/games", body);
       token = r.token;
       store.setItem("dicelab-token-" + r.id, r.token);
-      history.replaceState(null, "", "#" + r.id);
+      history.replaceState(null, "", location.search + "#" + r.id);
       game = r.state;
-      $("log").innerHTML = "";
-      r.events.forEach(addLog);
+      $("log").innerHTML = ""; myRolls = []; botRolls = []; myTurnOver = false;
+      $("dice-human").textContent = ""; $("dice-bot").textContent = "";
+      $("coach-last").textContent = "";
+      busy = true;
       showBoard();
       render();
+      $("roll").focus();
+      lab.banner("Your turn", "you");
+      await play(r.events, true, [0, 0]);
+      busy = false;
+      render();
     } catch (e) {
+      busy = false;
       $("setup-error").textContent = e.message;
     }
   }
@@ -135,10 +199,12 @@
     $("move-error").textContent = "";
     render();
     try {
-      const r = await api("POST", "/api/games/" + game.id + "/moves", { action, expected_move: game.version });
-      r.events.forEach(addLog);
-      if (r.events.length) $("coach-last").textContent = game.coach && r.events[0].p_lost !== null
-        ? "Your last move: " + (r.events[0].p_lost > 1e-9 ? "gave away " + pct(r.events[0].p_lost) : "optimal") : "";
+      const r = await api("POST", "/api/games/" + game.id + "/moves", { action, expected_move: game.version, hint: lab.takeHint() });
+      const before = game.scores.slice();
+      const mine = r.events.find((x) => x.actor === "human");
+      if (mine) $("coach-last").textContent = game.coach && mine.p_lost !== null && mine.p_lost !== undefined
+        ? "Your last move: " + (mine.p_lost > 1e-9 ? "gave away " + pct(mine.p_lost) + " (optimal play would " + mine.best + ")" : "optimal") : "";
+      await play(r.events, true, before);
       game = r.state;
       if (game.status === "finished") game = await api("GET", "/api/games/" + game.id);
     } catch (e) {
@@ -147,6 +213,7 @@
     }
     busy = false;
     render();
+    if (game.status === "finished") $("new-game").focus();
   }
 
   async function resume() {
@@ -157,15 +224,19 @@
     try {
       game = await api("GET", "/api/games/" + id);
       (game.moves || []).forEach((m) => addLog({ ...m, p_lost: m.p_lost }));
+      myRolls = game.turn_rolls || [];
+      lab.showDice($("dice-human"), [].concat(...myRolls), dieOpts("human", false));
       showBoard();
       render();
+      $("roll").focus();
     } catch (e) { token = null; }
   }
 
   $("study").addEventListener("change", () => { $("questionnaire").hidden = !$("study").checked; });
   $("setup-form").addEventListener("submit", start);
-  $("roll").addEventListener("click", () => move("roll"));
-  $("hold").addEventListener("click", () => move("hold"));
+  lab.control("roll", () => move("roll"));
+  lab.control("hold", () => move("hold"));
+  lab.keys({ r: "roll", " ": "roll", h: "hold", "?": lab.hints(() => game, () => token) });
   $("new-game").addEventListener("click", () => {
     game = null; token = null;
     lab.showSetup();

@@ -10,22 +10,45 @@
     "to_move", "legal_actions", "coach_view", "returns", "seed", "summary", "moves", "seat"];
   let game = null, token = null, busy = false;
   const api = (method, url, body) => lab.api(method, url, body, token);
-  const seatName = (s) => (s === game.human_seat ? "You" : "Bot (seat " + s + ")");
+  const seatName = (s) => (s === game.human_seat ? "You" : (game.opponents.length > 1 ? "Bot " + s : "Bot"));
   const show = (v) => (v !== null && typeof v === "object" ? JSON.stringify(v) : String(v));
 
+  const words = (k) => k.replace(/_/g, " ");
   function eventText(e) {
-    return Object.entries(e).filter(([k]) => k !== "seat").map(([k, v]) => k + " " + show(v)).join(", ");
+    return Object.entries(e).filter(([k]) => k !== "seat" && k !== "faces").map(([k, v]) => words(k) + " " + show(v)).join(", ");
+  }
+  function recText(rec) {
+    let s = seatName(rec.player) + ": " + lab.actionText(rec.action);
+    const faces = (rec.events || []).find((e) => Array.isArray(e.faces));
+    if (faces) s += ", rolled " + faces.faces.join(" ");
+    const rest = (rec.events || []).filter((e) => !e.hint).map(eventText).filter((t) => t);
+    if (rest.length) s += " \u2192 " + rest.join("; ");
+    return s;
+  }
+  // a record's dice into its owner's tray
+  function showRoll(rec, animate) {
+    const e = (rec.events || []).find((x) => Array.isArray(x.faces));
+    if (!e) return;
+    const you = rec.player === game.human_seat;
+    lab.showDice($(you ? "dice-human" : "dice-bot"), e.faces, { owner: you ? "human" : "bot", roll: animate,
+      small: e.faces.length > 4, label: you ? "your die showing" : "bot's die showing" });
   }
 
-  function log(rec) {
-    const li = document.createElement("li");
-    li.className = rec.actor;
-    let s = seatName(rec.player) + ": " + lab.actionText(rec.action);
-    if (rec.events && rec.events.length) s += " \u2192 " + rec.events.map(eventText).join("; ");
+  function log(rec, animate) {
+    let s = recText(rec) + (lab.hinted(rec) ? " (after a hint)" : "");
     if (game && game.coach && rec.actor === "human" && rec.p_lost !== null && rec.p_lost !== undefined)
       s += rec.p_lost > 1e-9 ? " \u2014 gave away " + pct(rec.p_lost) : " \u2014 best";
-    li.textContent = s;
-    lab.appendLog(li);
+    lab.logLine(s, rec.actor);
+    showRoll(rec, animate);
+  }
+
+  // the records of one answer: yours at once, the bots' one at a time
+  async function play(records, over) {
+    const mine = records.filter((r) => r.actor === "human"), bots = records.filter((r) => r.actor !== "human");
+    mine.forEach((r) => { log(r, true); lab.banner(recText(r), "you"); });
+    if (!bots.length) return;
+    const steps = bots.map((r) => ({ text: recText(r), show: () => log(r, true) }));
+    await lab.reveal(steps, steps[steps.length - 1].text + (over ? "" : " \u2014 your turn"));
   }
 
   function render() {
@@ -35,10 +58,11 @@
     Object.entries(game).filter(([k]) => !META.includes(k)).forEach(([k, v]) => {
       const tr = document.createElement("tr");
       const th = document.createElement("th"), td = document.createElement("td");
-      th.textContent = k; td.textContent = show(v); td.id = "view-" + k;
+      th.textContent = words(k); td.textContent = show(v); td.id = "view-" + k;
       tr.append(th, td); t.appendChild(tr);
     });
     const acts = $("actions");
+    const focused = document.activeElement && document.activeElement.id && acts.contains(document.activeElement) ? document.activeElement.id : null;
     acts.innerHTML = "";
     game.legal_actions.forEach((a, n) => {
       const b = document.createElement("button");
@@ -46,10 +70,16 @@
       b.dataset.action = JSON.stringify(a);
       const v = game.coach ? lab.coachValue(game.coach_view, a) : null;
       b.textContent = lab.actionText(a) + (v !== null ? " (" + pct(v) + ")" : "");
-      b.disabled = busy;
-      b.addEventListener("click", () => move(a));
+      b.type = "button";
+      if (n > 0) b.className = "secondary";
+      if (n < 10) b.setAttribute("aria-keyshortcuts", String((n + 1) % 10));
+      lab.setOff(b, busy);
+      b.addEventListener("click", () => { if (!lab.isOff(b)) move(a); });
       acts.appendChild(b);
     });
+    if (focused && $(focused)) $(focused).focus();
+    $("bot-name").textContent = game.opponents.map(lab.botName).join(", ");
+    lab.setOff($("hint"), over || busy);
     $("status").dataset.state = over ? "finished" : "playing";
     $("status").textContent = over ? (game.status === "finished"
       ? (game.returns && game.returns[game.human_seat] === 1 ? "You win!" : game.returns && game.returns[game.human_seat] > 0
@@ -82,21 +112,25 @@
         human_first: $("first").value === "human", coach: $("coach").checked });
       token = r.token; game = r.state;
       sessionStorage.setItem("dicelab-token-" + r.id, r.token);
-      history.replaceState(null, "", "#" + r.id);
-      $("log").innerHTML = ""; r.events.forEach(log);
-      $("setup").hidden = true; $("board").hidden = false; render();
-    } catch (e) { $("setup-error").textContent = e.message; }
+      history.replaceState(null, "", location.search + "#" + r.id);
+      $("log").innerHTML = ""; $("coach-last").textContent = "";
+      $("dice-human").textContent = ""; $("dice-bot").textContent = "";
+      busy = true; lab.showBoard(); lab.banner("Your turn", "you"); render();
+      if ($("action-0")) $("action-0").focus();
+      await play(r.events, game.status !== "playing");
+      busy = false; render();
+    } catch (e) { busy = false; $("setup-error").textContent = e.message; }
   });
 
   async function move(action) {
     if (busy || !game) return;
     busy = true; $("move-error").textContent = ""; render();
     try {
-      const r = await api("POST", "/api/games/" + game.id + "/moves", { action, expected_move: game.version });
-      r.events.forEach(log);
+      const r = await api("POST", "/api/games/" + game.id + "/moves", { action, expected_move: game.version, hint: lab.takeHint() });
       const mine = r.events.find((x) => x.actor === "human");
       if (game.coach && mine && mine.p_lost !== null && mine.p_lost !== undefined)
-        $("coach-last").textContent = "Your last move: " + (mine.p_lost > 1e-9 ? "gave away " + pct(mine.p_lost) : "the best");
+        $("coach-last").textContent = "Your last move: " + (mine.p_lost > 1e-9 ? "gave away " + pct(mine.p_lost) + " (the best was " + lab.actionText(mine.best) + ")" : "the best");
+      await play(r.events, r.state.status !== "playing");
       game = r.state;
       if (game.status !== "playing") game = await api("GET", "/api/games/" + game.id);
     } catch (e) {
@@ -104,6 +138,7 @@
       try { game = await api("GET", "/api/games/" + game.id); } catch (e2) { /* keep the old view */ }
     }
     busy = false; render();
+    if (game.status !== "playing") { lab.banner($("status").textContent, "over"); $("new-game").focus(); }
   }
 
   async function resume() {
@@ -112,12 +147,18 @@
     if (!token) return;
     try {
       game = await api("GET", "/api/games/" + id);
-      (game.moves || []).forEach(log);
-      $("setup").hidden = true; $("board").hidden = false; render();
+      (game.moves || []).forEach((m) => log(m, false));
+      lab.showBoard(); render();
+      if ($("action-0")) $("action-0").focus();
     } catch (e) { token = null; }
   }
 
   $("new-game").addEventListener("click", () => { game = null; token = null; lab.showSetup(); });
+  // the number keys: 1 is the first action, ..., 0 the tenth
+  const digits = {};
+  "1234567890".split("").forEach((d, n) => { digits[d] = () => { const b = $("action-" + n); if (b && !lab.isOff(b)) { b.focus(); b.click(); } }; });
+  digits["?"] = lab.hints(() => game, () => token);
+  lab.keys(digits);
   document.body.dataset.ready = "1";
   resume();
 })();

@@ -1,34 +1,70 @@
-// dicelab web lab: simultaneous Pig. The server rolls every die; the page only sends targets.
+// dicelab web lab: simultaneous Pig. The server rolls every die; the page only sends targets and
+// then shows each player's rolls of the turn, one player at a time.
 "use strict";
 (function () {
-  const $ = lab.$;
+  const { $, pct } = lab;
   let game = null, token = null, busy = false;
-  const pct = (p) => lab.pct(p, 2);
+  let rows = {};  // seat -> {target, faces, total} of the last turn shown
   const api = (method, url, body) => lab.api(method, url, body, token);
-  function name(seat) { return seat === 0 ? "You" : "Bot " + seat + " (" + game.opponents[seat - 1] + ")"; }
-  function render() {
+  const name = (seat) => (seat === game.human_seat ? "You" : "Bot " + seat + " (" + lab.botName(game.opponents[seat < game.human_seat ? seat : seat - 1]) + ")");
+
+  function rowText(seat, e) {
+    return name(seat) + ": target " + e.target + ", rolled " + e.faces.join(" ") +
+      (e.total === 0 ? " \u2014 a 1, nothing banked" : " \u2014 banked " + e.total);
+  }
+
+  function table(scores) {
     const t = $("scores");
-    t.innerHTML = "<tr><th>player</th><th>score</th></tr>";
-    game.scores.forEach((s, n) => {
-      const tr = document.createElement("tr");
-      tr.innerHTML = "<td></td><td id='score-" + n + "'></td>";
-      tr.children[0].textContent = name(n); tr.children[1].textContent = s;
-      t.appendChild(tr);
+    t.textContent = "";
+    const head = t.insertRow();
+    ["Player", "Score", "Target", "This turn"].forEach((h) => {
+      const th = document.createElement("th"); th.scope = "col"; th.textContent = h; head.appendChild(th);
     });
+    scores.forEach((sc, n) => {
+      const tr = t.insertRow();
+      tr.id = "row-" + n;
+      tr.className = n === game.human_seat ? "you" : "bot";
+      const cells = ["", sc, "", ""].map((v) => { const td = tr.insertCell(); td.textContent = v; return td; });
+      cells[0].textContent = n === game.human_seat ? "You" : "Bot " + n;
+      if (n !== game.human_seat) {
+        const small = document.createElement("small");
+        small.textContent = lab.botName(game.opponents[n < game.human_seat ? n : n - 1]);
+        cells[0].append(document.createElement("br"), small);
+      }
+      cells[1].id = "score-" + n;
+      const r = rows[n];
+      if (r) {
+        cells[2].textContent = r.target;
+        const box = document.createElement("div"); box.className = "tray";
+        lab.showDice(box, r.faces, { owner: n === game.human_seat ? "human" : "bot", small: true, roll: r.fresh,
+          label: (n === game.human_seat ? "your" : "bot " + n + "'s") + " die showing" });
+        r.fresh = false;
+        const sum = document.createElement("span");
+        sum.className = "banked";
+        sum.textContent = r.total === 0 ? "lost" : "= " + r.total;
+        box.appendChild(sum);
+        cells[3].appendChild(box);
+      }
+    });
+  }
+
+  function render() {
+    table(game.scores);
     const over = game.status === "finished";
-    $("go").disabled = over || busy;
+    lab.setOff($("go"), over || busy);
+    lab.setOff($("hint"), over || busy);
     if (game.legal_actions.length) {  // the legal targets are 1 .. goal - your score
       const top = game.legal_actions[game.legal_actions.length - 1].target;
       $("target").max = top;
       if (parseInt($("target").value, 10) > top) $("target").value = top;
     }
     $("status").dataset.state = over ? "finished" : "playing";
-    $("status").textContent = over ? (game.returns[0] > 0 ? (game.returns[0] < 1 ? "You share the win!" : "You win!") : "A bot wins.") : "Pick your target.";
+    $("status").textContent = over ? (game.returns[game.human_seat] > 0 ? (game.returns[game.human_seat] < 1 ? "You share the win!" : "You win!") : "A bot wins.") : busy ? "" : "Pick your target.";
     $("coach-panel").hidden = !game.coach;
     if (game.coach && game.coach_view) {
       const c = game.coach_view, k = parseInt($("target").value, 10);
       const mine = lab.coachValue(c, { target: k });
-      let s = "Best target now: <b id='coach-best'>" + c.best.target + "</b> (P(win) " + pct(lab.coachValue(c, c.best)) + ")";
+      let s = "Best target now: <b id='coach-best'>" + c.best.target + "</b> (chance to win " + pct(lab.coachValue(c, c.best)) + ")";
       if (mine !== null) s += "; your target " + k + ": <span id='coach-mine'>" + pct(mine) + "</span>";
       $("coach-now").innerHTML = s;
     } else if (game.coach) { $("coach-now").textContent = over ? "Game over." : ""; }
@@ -39,18 +75,38 @@
         (s.worst ? " Worst: " + lab.actionText(s.worst.action) + " (move " + (s.worst.seq + 1) + ") instead of " + lab.actionText(s.worst.optimal) + ", costing " + pct(s.worst.p_lost) + "." : "");
       $("summary").hidden = false;
     } else { $("summary").hidden = !over; if (over) $("summary").textContent = "Final scores: " + game.scores.join(" / "); }
+    if (over) lab.banner($("status").textContent, "over");
   }
+
+  // one turn's records: every player's rolls, shown one player at a time
+  async function play(records, scoresBefore) {
+    const shown = scoresBefore.slice();
+    let endScores = null;
+    rows = {};
+    const steps = records.map((r) => {
+      const e = r.events.find((x) => x.faces) || r.events[0];
+      const common = r.events.find((x) => x.scores && x.seat === undefined);
+      if (common) endScores = common.scores;
+      return { text: rowText(r.player, e), show: () => {
+        rows[r.player] = { target: e.target, faces: e.faces, total: e.total, fresh: true };
+        if (common) common.scores.forEach((v, n) => { shown[n] = v; });
+        table(shown);
+        lab.logLine(rowText(r.player, e) + (lab.hinted(r) ? " (after a hint)" : ""), r.actor);
+      } };
+    });
+    const mine = records.find((r) => r.actor === "human");
+    const e = mine ? mine.events.find((x) => x.faces) : null;
+    let final = e ? (e.total === 0 ? "You rolled a 1 and banked nothing" : "You banked " + e.total) : "Turn over";
+    if (endScores) final += "; scores " + endScores.join(" / ");
+    await lab.reveal(steps, final + " \u2014 your turn", "Everybody rolls");
+  }
+
   function log(events) {
-    const li = document.createElement("li");
-    li.textContent = events.map((r) => {
-      const e = r.events[0];
-      return name(r.player) + ": target " + e.target + ", rolled " + e.faces.join(" ") + (e.total === 0 ? " (pig!)" : " = " + e.total);
-    }).join("; ");
-    lab.appendLog(li);
     const me = events.find((r) => r.actor === "human");
     if (game && game.coach && me && me.p_lost !== null && me.p_lost !== undefined)
-      $("coach-last").textContent = "Your last target: " + (me.p_lost > 1e-9 ? "gave away " + pct(me.p_lost) + " (best was " + lab.actionText(me.best) + ")" : "optimal");
+      $("coach-last").textContent = "Your last target: " + (me.p_lost > 1e-9 ? "gave away " + pct(me.p_lost) + " (best was " + me.best.target + ")" : "optimal");
   }
+
   $("setup-form").addEventListener("submit", async (ev) => {
     ev.preventDefault(); $("setup-error").textContent = "";
     try {
@@ -58,22 +114,47 @@
       const r = await api("POST", "/api/games", { game: "simpig", goal: parseInt($("goal").value, 10),
         players: parseInt($("players").value, 10), opponent: $("opponent").value, coach: $("coach").checked });
       token = r.token; game = r.state; sessionStorage.setItem("dicelab-token-" + r.id, r.token);
-      history.replaceState(null, "", "#" + r.id);
-      $("log").innerHTML = ""; $("setup").hidden = true; $("board").hidden = false; render();
+      history.replaceState(null, "", location.search + "#" + r.id);
+      rows = {}; $("log").textContent = ""; $("coach-last").textContent = "";
+      lab.showBoard("target"); lab.banner("Your turn: pick a target", "you"); render();
     } catch (e) { $("setup-error").textContent = e.message; }
   });
-  $("target").addEventListener("input", () => game && render());
-  $("go").addEventListener("click", async () => {
-    if (busy || !game) return;
+  $("target").addEventListener("input", () => game && !busy && render());
+  // bots that aim for a fixed turn total cannot play to a smaller goal: offered only where they can
+  function fitBots() {
+    const goal = parseInt($("goal").value, 10), sel = $("opponent");
+    [...sel.options].forEach((o) => {
+      const m = /hold:(\d+)/.exec(o.value);
+      o.disabled = !!(m && goal >= 1 && parseInt(m[1], 10) > goal);
+    });
+    if (sel.options[sel.selectedIndex] && sel.options[sel.selectedIndex].disabled) {
+      const ok = [...sel.options].find((o) => !o.disabled);
+      if (ok) { sel.value = ok.value; sel.dispatchEvent(new Event("change")); }
+    }
+  }
+  $("goal").addEventListener("input", fitBots);
+  fitBots();
+
+  async function go() {
+    if (busy || !game || game.status !== "playing") return;
+    const k = parseInt($("target").value, 10), top = parseInt($("target").max, 10);
+    if (!(k >= 1) || (top && k > top)) {
+      $("move-error").textContent = top ? "Pick a target from 1 to " + top + "." : "Pick a target of at least 1.";
+      return;
+    }
     busy = true; $("move-error").textContent = ""; render();
     try {
-      const r = await api("POST", "/api/games/" + game.id + "/moves",
-        { action: "target", k: parseInt($("target").value, 10), expected_move: game.version });
-      game = await api("GET", "/api/games/" + game.id);
+      const before = game.scores.slice();
+      const r = await api("POST", "/api/games/" + game.id + "/moves", { action: "target", k, expected_move: game.version, hint: lab.takeHint() });
       log(r.events);
+      await play(r.events, before);
+      game = await api("GET", "/api/games/" + game.id);
     } catch (e) { $("move-error").textContent = e.message; }
     busy = false; render();
-  });
+    if (game.status === "finished") $("new-game").focus();
+  }
+  $("target-form").addEventListener("submit", (ev) => { ev.preventDefault(); if (!lab.isOff($("go"))) go(); else lab.skip(); });
+  lab.keys({ r: go, " ": go, "?": lab.hints(() => game, () => token) });
   $("new-game").addEventListener("click", () => { game = null; token = null; lab.showSetup(); });
   document.body.dataset.ready = "1";
 })();
