@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import sqlite3
 import threading
 from collections.abc import Callable
@@ -64,7 +65,7 @@ from sqlalchemy import (
     create_engine,
     event,
 )
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, sessionmaker
 
@@ -81,6 +82,7 @@ DB_ERRORS = (DBAPIError, sqlite3.DatabaseError)  # what a request may meet from 
 # pay a 25-85 ms checkpoint inside a request, in the event loop.
 AUTOCHECKPOINT_PAGES = 10_000
 CHECKPOINT_EVERY_S = 1.0
+PG_CONNECT_TIMEOUT_S = 10  # an unreachable PostgreSQL host: one line at start-up, not a hang
 
 
 def utcnow() -> datetime:
@@ -182,29 +184,51 @@ def default_db_url() -> str:
     return f"sqlite:///{folder / 'weblab.sqlite'}"
 
 
+def hide_password(url: str) -> str:
+    """``url`` as text with any password replaced by ``***`` (also a URL SQLAlchemy cannot parse)."""
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except Exception:  # not a URL SQLAlchemy can parse: mask what looks like a password
+        text = re.sub(r"(://[^/?#@]*?:)[^/?#@]*@", r"\1***@", url)
+        return re.sub(r"((?:^|[?&;\s])password=)[^&;\s]*", r"\1***", text, flags=re.IGNORECASE)
+
+
 def make_engine(url: str) -> Engine:
-    """An engine for ``url``; SQLite gets WAL, ``synchronous=FULL``, foreign keys, a busy timeout."""
-    is_sqlite = url.startswith("sqlite")
-    kwargs: dict = {}
+    """An engine for ``url``; SQLite gets WAL, ``synchronous=NORMAL``, foreign keys, a busy timeout;
+    PostgreSQL a 10-second connect timeout (unless the URL gives one) and a pool that checks a
+    connection before lending it (a restarted server costs no request)."""
+    try:
+        parsed = make_url(url)
+    except (ArgumentError, ValueError) as exc:
+        raise DicelabError(
+            f"cannot open database {hide_password(url)!r}: not a database URL (give an SQLAlchemy URL such as "
+            "sqlite:///lab.sqlite or postgresql+psycopg://user@host/dicelab)") from None
+    is_sqlite = parsed.get_backend_name() == "sqlite"
+    # at least one connection per database thread of the app (DB_THREADS = 16)
+    kwargs: dict = {"pool_size": 16, "max_overflow": 16}
     if is_sqlite:
-        path = url.split("///", 1)[-1] if "///" in url else ""
-        if path and path != ":memory:":
+        path = parsed.database or ""
+        if path and path != ":memory:" and not path.startswith("file:"):
             try:
                 Path(path).expanduser().parent.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
-                raise DicelabError(f"cannot create the folder for database {url!r}: {exc.strerror}") from exc
+                raise DicelabError(f"cannot create the folder for database {hide_password(url)!r}: "
+                                   f"{exc.strerror}") from exc
         kwargs["connect_args"] = {"check_same_thread": False, "timeout": 30}
-        # at least one connection per database thread of the app (DB_THREADS = 16)
-        kwargs["pool_size"] = 16
-        kwargs["max_overflow"] = 16
+    elif parsed.get_backend_name() == "postgresql":
+        if "connect_timeout" not in parsed.query:
+            kwargs["connect_args"] = {"connect_timeout": PG_CONNECT_TIMEOUT_S}
+        kwargs["pool_pre_ping"] = True
     try:
-        engine = create_engine(url, **kwargs)
-    except (ArgumentError, ImportError, ValueError) as exc:
+        engine = create_engine(parsed, **kwargs)
+    except (ArgumentError, ImportError, ValueError, TypeError) as exc:
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        hint = ("; for PostgreSQL: pip install 'dicelab[postgres]'" if isinstance(exc, ImportError)
+                and parsed.get_backend_name() == "postgresql" else "")
         raise DicelabError(
-            f"cannot open database {url!r}: {first} (give an SQLAlchemy URL such as sqlite:///lab.sqlite "
-            "or postgresql+psycopg://user@host/dicelab, with its driver installed)"
-        ) from exc
+            f"cannot open database {hide_password(url)!r}: {first} (give an SQLAlchemy URL such as "
+            f"sqlite:///lab.sqlite or postgresql+psycopg://user@host/dicelab, with its driver installed{hint})"
+        ) from None
     if is_sqlite:
         sync = os.environ.get("DICELAB_SQLITE_SYNC", "NORMAL").upper()
         if sync not in ("NORMAL", "FULL", "EXTRA"):
@@ -228,9 +252,8 @@ def migrate(engine: Engine) -> None:
     from alembic import command
     from alembic.config import Config
 
-    cfg = Config()
+    cfg = Config()  # the connection goes in attributes: a URL in the config would be %-interpolated
     cfg.set_main_option("script_location", str(MIGRATIONS_DIR))
-    cfg.set_main_option("sqlalchemy.url", engine.url.render_as_string(hide_password=False))
     sqlite = engine.dialect.name == "sqlite"
     try:
         with engine.connect() as conn:
