@@ -60,6 +60,7 @@ from dicelab.web.db import (
     make_sessionmaker,
     open_database,
     start_checkpoints,
+    unavailable_of,
 )
 from dicelab.web.gamecore import Conflict, Forbidden, NotFound, Unauthorized
 from dicelab.web.limits import Admission, Busy, HeavyPool, cache_stats
@@ -393,10 +394,10 @@ def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | No
     url = db_url or default_db_url()
     engine = open_database(url)  # a damaged SQLite file stops here with one line
     sessions = make_sessionmaker(engine)
-    # SQLite allows one writer: serialise writers in-process so no request meets "database is locked"
-    write_lock: contextlib.AbstractContextManager = (
-        threading.Lock() if url.startswith("sqlite") else contextlib.nullcontext()
-    )
+    is_sqlite = engine.dialect.name == "sqlite"
+    # SQLite allows one writer: serialise writers in-process so no request meets "database is locked";
+    # PostgreSQL takes concurrent writers (a move's conditional UPDATE locks its game's row only)
+    write_lock: contextlib.AbstractContextManager = threading.Lock() if is_sqlite else contextlib.nullcontext()
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI):
@@ -419,7 +420,7 @@ def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | No
     app.state.engine = engine
     app.state.sessions = sessions
     app.state.db_limiter = anyio.CapacityLimiter(DB_THREADS)
-    app.state.is_sqlite = url.startswith("sqlite")
+    app.state.is_sqlite = is_sqlite
     app.state.db_url = url
     app.state.damaged = None  # the one-line description of damage a request met, for /healthz
     app.state.heavy = HeavyPool()  # the explorer's worker process (started at its first request)
@@ -463,6 +464,10 @@ def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | No
     async def _db_error(req: Request, exc: Exception) -> JSONResponse:
         detail = damage_of(exc)
         if detail is None:
+            down = unavailable_of(exc)
+            if down is not None:  # a database server that does not answer: 503, try again later
+                log.warning("%s", down)
+                return JSONResponse({"detail": down}, status_code=503, headers={"Retry-After": "5"})
             return await _unexpected(req, exc)
         mark_damaged(req.app, detail)
         return JSONResponse({"detail": detail}, status_code=503)

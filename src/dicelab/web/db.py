@@ -66,7 +66,7 @@ from sqlalchemy import (
     event,
 )
 from sqlalchemy.engine import Engine, make_url
-from sqlalchemy.exc import ArgumentError, DBAPIError
+from sqlalchemy.exc import ArgumentError, DBAPIError, InterfaceError, OperationalError
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, sessionmaker
 
 from dicelab.core.errors import DicelabError
@@ -310,6 +310,15 @@ def damage_of(exc: BaseException) -> str | None:
                 return f"the database is damaged: {_first_line(db_exc)}; restore it from a backup and restart the lab"
         e = e.__cause__ or e.__context__
     return None
+
+
+def unavailable_of(exc: BaseException) -> str | None:
+    """A one-line description when ``exc`` says a database server (PostgreSQL) cannot be reached or
+    lost the connection (the request did nothing), else None. SQLite's errors are never this."""
+    if not isinstance(exc, (OperationalError, InterfaceError)) or isinstance(getattr(exc, "orig", None),
+                                                                            sqlite3.Error):
+        return None
+    return f"the database server is unavailable ({_first_line(exc)}); try again shortly"
 
 
 def _sqlite_path(engine: Engine) -> Path | None:
