@@ -21,14 +21,13 @@ from pathlib import Path
 import httpx
 import pytest
 from fastapi.testclient import TestClient
-
 from sqlalchemy import create_engine, text
 from sqlalchemy.pool import NullPool
 
 from dicelab.web.app import create_app
 
 sys.path.insert(0, str(Path(__file__).parent))
-import pg  # noqa: E402  (tests/web/pg.py: the throwaway PostgreSQL server)
+import pg  # tests/web/pg.py: the throwaway PostgreSQL server
 
 ADMIN_KEY = "test-researcher-key-0123"
 ADMIN = {"X-Admin-Key": ADMIN_KEY}  # the researcher's header for /export, /api/analysis, /analysis

@@ -108,7 +108,8 @@ class Cluster:
         return ["runuser", "-u", self.user, "--", *args] if self.user else list(args)
 
     def _run(self, *args: str, timeout: float = 120) -> None:
-        r = subprocess.run(self._cmd(*args), capture_output=True, text=True, timeout=timeout, cwd=self.root)
+        r = subprocess.run(self._cmd(*args), capture_output=True, text=True, timeout=timeout, cwd=self.root,
+                           check=False)
         if r.returncode != 0:
             log = self.log.read_text()[-2000:] if self.log.is_file() else ""
             raise RuntimeError(f"{' '.join(args[:2])} failed ({r.returncode}): {r.stderr.strip()[-2000:]}\n{log}")
@@ -177,5 +178,5 @@ class Cluster:
             try:
                 self.admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
                 return
-            except Exception:
+            except Exception:  # noqa: BLE001 - a connection still closing: try again
                 time.sleep(0.2)

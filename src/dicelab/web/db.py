@@ -184,13 +184,14 @@ def default_db_url() -> str:
     return f"sqlite:///{folder / 'weblab.sqlite'}"
 
 
-def hide_password(url: str) -> str:
-    """``url`` as text with any password replaced by ``***`` (also a URL SQLAlchemy cannot parse)."""
+def hide_password(url: Any) -> str:
+    """``url`` (text or a SQLAlchemy URL) as text with any password, in its user part or in the
+    query (``?password=``), replaced by ``***``; also a URL SQLAlchemy cannot parse."""
     try:
-        return make_url(url).render_as_string(hide_password=True)
-    except Exception:  # not a URL SQLAlchemy can parse: mask what looks like a password
-        text = re.sub(r"(://[^/?#@]*?:)[^/?#@]*@", r"\1***@", url)
-        return re.sub(r"((?:^|[?&;\s])password=)[^&;\s]*", r"\1***", text, flags=re.IGNORECASE)
+        text = make_url(url).render_as_string(hide_password=True)
+    except (ArgumentError, ValueError, TypeError):  # not a URL SQLAlchemy can parse: mask what looks like a password
+        text = re.sub(r"(://[^/?#@]*?:)[^/?#@]*@", r"\1***@", str(url))
+    return re.sub(r"((?:^|[?&;\s])password=)[^&;\s]*", r"\1***", text, flags=re.IGNORECASE)
 
 
 def make_engine(url: str) -> Engine:
@@ -199,7 +200,7 @@ def make_engine(url: str) -> Engine:
     connection before lending it (a restarted server costs no request)."""
     try:
         parsed = make_url(url)
-    except (ArgumentError, ValueError) as exc:
+    except (ArgumentError, ValueError):
         raise DicelabError(
             f"cannot open database {hide_password(url)!r}: not a database URL (give an SQLAlchemy URL such as "
             "sqlite:///lab.sqlite or postgresql+psycopg://user@host/dicelab)") from None
@@ -278,7 +279,7 @@ def migrate(engine: Engine) -> None:
 
 
 def _shown(engine: Engine) -> str:
-    return engine.url.render_as_string(hide_password=True)
+    return hide_password(engine.url)
 
 
 def _first_line(exc: BaseException) -> str:
