@@ -15,6 +15,17 @@ commit, so only an operating-system crash or power cut could lose the last moves
 ``DICELAB_SQLITE_SYNC=FULL`` to fsync every commit as well (about 8 ms more per move on the
 project machine's disk).
 
+On PostgreSQL (``pip install 'dicelab[postgres]'``: psycopg 3) nothing here is SQLite's: no PRAGMA,
+no WAL thread, no in-process write lock (:func:`dicelab.web.app.create_app`); a move's compare-and-set
+``UPDATE ... WHERE version = :read`` (:mod:`dicelab.web.gamecore`) takes the game's row lock under the
+default READ COMMITTED isolation, so racing moves on one game wait for each other and all but one
+update nothing, while moves on different games commit in parallel. Alembic gets the open connection
+(:func:`migrate`), never the URL as text, so any valid URL works, percent-escapes included; the
+migrations run in one transaction. Connections wait at most :data:`PG_CONNECT_TIMEOUT_S` seconds
+(a URL's ``connect_timeout`` overrides) and are checked before each use, so a restarted server
+costs no request; a server that does not answer makes requests 503 (:func:`unavailable_of`). No
+message shows a password (:func:`hide_password`).
+
 A damaged SQLite file never reaches the app: :func:`open_database` runs ``PRAGMA quick_check``
 before and after the migration and stops with one line (exit 2 from ``dicelab serve``) when the
 file is not a database, is truncated or has a damaged page; a 0-byte file is taken as a new
