@@ -7,8 +7,8 @@ run as the ``postgres`` user (made by Debian's package; else ``nobody``) through
 the folder handed over to that user. Local (socket) connections are trusted; loopback TCP
 connections need the password :data:`PASSWORD` (SCRAM), so the tests can try a wrong one.
 
-The binaries are found in ``DICELAB_PG_BIN``, on ``PATH`` or in ``/usr/lib/postgresql/<version>/bin``
-(the newest). :func:`unavailable` says why no server can be started (no binaries, no psycopg), or
+The binaries are found in ``DICELAB_PG_BIN`` (when set, only there), on ``PATH`` or in
+``/usr/lib/postgresql/<version>/bin`` (the newest). :func:`unavailable` says why no server can be started (no binaries, no psycopg), or
 None.
 """
 
@@ -37,7 +37,9 @@ COMMON = ("max_connections=200", "shared_buffers=64MB", "log_min_messages=warnin
 def bin_dir() -> Path | None:
     """The folder holding ``initdb``, ``pg_ctl`` and ``postgres``, or None."""
     env = os.environ.get("DICELAB_PG_BIN")
-    candidates = [env] if env else []
+    if env:  # given: that folder or none
+        return Path(env) if all((Path(env) / n).is_file() for n in ("initdb", "pg_ctl", "postgres")) else None
+    candidates: list[str] = []
     on_path = shutil.which("initdb")
     if on_path:
         candidates.append(str(Path(on_path).parent))
