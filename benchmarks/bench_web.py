@@ -1,10 +1,13 @@
 """Web lab benchmark: a Pig move over HTTP beside a bare FastAPI request, then 200 games at once,
 on SQLite and on PostgreSQL side by side.
 
-``--db sqlite``, ``--db postgresql`` or ``--db both`` (the default): which databases. SQLite is a new
-file in WAL mode (``synchronous=NORMAL``, the lab's default); PostgreSQL is a throwaway server
-started from Debian's binaries by ``tests/web/pg.py`` with its durable defaults (``fsync=on``,
-``synchronous_commit=on``), reached over its Unix socket. ``--saturation`` runs only part 3;
+``--db sqlite``, ``--db postgresql``, ``--db both`` (the default) or ``--db all``: which databases.
+SQLite is a new file in WAL mode (``synchronous=NORMAL``, the lab's default); PostgreSQL is a
+throwaway server started from Debian's binaries by ``tests/web/pg.py`` with its durable defaults
+(``fsync=on``, ``synchronous_commit=on``: every commit waits for its WAL flush), reached over its
+Unix socket; ``postgresql-async`` is the same server with ``synchronous_commit=off`` (a commit does
+not wait for the flush: like SQLite's NORMAL, a crash of the database's machine may lose the last
+moves), to show what the flush costs; ``all`` runs the three. ``--saturation`` runs only part 3;
 ``--no-saturation`` skips it. Parts 1 and 2 end with a table of both databases side by side.
 
 1. Sequential, one client: the median wall time of a move request (the human's move recorded, the
@@ -356,7 +359,8 @@ def lab_on(db: str, tmp: Path) -> tuple[str, pg.Cluster | None]:
     why = pg.unavailable()
     if why is not None:
         raise SystemExit(f"error: cannot benchmark on PostgreSQL: {why}")
-    cluster = pg.Cluster(durable=True).start()
+    settings = ("synchronous_commit=off",) if db == "postgresql-async" else ()
+    cluster = pg.Cluster(durable=True, settings=settings).start()
     return cluster.socket_url(cluster.new_database("bench")), cluster
 
 
@@ -371,9 +375,9 @@ def side_by_side(results: dict[str, dict[str, dict[str, float]]]) -> None:
             ("200 games: load average", "load", "load")]
     dbs = list(results)
     print("\nside by side:", flush=True)
-    print(f"{'':<40}" + "".join(f"{d:>14}" for d in dbs))
+    print(f"{'':<40}" + "".join(f"{d:>18}" for d in dbs))
     for label, part, key in rows:
-        print(f"{label:<40}" + "".join(f"{results[d][part][key]:>14.2f}" for d in dbs), flush=True)
+        print(f"{label:<40}" + "".join(f"{results[d][part][key]:>18.2f}" for d in dbs), flush=True)
 
 
 def main() -> None:
@@ -383,9 +387,10 @@ def main() -> None:
     only_saturation = "--saturation" in args
     no_saturation = "--no-saturation" in args
     choice = args[args.index("--db") + 1] if "--db" in args and args.index("--db") + 1 < len(args) else "both"
-    if choice not in ("sqlite", "postgresql", "both"):
-        raise SystemExit(f"error: --db must be sqlite, postgresql or both, got {choice!r}")
-    dbs = ["sqlite", "postgresql"] if choice == "both" else [choice]
+    sets = {"both": ["sqlite", "postgresql"], "all": ["sqlite", "postgresql", "postgresql-async"]}
+    if choice not in ("sqlite", "postgresql", "postgresql-async", *sets):
+        raise SystemExit(f"error: --db must be sqlite, postgresql, postgresql-async, both or all, got {choice!r}")
+    dbs = sets.get(choice, [choice])
     tmp = Path(tempfile.mkdtemp(prefix="dicelab-bench-web-"))
     bare_port = free_port()
     bare = subprocess.Popen([sys.executable, "-c", BARE, str(bare_port)], stderr=subprocess.DEVNULL)

@@ -92,11 +92,11 @@ def free_port() -> int:
 class Cluster:
     """A PostgreSQL server in a temporary folder; :meth:`start`, :meth:`new_database`, :meth:`stop`."""
 
-    def __init__(self, durable: bool = False) -> None:
+    def __init__(self, durable: bool = False, settings: tuple[str, ...] = ()) -> None:
         self.bin = bin_dir()
         if self.bin is None:
             raise RuntimeError(unavailable() or "no PostgreSQL binaries")
-        self.durable = durable
+        self.durable, self.settings = durable, settings
         self.user = _run_as() if os.geteuid() == 0 else None
         # /tmp, not pytest's tmp_path: the server's user must reach the folder (pytest's is 0700 root)
         self.root = Path(tempfile.mkdtemp(prefix="dicelab-pg-"))
@@ -128,7 +128,7 @@ class Cluster:
         self._run(str(self.bin / "initdb"), "-D", str(self.data), "-U", SUPERUSER, "--pwfile", str(pwfile),
                   "--auth-local=trust", "--auth-host=scram-sha-256", "-E", "UTF8", "--locale=C", "--no-sync")
         pwfile.unlink()
-        opts = [f"-c {o}" for o in (*COMMON, *(() if self.durable else FAST))]
+        opts = [f"-c {o}" for o in (*COMMON, *(() if self.durable else FAST), *self.settings)]
         opts += [f"-k {self.socket_dir}", "-h 127.0.0.1", f"-p {self.port}"]
         self._run(str(self.bin / "pg_ctl"), "-D", str(self.data), "-l", str(self.log), "-w", "-t", "60",
                   "-o", " ".join(opts), "start")
