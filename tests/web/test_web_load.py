@@ -31,10 +31,14 @@ CPU work makes the server's event loop run late now and then).
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import json
 import os
 import random
+import tempfile
 import time
+from collections.abc import Iterator
+from pathlib import Path
 
 import httpx
 import numpy as np
@@ -96,8 +100,20 @@ def percentiles(xs: list[float]) -> dict[str, float]:
             "max": round(max(xs) * 1000, 2)}
 
 
+@pytest.fixture()
+def alone() -> Iterator[None]:
+    """One load test at a time on this machine: the SQLite and PostgreSQL runs, on two test workers,
+    would otherwise measure each other (a lock file shared by the workers)."""
+    with (Path(tempfile.gettempdir()) / "dicelab-web-load-test.lock").open("w") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
 @pytest.mark.both_databases
-def test_200_concurrent_games(server_factory, db_url):
+def test_200_concurrent_games(alone, server_factory, db_url):
     server = server_factory(db_url)
     server.start()
     httpx.post(server.url + "/api/games", json={"goal": GOAL, "opponent": "optimal"})  # solve once
