@@ -204,3 +204,52 @@ def test_a_server_that_stops_answering_gives_503_then_recovers(pg_cluster, pg_ur
         assert c.get("/healthz").json()["status"] == "ok"  # a new connection, no restart
         r = c.post(f"/api/games/{gid}/moves", json={"action": "roll", "expected_move": 0}, headers=h)
         assert r.status_code == 200, r.text
+
+
+@pytest.mark.parametrize("url, local", [
+    ("sqlite:///lab.sqlite", True),
+    ("postgresql+psycopg://lab@/dicelab?host=%2Fvar%2Frun%2Fpostgresql&port=5432", True),
+    ("postgresql+psycopg://lab:pw@127.0.0.1:5432/dicelab", True),
+    ("postgresql+psycopg://lab:pw@[::1]:5432/dicelab", True),
+    ("postgresql+psycopg://lab:pw@db.example:5432/dicelab", False),
+    ("postgresql+psycopg://lab@localhost/dicelab?host=/tmp,db.example", False),
+])
+def test_game_work_runs_in_the_event_loop_only_on_a_local_database(url, local):
+    from dicelab.web.db import runs_locally
+
+    assert runs_locally(make_url(url)) is local
+
+
+def test_twenty_moves_racing_in_threads_one_commits(pg_url):
+    """The compare-and-set itself under real concurrency: 20 threads read the game at version 0,
+    wait for each other, and all commit a move; PostgreSQL's row lock lets exactly one through."""
+    import threading
+
+    import dicelab.web.service as service
+    from dicelab.web.gamecore import Conflict
+
+    app = create_app(pg_url, warm=False, admin_key=ADMIN_KEY)
+    with TestClient(app) as c:
+        r = c.post("/api/games", json={"goal": 20, "opponent": "hold:10", "human_first": True})
+        gid, token = r.json()["id"], r.json()["token"]
+        start = threading.Barrier(20)
+        outcomes: list[str] = []
+
+        def racer() -> None:
+            with app.state.sessions() as db:
+                g = service.load(db, gid, token)
+                start.wait()
+                try:
+                    service.move(db, g, "roll", 0)
+                    outcomes.append("won")
+                except Conflict:
+                    outcomes.append("409")
+
+        threads = [threading.Thread(target=racer) for _ in range(20)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(60)
+        assert sorted(outcomes) == ["409"] * 19 + ["won"]
+        version = c.get(f"/api/games/{gid}", headers={"X-Game-Token": token}).json()["version"]
+        assert version >= 1 and sql(pg_url, "select count(*) from moves where game_id = :g", g=gid) == [(version,)]

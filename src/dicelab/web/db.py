@@ -76,7 +76,7 @@ from sqlalchemy import (
     create_engine,
     event,
 )
-from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.engine import URL, Engine, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, InterfaceError, OperationalError
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, sessionmaker
 
@@ -205,6 +205,27 @@ def hide_password(url: Any) -> str:
     return re.sub(r"((?:^|[?&;\s])password=)[^&;\s]*", r"\1***", text, flags=re.IGNORECASE)
 
 
+LOOPBACK_HOSTS = ("localhost", "127.0.0.1", "::1")
+LOCAL_LOCK_TIMEOUT_MS = 2000  # a PostgreSQL lock wait in the event loop may stall it this long at most
+
+
+def runs_locally(url: URL) -> bool:
+    """Whether the database answers without a network: SQLite, or a PostgreSQL server reached
+    through a Unix socket or a loopback address (the URL's host and ``host``/``hostaddr`` query
+    parameters; without any, libpq's ``PGHOST`` or its default, the Unix socket)."""
+    if url.get_backend_name() == "sqlite":
+        return True
+    if url.get_backend_name() != "postgresql":
+        return False
+    hosts = [url.host] if url.host else []
+    for key in ("host", "hostaddr"):
+        value = url.query.get(key)
+        hosts += list(value) if isinstance(value, tuple) else [value] if value else []
+    if not hosts:
+        hosts = [h for h in os.environ.get("PGHOST", "").split(",") if h]
+    return all(h.startswith("/") or h in LOOPBACK_HOSTS for h in ",".join(hosts).split(",") if h)
+
+
 def make_engine(url: str) -> Engine:
     """An engine for ``url``; SQLite gets WAL, ``synchronous=NORMAL``, foreign keys, a busy timeout;
     PostgreSQL a 10-second connect timeout (unless the URL gives one) and a pool that checks a
@@ -228,8 +249,12 @@ def make_engine(url: str) -> Engine:
                                    f"{exc.strerror}") from exc
         kwargs["connect_args"] = {"check_same_thread": False, "timeout": 30}
     elif parsed.get_backend_name() == "postgresql":
+        connect: dict[str, Any] = {}
         if "connect_timeout" not in parsed.query:
-            kwargs["connect_args"] = {"connect_timeout": PG_CONNECT_TIMEOUT_S}
+            connect["connect_timeout"] = PG_CONNECT_TIMEOUT_S
+        if runs_locally(parsed) and "options" not in parsed.query:  # game work runs in the event loop
+            connect["options"] = f"-c lock_timeout={LOCAL_LOCK_TIMEOUT_MS}"
+        kwargs["connect_args"] = connect
         kwargs["pool_pre_ping"] = True
     try:
         engine = create_engine(parsed, **kwargs)
