@@ -7,13 +7,17 @@ HOST   ?= 127.0.0.1
 PORT   ?= 8000
 # Workers for the test suite: one per core.
 TEST_WORKERS ?= auto
+# The web lab's PostgreSQL tests start a throwaway server from Debian's postgresql binaries
+# (/usr/lib/postgresql/<version>/bin); make installs them when missing, and the tests must run.
+PG_BINARIES := ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || command -v initdb >/dev/null
+INSTALL_PG  := $(PG_BINARIES) || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null)
 
 .PHONY: run test test-all bench docs install clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e ".[web,dask,envs,dev,docs]"
+	$(BIN)/pip install -q -e ".[web,dask,envs,dev,docs,postgres]"
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -29,13 +33,16 @@ docs: $(STAMP)
 
 test: $(STAMP) docs
 	@command -v chromium >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null)
-	$(BIN)/python -m pytest -n $(TEST_WORKERS) -m "not slow" --timeout 900
+	@$(INSTALL_PG)
+	DICELAB_REQUIRE_POSTGRES=1 $(BIN)/python -m pytest -n $(TEST_WORKERS) -m "not slow" --timeout 900
 
 test-all: $(STAMP)
 	@command -v chromium >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null)
-	$(BIN)/python -m pytest -n $(TEST_WORKERS) --timeout 3600
+	@$(INSTALL_PG)
+	DICELAB_REQUIRE_POSTGRES=1 $(BIN)/python -m pytest -n $(TEST_WORKERS) --timeout 3600
 
 bench: $(STAMP)
+	@$(INSTALL_PG)
 	@for b in benchmarks/bench_*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
 
 clean:

@@ -1,7 +1,17 @@
-"""Web lab benchmark: a Pig move over HTTP beside a bare FastAPI request, then 200 games at once.
+"""Web lab benchmark: a Pig move over HTTP beside a bare FastAPI request, then 200 games at once,
+on SQLite and on PostgreSQL side by side.
+
+``--db sqlite``, ``--db postgresql``, ``--db both`` (the default) or ``--db all``: which databases.
+SQLite is a new file in WAL mode (``synchronous=NORMAL``, the lab's default); PostgreSQL is a
+throwaway server started from Debian's binaries by ``tests/web/pg.py`` with its durable defaults
+(``fsync=on``, ``synchronous_commit=on``: every commit waits for its WAL flush), reached over its
+Unix socket; ``postgresql-async`` is the same server with ``synchronous_commit=off`` (a commit does
+not wait for the flush: like SQLite's NORMAL, a crash of the database's machine may lose the last
+moves), to show what the flush costs; ``all`` runs the three. ``--saturation`` runs only part 3;
+``--no-saturation`` skips it. Parts 1 and 2 end with a table of both databases side by side.
 
 1. Sequential, one client: the median wall time of a move request (the human's move recorded, the
-   optimal bot's whole reply computed and recorded, both committed to SQLite in WAL mode, the JSON
+   optimal bot's whole reply computed and recorded, both committed to the database, the JSON
    answer) beside the baseline, a bare FastAPI endpoint answering a constant JSON object from an
    identical uvicorn process (the floor of the HTTP stack); plus the server's CPU time per move.
 2. The load test's scenario (tests/web/test_web_load.py): 200 simulated players, each a whole game
@@ -39,6 +49,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 from _common import report  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests" / "web"))
+import pg  # noqa: E402  (tests/web/pg.py: a throwaway PostgreSQL server)
 BARE = """
 from fastapi import FastAPI
 import uvicorn, sys
@@ -279,7 +291,7 @@ def saturation_summary(steps: list[dict]) -> str:
     return text + f"; worst answered-move p95 round trip over all steps {worst} ms"
 
 
-def sequential(url: str, bare_url: str, lab_pid: int) -> None:
+def sequential(url: str, bare_url: str, lab_pid: int) -> dict[str, float]:
     """Part 1: one client, a move at a time, beside the bare FastAPI endpoint."""
     with httpx.Client(base_url=url) as c:
         times: list[float] = []
@@ -304,9 +316,11 @@ def sequential(url: str, bare_url: str, lab_pid: int) -> None:
     report("Pig move over HTTP (median of 400)", statistics.median(times[20:]), statistics.median(base[20:]),
            "bare FastAPI")
     print(f"{'server CPU per move (game creations included)':<48} dicelab {cpu * 1e3:10.2f} ms", flush=True)
+    return {"move_ms": statistics.median(times[20:]) * 1e3, "bare_ms": statistics.median(base[20:]) * 1e3,
+            "cpu_ms": cpu * 1e3}
 
 
-def two_hundred_games(url: str) -> None:
+def two_hundred_games(url: str) -> dict[str, float]:
     """Part 2: the load test's scenario."""
     spec = importlib.util.spec_from_file_location("load", ROOT / "tests/web/test_web_load.py")
     load = importlib.util.module_from_spec(spec)
@@ -333,31 +347,83 @@ def two_hundred_games(url: str) -> None:
           f"{pct(queue, 50):.1f} ms p95 {pct(queue, 95):.1f} ms (of which the server's event-loop backlog p95 "
           f"{pct(lag, 95):.1f} ms; the rest is the client's pool of 20 connections and waiting for a core); "
           f"load average {os.getloadavg()[0]:.1f}", flush=True)
+    return {"moves": sum(moves), "wall_s": wall, "server_p50": pct(app, 50), "server_p95": pct(app, 95),
+            "client_p50": pct(rtt, 50), "client_p95": pct(rtt, 95), "queue_p95": pct(queue, 95),
+            "load": os.getloadavg()[0]}
+
+
+def lab_on(db: str, tmp: Path) -> tuple[str, pg.Cluster | None]:
+    """The database URL for ``db`` ("sqlite" or "postgresql") and the server started for it."""
+    if db == "sqlite":
+        return f"sqlite:///{tmp / 'bench.sqlite'}", None
+    why = pg.unavailable()
+    if why is not None:
+        raise SystemExit(f"error: cannot benchmark on PostgreSQL: {why}")
+    settings = ("synchronous_commit=off",) if db == "postgresql-async" else ()
+    cluster = pg.Cluster(durable=True, settings=settings).start()
+    return cluster.socket_url(cluster.new_database("bench")), cluster
+
+
+def side_by_side(results: dict[str, dict[str, dict[str, float]]]) -> None:
+    """Parts 1 and 2 of every database in one table."""
+    rows = [("Pig move over HTTP, median (ms)", "seq", "move_ms"), ("server CPU per move (ms)", "seq", "cpu_ms"),
+            ("200 games: server answer p50 (ms)", "load", "server_p50"),
+            ("200 games: server answer p95 (ms)", "load", "server_p95"),
+            ("200 games: client round trip p50 (ms)", "load", "client_p50"),
+            ("200 games: client round trip p95 (ms)", "load", "client_p95"),
+            ("200 games: queueing p95 (ms)", "load", "queue_p95"), ("200 games: moves", "load", "moves"),
+            ("200 games: load average", "load", "load")]
+    dbs = list(results)
+    print("\nside by side:", flush=True)
+    print(f"{'':<40}" + "".join(f"{d:>18}" for d in dbs))
+    for label, part, key in rows:
+        print(f"{label:<40}" + "".join(f"{results[d][part][key]:>18.2f}" for d in dbs), flush=True)
 
 
 def main() -> None:
-    """All three parts; ``--saturation`` runs only part 3."""
-    only_saturation = "--saturation" in sys.argv[1:]
+    """Parts 1 to 3 on each database of ``--db`` (default both); ``--saturation`` only part 3,
+    ``--no-saturation`` parts 1 and 2."""
+    args = sys.argv[1:]
+    only_saturation = "--saturation" in args
+    no_saturation = "--no-saturation" in args
+    choice = args[args.index("--db") + 1] if "--db" in args and args.index("--db") + 1 < len(args) else "both"
+    sets = {"both": ["sqlite", "postgresql"], "all": ["sqlite", "postgresql", "postgresql-async"]}
+    if choice not in ("sqlite", "postgresql", "postgresql-async", *sets):
+        raise SystemExit(f"error: --db must be sqlite, postgresql, postgresql-async, both or all, got {choice!r}")
+    dbs = sets.get(choice, [choice])
     tmp = Path(tempfile.mkdtemp(prefix="dicelab-bench-web-"))
-    port, bare_port = free_port(), free_port()
-    lab = subprocess.Popen([sys.executable, "-m", "dicelab", "serve", "--port", str(port), "--db",
-                            f"sqlite:///{tmp / 'bench.sqlite'}", "--no-warm"], stderr=subprocess.DEVNULL)
+    bare_port = free_port()
     bare = subprocess.Popen([sys.executable, "-c", BARE, str(bare_port)], stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}"
+    results: dict[str, dict[str, dict[str, float]]] = {}
     try:
-        wait(url + "/healthz", lab)
         wait(f"http://127.0.0.1:{bare_port}/docs", bare)
-        if not only_saturation:
-            sequential(url, f"http://127.0.0.1:{bare_port}", lab.pid)
-            two_hundred_games(url)
-        print("saturation, open loop (moves of Pig to 100 against the optimal bot at a fixed arrival rate):",
-              flush=True)
-        steps = asyncio.run(saturation(port))
-        print("saturation:", saturation_summary(steps), flush=True)
+        for db in dbs:
+            print(f"-- database: {db}", flush=True)
+            db_url, cluster = lab_on(db, tmp)
+            port = free_port()
+            lab = subprocess.Popen([sys.executable, "-m", "dicelab", "serve", "--port", str(port), "--db", db_url,
+                                    "--no-warm"], stderr=subprocess.DEVNULL)
+            url = f"http://127.0.0.1:{port}"
+            try:
+                wait(url + "/healthz", lab)
+                if not only_saturation:
+                    results[db] = {"seq": sequential(url, f"http://127.0.0.1:{bare_port}", lab.pid),
+                                   "load": two_hundred_games(url)}
+                if not no_saturation:
+                    print("saturation, open loop (moves of Pig to 100 against the optimal bot at a fixed arrival "
+                          "rate):", flush=True)
+                    steps = asyncio.run(saturation(port))
+                    print("saturation:", saturation_summary(steps), flush=True)
+            finally:
+                lab.terminate()
+                lab.wait(10)
+                if cluster is not None:
+                    cluster.stop()
+        if results:
+            side_by_side(results)
     finally:
-        for p in (lab, bare):
-            p.terminate()
-            p.wait(10)
+        bare.terminate()
+        bare.wait(10)
 
 
 if __name__ == "__main__":

@@ -1,5 +1,11 @@
 """Fixtures for the web lab tests: an in-process client on a temporary database, and a real
-server process (uvicorn over loopback) for the browser, load and durability tests."""
+server process (uvicorn over loopback) for the browser, load and durability tests.
+
+Databases: ``db_url`` is a new SQLite file, or with ``db_kind`` "postgresql" a new database on the
+session's throwaway PostgreSQL server (``pg_cluster``, :mod:`tests.web.pg`). A test or module
+marked ``both_databases`` runs once on each. Without a PostgreSQL server here the PostgreSQL runs
+skip, saying why; with ``DICELAB_REQUIRE_POSTGRES=1`` (``make test``) they fail instead.
+"""
 
 from __future__ import annotations
 
@@ -15,16 +21,82 @@ from pathlib import Path
 import httpx
 import pytest
 from fastapi.testclient import TestClient
+from sqlalchemy import create_engine, text
+from sqlalchemy.pool import NullPool
 
 from dicelab.web.app import create_app
+
+sys.path.insert(0, str(Path(__file__).parent))
+import pg  # tests/web/pg.py: the throwaway PostgreSQL server
 
 ADMIN_KEY = "test-researcher-key-0123"
 ADMIN = {"X-Admin-Key": ADMIN_KEY}  # the researcher's header for /export, /api/analysis, /analysis
 
 
+DATABASES = ("sqlite", "postgresql")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "both_databases: run the test on SQLite and on PostgreSQL (db_kind)")
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "db_kind" in metafunc.fixturenames and metafunc.definition.get_closest_marker("both_databases"):
+        metafunc.parametrize("db_kind", DATABASES, scope="function")
+
+
+def require_postgres() -> None:
+    """Skip (fail with DICELAB_REQUIRE_POSTGRES=1) when no PostgreSQL server can run here."""
+    why = pg.unavailable()
+    if why is None:
+        return
+    if os.environ.get("DICELAB_REQUIRE_POSTGRES") == "1":
+        pytest.fail(f"PostgreSQL is required (DICELAB_REQUIRE_POSTGRES=1) but {why}")
+    pytest.skip(f"no PostgreSQL here: {why}")
+
+
+@pytest.fixture(scope="session")
+def pg_cluster() -> Iterator[pg.Cluster]:
+    """One throwaway PostgreSQL server for the session (per xdist worker)."""
+    require_postgres()
+    cluster = pg.Cluster()
+    try:
+        cluster.start()
+    except Exception:
+        cluster.stop()
+        raise
+    yield cluster
+    cluster.stop()
+
+
 @pytest.fixture()
-def db_url(tmp_path: Path) -> str:
+def pg_url(pg_cluster: pg.Cluster) -> Iterator[str]:
+    """A new empty PostgreSQL database (over the Unix socket, a percent-escaped URL), dropped after."""
+    name = pg_cluster.new_database()
+    yield pg_cluster.socket_url(name)
+    pg_cluster.drop_database(name)
+
+
+@pytest.fixture()
+def db_kind() -> str:
+    return "sqlite"
+
+
+@pytest.fixture()
+def db_url(db_kind: str, tmp_path: Path, request: pytest.FixtureRequest) -> str:
+    if db_kind == "postgresql":
+        return request.getfixturevalue("pg_url")
     return f"sqlite:///{tmp_path / 'lab.sqlite'}"
+
+
+def sql(db_url: str, query: str, **params: object) -> list[tuple]:
+    """The rows of ``query`` (named parameters ``:name``) on the database at ``db_url``, any kind."""
+    engine = create_engine(db_url, poolclass=NullPool)
+    try:
+        with engine.connect() as con:
+            return [tuple(r) for r in con.execute(text(query), params)]
+    finally:
+        engine.dispose()
 
 
 @pytest.fixture()

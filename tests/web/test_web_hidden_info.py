@@ -2,7 +2,7 @@
 move, and the seed of a live game on every path.
 
 The truth comes from the database and the game engine, not from the web lab: the test reads the
-game's secret seed, rules and actions from SQLite and replays them in :class:`LiarsGame`, which
+game's secret seed, rules and actions from the database (SQLite or PostgreSQL) and replays them in :class:`LiarsGame`, which
 deals the same hands as the server. A bot's hand (or the human's, for the researcher) may leave
 the server only once its round has been called.
 """
@@ -12,7 +12,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import sqlite3
 from collections.abc import Iterator
 from typing import Any
 
@@ -21,6 +20,9 @@ import pyarrow.parquet as pq
 import pytest
 
 from dicelab.liars.rules import Bid, LiarsGame, LiarsRules
+from tests.web.conftest import sql
+
+pytestmark = pytest.mark.both_databases  # the same rules on SQLite and on PostgreSQL
 
 TABLES = ("games", "moves", "turns")
 HAND_KEYS = ("hand", "hands", "faces")
@@ -32,19 +34,14 @@ STATE_KEYS = {"id", "game", "title", "rules", "opponents", "human_seat", "coach"
 PLOTS = ("trajectories", "average", "behind-ahead", "quality")
 
 
-def db_file(db_url: str) -> str:
-    return db_url.split("///", 1)[1]
-
-
 def replay(db_url: str, gid: str) -> tuple[LiarsGame, str, int]:
     """The game as it really is (every hand), from its database row: (engine, status, seed)."""
-    con = sqlite3.connect(db_file(db_url))
-    seed, rules, status = con.execute("select seed, rules_json, status from games where id=?", (gid,)).fetchone()
+    (seed, rules, status), = sql(db_url, "select seed, rules_json, status from games where id=:gid", gid=gid)
     game = LiarsGame(LiarsRules(**json.loads(rules)), seed)
-    for player, action in con.execute("select player, action_json from moves where game_id=? order by seq", (gid,)):
+    for player, action in sql(db_url, "select player, action_json from moves where game_id=:gid order by seq",
+                              gid=gid):
         a = json.loads(action)
         game.apply(None if a == "call" else Bid(*a["bid"]), player)
-    con.close()
     return game, status, seed
 
 
@@ -272,9 +269,7 @@ def test_live_liars_rounds_leak_no_hand_on_any_path(client, admin, db_url, playe
 
 
 def _seed_of(db_url: str, gid: str) -> int:
-    con = sqlite3.connect(db_file(db_url))
-    (seed,) = con.execute("select seed from games where id=?", (gid,)).fetchone()
-    con.close()
+    ((seed,),) = sql(db_url, "select seed from games where id=:gid", gid=gid)
     return seed
 
 

@@ -19,6 +19,8 @@ Measured per move request:
   is reported (and appended to the file ``DICELAB_LOAD_REPORT`` when set) but only held to 50 ms
   when ``DICELAB_LOAD_STRICT=1`` (a quiet machine).
 
+Run on SQLite and on PostgreSQL (the session's throwaway server, see ``tests/web/pg.py``).
+
 Hardly any request may be shed: 200 players thinking 0.5-2 s offer about 130 moves a second,
 under what the server answers, so its admission limit (503 with ``Retry-After`` under saturation,
 see ``benchmarks/bench_web.py``) should hardly trigger; a player told 503 retries as told, and at
@@ -29,13 +31,18 @@ CPU work makes the server's event loop run late now and then).
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import json
 import os
 import random
+import tempfile
 import time
+from collections.abc import Iterator
+from pathlib import Path
 
 import httpx
 import numpy as np
+import pytest
 
 GAMES = 200
 GOAL = 20
@@ -93,8 +100,21 @@ def percentiles(xs: list[float]) -> dict[str, float]:
             "max": round(max(xs) * 1000, 2)}
 
 
-def test_200_concurrent_games(server_factory, tmp_path):
-    server = server_factory()
+@pytest.fixture()
+def alone() -> Iterator[None]:
+    """One load test at a time on this machine: the SQLite and PostgreSQL runs, on two test workers,
+    would otherwise measure each other (a lock file shared by the workers)."""
+    with (Path(tempfile.gettempdir()) / "dicelab-web-load-test.lock").open("w") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
+@pytest.mark.both_databases
+def test_200_concurrent_games(alone, server_factory, db_url):
+    server = server_factory(db_url)
     server.start()
     httpx.post(server.url + "/api/games", json={"goal": GOAL, "opponent": "optimal"})  # solve once
     rtt: list[float] = []
@@ -114,7 +134,7 @@ def test_200_concurrent_games(server_factory, tmp_path):
     p95_rtt = float(np.percentile(rtt, 95)) * 1000
     p95_bot = float(np.percentile(bot, 95)) * 1000
     queue = [max(0.0, r - a) for r, a in zip(rtt, app, strict=True)]
-    report = {"games": GAMES, "moves": int(sum(moves)), "wall_s": round(wall, 2),
+    report = {"database": db_url.split(":", 1)[0], "games": GAMES, "moves": int(sum(moves)), "wall_s": round(wall, 2),
               "moves_per_s": round(sum(moves) / wall, 1), "rtt_ms": percentiles(rtt),
               "server_ms": percentiles(app), "queue_ms": percentiles(queue),
               "bot_ms": {"p50": round(float(np.percentile(bot, 50)) * 1000, 3), "p95": round(p95_bot, 3)},

@@ -5,7 +5,8 @@ migration, through its own HTTP API): a finished and a live game of Pig, simulta
 Six and Liar's Dice. ``data/weblab_0002.json`` holds each game's id, token and the state that
 version answered. The migrated lab must keep every row, show every game as it was, carry the live
 Liar's Dice game on (its hands were dealt from the seed by the same engine), close the live games
-whose dice it cannot replay, and work for new games.
+whose dice it cannot replay, and work for new games. On PostgreSQL the same rows are loaded into a
+database migrated to 0002 by the same migrations, and the lab must migrate it the same way.
 """
 
 from __future__ import annotations
@@ -16,31 +17,64 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+import sqlalchemy as sa
+from alembic import command
+from alembic.config import Config
 from fastapi.testclient import TestClient
 
 from dicelab.web import create_app
+from dicelab.web.db import MIGRATIONS_DIR
+from tests.web.conftest import sql
 
 DATA = Path(__file__).parent / "data"
 KEY = {"X-Admin-Key": "migration-test-key"}
 
 
+def load_0002(url: str, source: Path) -> None:
+    """Migrate the database at ``url`` to 0002 and copy every row of the 0002 file ``source`` in."""
+    engine = sa.create_engine(url)
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS_DIR))
+    src = sa.create_engine(f"sqlite:///{source}")
+    old_meta, new_meta = sa.MetaData(), sa.MetaData()
+    old_meta.reflect(src)
+    with engine.begin() as conn:
+        cfg.attributes["connection"] = conn
+        command.upgrade(cfg, "0002")
+        # SQLite kept the old lab's over-long results ("bidder lost" in VARCHAR(8)); PostgreSQL
+        # refuses them, so the lab at 0002 could not record a Liar's Dice call there: widen the
+        # column first, as 0003 does, to load the very same rows
+        conn.exec_driver_sql("ALTER TABLE moves ALTER COLUMN result TYPE VARCHAR(16)")
+    new_meta.reflect(engine)
+    with src.connect() as s, engine.begin() as d:
+        for name in ("games", "moves", "turns"):
+            rows = [dict(r._mapping) for r in s.execute(sa.select(old_meta.tables[name]))]
+            if rows:
+                d.execute(sa.insert(new_meta.tables[name]), rows)
+            if name != "games":  # explicit ids: move the serial on past them
+                d.exec_driver_sql(f"select setval(pg_get_serial_sequence('{name}', 'id'), "
+                                  f"(select coalesce(max(id), 1) from {name}))")
+    src.dispose()
+    engine.dispose()
+
+
 @pytest.fixture()
-def old(tmp_path: Path) -> tuple[Path, dict]:
-    db = tmp_path / "old.sqlite"
-    shutil.copy(DATA / "weblab_0002.sqlite", db)
-    return db, json.loads((DATA / "weblab_0002.json").read_text())
+def old(tmp_path: Path, db_url: str) -> tuple[str, dict]:
+    """The 0002 database (a copy of the file, or its rows in PostgreSQL at 0002): (url, games)."""
+    if db_url.startswith("sqlite"):
+        shutil.copy(DATA / "weblab_0002.sqlite", db_url.split("///", 1)[1])
+    else:
+        load_0002(db_url, DATA / "weblab_0002.sqlite")
+    return db_url, json.loads((DATA / "weblab_0002.json").read_text())
 
 
-def counts(db: Path) -> dict[str, int]:
-    con = sqlite3.connect(db)
-    out = {t: con.execute(f"select count(*) from {t}").fetchone()[0] for t in ("games", "moves", "turns")}
-    con.close()
-    return out
+def counts(url: str) -> dict[str, int]:
+    return {t: sql(url, f"select count(*) from {t}")[0][0] for t in ("games", "moves", "turns")}
 
 
 def test_the_fixture_was_written_before_0003(old):
-    db, games = old
-    con = sqlite3.connect(db)
+    url, games = old
+    con = sqlite3.connect(url.split("///", 1)[1])
     assert con.execute("select version_num from alembic_version").fetchone()[0] == "0002"
     cols = {r[1] for r in con.execute("pragma table_info(games)")}
     assert "state_json" not in cols and {"goal", "variant", "scores_json"} <= cols
@@ -48,21 +82,20 @@ def test_the_fixture_was_written_before_0003(old):
     assert len(games) == 8
 
 
+@pytest.mark.both_databases
 def test_migration_carries_every_game_over(old):
     db, games = old
     before = counts(db)
-    app = create_app(f"sqlite:///{db}", warm=False, admin_key=KEY["X-Admin-Key"])
+    assert before["games"] == 8 and before["moves"] > 0
+    app = create_app(db, warm=False, admin_key=KEY["X-Admin-Key"])
     with TestClient(app) as c:
         after = counts(db)
         assert after == before  # no row lost
-        con = sqlite3.connect(db)
-        assert con.execute("select version_num from alembic_version").fetchone()[0] == "0003"
-        assert con.execute("select count(*) from games where state_json is null or rules_json is null").fetchone() \
-            == (0,)
-        assert con.execute("select count(*) from moves where action_json is null").fetchone() == (0,)
-        rules = dict(con.execute("select id, rules_json from games"))
-        seeds = dict(con.execute("select id, seed from games"))
-        con.close()
+        assert sql(db, "select version_num from alembic_version") == [("0003",)]
+        assert sql(db, "select count(*) from games where state_json is null or rules_json is null") == [(0,)]
+        assert sql(db, "select count(*) from moves where action_json is null") == [(0,)]
+        rules = dict(sql(db, "select id, rules_json from games"))
+        seeds = dict(sql(db, "select id, seed from games"))
         assert json.loads(rules[games["pig_finished"]["id"]]) == {"variant": "standard", "goal": 20, "sides": 6}
         assert json.loads(rules[games["supersix_live"]["id"]]) == {"sticks": 4, "players": 2}
         assert json.loads(rules[games["liars_live"]["id"]]) == {"players": 3, "dice": 3, "faces": 6, "wild": "ones"}

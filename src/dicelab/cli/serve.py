@@ -31,12 +31,12 @@ def serve(
     import uvicorn
 
     from dicelab.web.app import create_app
-    from dicelab.web.db import default_db_url
+    from dicelab.web.db import default_db_url, hide_password
 
     url = db or default_db_url()
     key = admin_key or secrets.token_urlsafe(24)
     app = create_app(url, warm=warm, admin_key=key, bind_host=host)
-    shown = app.state.engine.url.render_as_string(hide_password=True)
+    shown = hide_password(app.state.engine.url)
     shown_host = f"[{host}]" if ":" in host else host
     typer.echo(f"dicelab web lab: http://{shown_host}:{port}/  (database: {shown}; Ctrl-C stops)", err=True)
     typer.echo("researcher key (X-Admin-Key, for /analysis and /export): "

@@ -15,6 +15,17 @@ commit, so only an operating-system crash or power cut could lose the last moves
 ``DICELAB_SQLITE_SYNC=FULL`` to fsync every commit as well (about 8 ms more per move on the
 project machine's disk).
 
+On PostgreSQL (``pip install 'dicelab[postgres]'``: psycopg 3) nothing here is SQLite's: no PRAGMA,
+no WAL thread, no in-process write lock (:func:`dicelab.web.app.create_app`); a move's compare-and-set
+``UPDATE ... WHERE version = :read`` (:mod:`dicelab.web.gamecore`) takes the game's row lock under the
+default READ COMMITTED isolation, so racing moves on one game wait for each other and all but one
+update nothing, while moves on different games commit in parallel. Alembic gets the open connection
+(:func:`migrate`), never the URL as text, so any valid URL works, percent-escapes included; the
+migrations run in one transaction. Connections wait at most :data:`PG_CONNECT_TIMEOUT_S` seconds
+(a URL's ``connect_timeout`` overrides) and are checked before each use, so a restarted server
+costs no request; a server that does not answer makes requests 503 (:func:`unavailable_of`). No
+message shows a password (:func:`hide_password`).
+
 A damaged SQLite file never reaches the app: :func:`open_database` runs ``PRAGMA quick_check``
 before and after the migration and stops with one line (exit 2 from ``dicelab serve``) when the
 file is not a database, is truncated or has a damaged page; a 0-byte file is taken as a new
@@ -43,6 +54,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import sqlite3
 import threading
 from collections.abc import Callable
@@ -64,8 +76,8 @@ from sqlalchemy import (
     create_engine,
     event,
 )
-from sqlalchemy.engine import Engine
-from sqlalchemy.exc import ArgumentError, DBAPIError
+from sqlalchemy.engine import URL, Engine, make_url
+from sqlalchemy.exc import ArgumentError, DBAPIError, InterfaceError, OperationalError
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, sessionmaker
 
 from dicelab.core.errors import DicelabError
@@ -81,6 +93,7 @@ DB_ERRORS = (DBAPIError, sqlite3.DatabaseError)  # what a request may meet from 
 # pay a 25-85 ms checkpoint inside a request, in the event loop.
 AUTOCHECKPOINT_PAGES = 10_000
 CHECKPOINT_EVERY_S = 1.0
+PG_CONNECT_TIMEOUT_S = 10  # an unreachable PostgreSQL host: one line at start-up, not a hang
 
 
 def utcnow() -> datetime:
@@ -182,29 +195,77 @@ def default_db_url() -> str:
     return f"sqlite:///{folder / 'weblab.sqlite'}"
 
 
+def hide_password(url: Any) -> str:
+    """``url`` (text or a SQLAlchemy URL) as text with any password, in its user part or in the
+    query (``?password=``), replaced by ``***``; also a URL SQLAlchemy cannot parse."""
+    try:
+        text = make_url(url).render_as_string(hide_password=True)
+    except (ArgumentError, ValueError, TypeError):  # not a URL SQLAlchemy can parse: mask what looks like a password
+        text = re.sub(r"(://[^/?#@]*?:)[^/?#@]*@", r"\1***@", str(url))
+    return re.sub(r"((?:^|[?&;\s])password=)[^&;\s]*", r"\1***", text, flags=re.IGNORECASE)
+
+
+LOOPBACK_HOSTS = ("localhost", "127.0.0.1", "::1")
+LOCAL_LOCK_TIMEOUT_MS = 2000  # a PostgreSQL lock wait in the event loop may stall it this long at most
+
+
+def runs_locally(url: URL) -> bool:
+    """Whether the database answers without a network: SQLite, or a PostgreSQL server reached
+    through a Unix socket or a loopback address (the URL's host and ``host``/``hostaddr`` query
+    parameters; without any, libpq's ``PGHOST`` or its default, the Unix socket)."""
+    if url.get_backend_name() == "sqlite":
+        return True
+    if url.get_backend_name() != "postgresql":
+        return False
+    hosts = [url.host] if url.host else []
+    for key in ("host", "hostaddr"):
+        value = url.query.get(key)
+        hosts += list(value) if isinstance(value, tuple) else [value] if value else []
+    if not hosts:
+        hosts = [h for h in os.environ.get("PGHOST", "").split(",") if h]
+    return all(h.startswith("/") or h in LOOPBACK_HOSTS for h in ",".join(hosts).split(",") if h)
+
+
 def make_engine(url: str) -> Engine:
-    """An engine for ``url``; SQLite gets WAL, ``synchronous=FULL``, foreign keys, a busy timeout."""
-    is_sqlite = url.startswith("sqlite")
-    kwargs: dict = {}
+    """An engine for ``url``; SQLite gets WAL, ``synchronous=NORMAL``, foreign keys, a busy timeout;
+    PostgreSQL a 10-second connect timeout (unless the URL gives one) and a pool that checks a
+    connection before lending it (a restarted server costs no request)."""
+    try:
+        parsed = make_url(url)
+    except (ArgumentError, ValueError):
+        raise DicelabError(
+            f"cannot open database {hide_password(url)!r}: not a database URL (give an SQLAlchemy URL such as "
+            "sqlite:///lab.sqlite or postgresql+psycopg://user@host/dicelab)") from None
+    is_sqlite = parsed.get_backend_name() == "sqlite"
+    # at least one connection per database thread of the app (DB_THREADS = 16)
+    kwargs: dict = {"pool_size": 16, "max_overflow": 16}
     if is_sqlite:
-        path = url.split("///", 1)[-1] if "///" in url else ""
-        if path and path != ":memory:":
+        path = parsed.database or ""
+        if path and path != ":memory:" and not path.startswith("file:"):
             try:
                 Path(path).expanduser().parent.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
-                raise DicelabError(f"cannot create the folder for database {url!r}: {exc.strerror}") from exc
+                raise DicelabError(f"cannot create the folder for database {hide_password(url)!r}: "
+                                   f"{exc.strerror}") from exc
         kwargs["connect_args"] = {"check_same_thread": False, "timeout": 30}
-        # at least one connection per database thread of the app (DB_THREADS = 16)
-        kwargs["pool_size"] = 16
-        kwargs["max_overflow"] = 16
+    elif parsed.get_backend_name() == "postgresql":
+        connect: dict[str, Any] = {}
+        if "connect_timeout" not in parsed.query:
+            connect["connect_timeout"] = PG_CONNECT_TIMEOUT_S
+        if runs_locally(parsed) and "options" not in parsed.query:  # game work runs in the event loop
+            connect["options"] = f"-c lock_timeout={LOCAL_LOCK_TIMEOUT_MS}"
+        kwargs["connect_args"] = connect
+        kwargs["pool_pre_ping"] = True
     try:
-        engine = create_engine(url, **kwargs)
-    except (ArgumentError, ImportError, ValueError) as exc:
+        engine = create_engine(parsed, **kwargs)
+    except (ArgumentError, ImportError, ValueError, TypeError) as exc:
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        hint = ("; for PostgreSQL: pip install 'dicelab[postgres]'" if isinstance(exc, ImportError)
+                and parsed.get_backend_name() == "postgresql" else "")
         raise DicelabError(
-            f"cannot open database {url!r}: {first} (give an SQLAlchemy URL such as sqlite:///lab.sqlite "
-            "or postgresql+psycopg://user@host/dicelab, with its driver installed)"
-        ) from exc
+            f"cannot open database {hide_password(url)!r}: {first} (give an SQLAlchemy URL such as "
+            f"sqlite:///lab.sqlite or postgresql+psycopg://user@host/dicelab, with its driver installed{hint})"
+        ) from None
     if is_sqlite:
         sync = os.environ.get("DICELAB_SQLITE_SYNC", "NORMAL").upper()
         if sync not in ("NORMAL", "FULL", "EXTRA"):
@@ -228,9 +289,8 @@ def migrate(engine: Engine) -> None:
     from alembic import command
     from alembic.config import Config
 
-    cfg = Config()
+    cfg = Config()  # the connection goes in attributes: a URL in the config would be %-interpolated
     cfg.set_main_option("script_location", str(MIGRATIONS_DIR))
-    cfg.set_main_option("sqlalchemy.url", engine.url.render_as_string(hide_password=False))
     sqlite = engine.dialect.name == "sqlite"
     try:
         with engine.connect() as conn:
@@ -255,7 +315,7 @@ def migrate(engine: Engine) -> None:
 
 
 def _shown(engine: Engine) -> str:
-    return engine.url.render_as_string(hide_password=True)
+    return hide_password(engine.url)
 
 
 def _first_line(exc: BaseException) -> str:
@@ -287,6 +347,15 @@ def damage_of(exc: BaseException) -> str | None:
                 return f"the database is damaged: {_first_line(db_exc)}; restore it from a backup and restart the lab"
         e = e.__cause__ or e.__context__
     return None
+
+
+def unavailable_of(exc: BaseException) -> str | None:
+    """A one-line description when ``exc`` says a database server (PostgreSQL) cannot be reached or
+    lost the connection (the request did nothing), else None. SQLite's errors are never this."""
+    if not isinstance(exc, (OperationalError, InterfaceError)) or isinstance(getattr(exc, "orig", None),
+                                                                            sqlite3.Error):
+        return None
+    return f"the database server is unavailable ({_first_line(exc)}); try again shortly"
 
 
 def _sqlite_path(engine: Engine) -> Path | None:

@@ -61,16 +61,19 @@ _TURN_COLS = ["game_id", "turn_no", "player", "actor", "n_rolls", "banked", "sco
               "opponent_score", "ended"]
 
 
+# Rows are put in order here, in Python (ids by code point), not by the database: a PostgreSQL
+# database's collation may sort ids otherwise than SQLite does, and every export and analysis must
+# be the same on both.
 def _rows(db: Session, table: str) -> tuple[list[str], list[dict[str, Any]]]:
     if table == "games":
         out = []
-        for g in db.scalars(select(Game).order_by(Game.created_at)):
+        for g in sorted(db.scalars(select(Game)), key=lambda g: (g.created_at, g.id)):
             out.append({**{c: getattr(g, c) for c in _GAME_COLS}, "seed": public_seed(g)})
         return _GAME_COLS, out
     if table == "moves":
         return _MOVE_COLS, _public_moves(db)
-    q = select(Turn).order_by(Turn.game_id, Turn.turn_no)
-    return _TURN_COLS, [{c: getattr(t, c) for c in _TURN_COLS} for t in db.scalars(q)]
+    turns = sorted(db.scalars(select(Turn)), key=lambda t: (t.game_id, t.turn_no, t.player))
+    return _TURN_COLS, [{c: getattr(t, c) for c in _TURN_COLS} for t in turns]
 
 
 def _public_moves(db: Session) -> list[dict[str, Any]]:
@@ -78,7 +81,7 @@ def _public_moves(db: Session) -> list[dict[str, Any]]:
     the :data:`COACH_COLUMNS` once the game is no longer being played."""
     live = {gid for gid, status in db.execute(select(Game.id, Game.status)) if status == "playing"}
     out: list[dict[str, Any]] = []
-    for m in db.scalars(select(Move).order_by(Move.game_id, Move.seq)):
+    for m in sorted(db.scalars(select(Move)), key=lambda m: (m.game_id, m.seq)):
         row = {c: getattr(m, c) for c in _MOVE_COLS}
         out.append({**row, **dict.fromkeys(COACH_COLUMNS)} if m.game_id in live else row)
     return out
@@ -140,12 +143,12 @@ def _slope(x: np.ndarray, y: np.ndarray) -> float | None:
 
 def analysis(db: Session) -> dict[str, Any]:
     """The numbers behind the study plots, from every human turn and decision in the database."""
-    games = {g.id: g for g in db.scalars(select(Game).where(Game.game == STUDY_GAME))}
+    games = {g.id: g for g in sorted(db.scalars(select(Game).where(Game.game == STUDY_GAME)), key=lambda g: g.id)}
     pref_of = {gid: (g.risk_preference or "not asked") for gid, g in games.items()}
     # trajectories: (game, human seat) -> list of scores after each of the human's turns
     traj: dict[str, list[int]] = defaultdict(list)
     bins: dict[str, list[Turn]] = defaultdict(list)
-    for t in db.scalars(select(Turn).where(Turn.actor == "human").order_by(Turn.game_id, Turn.turn_no)):
+    for t in sorted(db.scalars(select(Turn).where(Turn.actor == "human")), key=lambda t: (t.game_id, t.turn_no, t.player)):
         if t.game_id not in games:
             continue
         traj[t.game_id].append(t.score_after)
@@ -180,7 +183,7 @@ def analysis(db: Session) -> dict[str, Any]:
     lost: dict[str, list[float]] = defaultdict(list)
     optimal: dict[str, list[bool]] = defaultdict(list)
     think: dict[str, list[int]] = defaultdict(list)
-    for m in db.scalars(select(Move).where(Move.actor == "human")):
+    for m in sorted(db.scalars(select(Move).where(Move.actor == "human")), key=lambda m: (m.game_id, m.seq)):
         if m.p_lost is None or m.game_id not in games:
             continue
         p = pref_of.get(m.game_id, "not asked")

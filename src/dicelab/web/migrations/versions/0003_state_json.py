@@ -74,7 +74,9 @@ def _action(m: Any) -> Any:
 def upgrade() -> None:
     # SQLite rebuilds ``games`` here (to make the Pig-shaped columns optional) while ``moves`` and
     # ``turns`` point at it: :func:`dicelab.web.db.migrate` runs migrations with foreign keys off
-    # and checks them all before the commit (SQLite's own procedure for schema changes)
+    # and checks them all before the commit (SQLite's own procedure for schema changes). On
+    # PostgreSQL the batch is plain ALTER TABLE in place: foreign keys stay on and hold, and the
+    # whole migration is one transaction (tested in tests/web/test_web_migration.py)
     with op.batch_alter_table("games") as b:
         b.add_column(sa.Column("rules_json", sa.Text, nullable=True))
         b.add_column(sa.Column("state_json", sa.Text, nullable=True))
