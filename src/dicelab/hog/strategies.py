@@ -4,6 +4,7 @@ of dice to roll with own score i against j). Spec strings are parsed in :mod:`di
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -14,14 +15,14 @@ from dicelab.hog.rules import HogRules
 
 
 @dataclass(eq=False)
-class HogStrategy:
+class HogStrategy(ABC):
     """A recipe for a dice table under any rules; ``name`` is its spec."""
 
     name: str
 
+    @abstractmethod
     def table(self, rules: HogRules) -> np.ndarray:
         """The number of dice at every state (i, j), shape ``(goal, goal)``, values 1..max_dice."""
-        raise NotImplementedError
 
     def dice(self, i: int, j: int, rules: HogRules) -> int:
         return int(self.table(rules)[i, j])
