@@ -10,6 +10,7 @@ skip, saying why; with ``DICELAB_REQUIRE_POSTGRES=1`` (``make test``) they fail 
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -178,3 +179,23 @@ def server_factory(tmp_path: Path) -> Iterator:
     yield make
     for s in servers:
         s.stop()
+
+
+# Browser tests drive Debian's Chromium through Playwright (``playwright install`` cannot download
+# a browser here); these flags keep it off the network it would otherwise try to reach.
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """One headless Chromium per test module (each test opens its own pages)."""
+    if shutil.which(CHROMIUM) is None:
+        pytest.fail("Chromium is missing: `make test` installs it with apt-get install chromium")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+        yield b
+        b.close()

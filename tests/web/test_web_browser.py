@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import io
 import re
-import shutil
 import sqlite3
 
 import httpx
@@ -19,25 +18,10 @@ import pytest
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = "/usr/bin/chromium"
 # the move buttons are back, or the game is over (a selector: the CSP forbids evaluating strings)
 READY = "#roll[aria-disabled=false], #status[data-state=finished]"
 # bots' moves are shown at once in these tests (the page's reveal delay, read from localStorage)
 INSTANT = "localStorage.setItem('dicelab-reveal-ms', '0')"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-
-
-@pytest.fixture()
-def browser():
-    if shutil.which(CHROMIUM) is None:
-        pytest.fail("Chromium is missing: `make test` installs it with apt-get install chromium")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        yield b
-        b.close()
 
 
 def test_play_whole_pig_game_with_coach_and_questionnaire(browser, server_factory, tmp_path, admin):

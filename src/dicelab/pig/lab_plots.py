@@ -14,6 +14,17 @@ import dicelab.core.plotting  # noqa: F401  (sets the Agg backend)
 from dicelab.pig.rules import PigRules
 
 
+def _save(fig: Any, path: str | Path) -> Path:
+    """Lay out ``fig``, write it to ``path`` (folders made as needed), close it; the path."""
+    import matplotlib.pyplot as plt
+
+    fig.tight_layout()
+    out = Path(path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return out
+
 def plot_win_matrix(tournament: Any, path: str | Path) -> Path:
     """Heatmap of ``tournament.matrix`` (row strategy's overall chance against the column one)."""
     import matplotlib.pyplot as plt
@@ -38,12 +49,7 @@ def plot_win_matrix(tournament: Any, path: str | Path) -> Path:
         ax.set_yticks(range(0, n, step), names[::step])
     r = tournament.rules
     ax.set_title(f"Pig round robin ({tournament.mode}; {r.variant}, goal {r.goal})")
-    fig.tight_layout()
-    out = Path(path)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=110)
-    plt.close(fig)
-    return out
+    return _save(fig, path)
 
 
 def against_holds(x: Any, rules: PigRules | None = None, n_max: int = 100) -> dict[str, Any]:
@@ -85,12 +91,7 @@ def plot_against_holds(
     ax.set_ylabel(f"P({data['strategy']} wins), first move alternating")
     ax.set_title(f"{data['strategy']} against every hold:N ({rules.variant}, goal {rules.goal})")
     ax.grid(alpha=0.3)
-    fig.tight_layout()
-    out = Path(path)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=110)
-    plt.close(fig)
-    return out
+    return _save(fig, path)
 
 
 def plot_fair_repeats(rows: list[dict[str, Any]], games: int, path: str | Path) -> Path:
@@ -115,12 +116,7 @@ def plot_fair_repeats(rows: list[dict[str, Any]], games: int, path: str | Path) 
     ax.set_ylabel("A's share of the games (first move alternating)")
     ax.set_title(f"{rows[0]['repeats'] if rows else 0} repeated fair tests of {games} games")
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    out = Path(path)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=110)
-    plt.close(fig)
-    return out
+    return _save(fig, path)
 
 
 def plot_fair_convergence(data: dict[str, Any], path: str | Path) -> Path:
@@ -150,9 +146,4 @@ def plot_fair_convergence(data: dict[str, Any], path: str | Path) -> Path:
     ax.set_ylabel(f"{data['a']}'s estimated win rate against {data['b']}")
     ax.set_title(f"{data['repeats']} repeats, {data['max_games']} games each (seed {data['seed']})")
     ax.legend(fontsize=8, loc="upper right")
-    fig.tight_layout()
-    out = Path(path)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=110)
-    plt.close(fig)
-    return out
+    return _save(fig, path)
