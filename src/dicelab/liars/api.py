@@ -12,7 +12,7 @@ from typing import Any
 
 from dicelab.core.errors import DicelabError, require
 from dicelab.core.results import HeadToHead
-from dicelab.liars.cfr import DuelGame, build_tree, evaluate_profile
+from dicelab.liars.cfr import DuelGame, DuelRules, build_tree, evaluate_profile
 from dicelab.liars.duel import Duel, DuelPolicy
 from dicelab.liars.grading import full_profile
 from dicelab.liars.lbr import bot_policy, head_to_head
@@ -50,18 +50,12 @@ def evaluate(a: Any, b: Any, rules: DuelGame) -> HeadToHead:
     """
     duel = _duel(rules)
     pa, pb = as_duel_policy(a, duel), as_duel_policy(b, duel)
-    tree = build_tree(rules if not isinstance(rules, Duel) else _exact_rules(duel))
+    tree = build_tree(DuelRules(duel.dice, duel.faces, duel.wild))  # one line refuses a duel too big for it
     _, a0, a1 = full_profile(pa, tree)
     _, b0, b1 = full_profile(pb, tree)
     a_opens = evaluate_profile(tree, a0, b1)["value"]  # A's payoff as the opener
     b_opens = evaluate_profile(tree, b0, a1)["value"]  # B's payoff as the opener
     return HeadToHead(a=_name(a), b=_name(b), a_first=(1 + a_opens) / 2, a_second=(1 - b_opens) / 2)
-
-
-def _exact_rules(duel: Duel) -> Any:
-    from dicelab.liars.cfr import DuelRules
-
-    return DuelRules(duel.dice, duel.faces, duel.wild)  # one line refuses duels too big for the tree
 
 
 def simulate(a: Any, b: Any, rules: DuelGame, games: int = 10_000, seed: int = 0) -> dict[str, Any]:
