@@ -95,6 +95,18 @@ class Play(Protocol):
         ...
 
 
+class Advises(Protocol):
+    """An optional hook of a :class:`Play`: a sentence of advice in plain words on a decision that
+    gave something away (the web lab's review shows it). A Play without it gets one made from its
+    coach's values."""
+
+    def advice(self, state: GameState, seat: int, action: Action) -> str | None:
+        """Why ``action`` of ``seat`` in ``state`` (before it is applied) was not the best, e.g.
+        "Optimal play holds at 21 here; you rolled at 27 with 40 banked and the opponent on 80";
+        None when there is nothing to say."""
+        ...
+
+
 class Prepares(Protocol):
     """Optional hooks of a :class:`Play` whose bots or coach need tables built first (solves,
     best responses, trained agents). A front end that serves many requests (the web lab) uses them

@@ -138,6 +138,27 @@ class PigPlay:
                 "values": [{"action": "roll", "value": p_roll}, {"action": "hold", "value": p_hold}],
                 "best": "roll" if p_roll >= p_hold else "hold"}
 
+    def advice(self, state: GameState, seat: int, action: Action) -> str | None:
+        """A sentence on ``action`` where optimal play differs (the optional hook of
+        :class:`~dicelab.core.registry.Advises`): "Optimal play holds at 21 here; you rolled at 27
+        with 40 banked and the opponent on 80". None when ``action`` is optimal or not a decision."""
+        if state.is_over or seat not in state.to_move() or action not in ("roll", "hold"):
+            return None
+        i, j, k = _position(state, seat)
+        sol = solution(state.rules)
+        best = sol.action(i, j, k)
+        if best == action:
+            return None
+        where = f"with {i} banked and the opponent on {j}"
+        # the smallest turn total at which optimal play holds in this (i, j), from 1 up to the goal
+        holds = [t for t in range(1, state.rules.goal - i) if sol.action(i, j, t) == "hold"]
+        if action == "roll":
+            at = min(holds, default=k)  # at most k: optimal play holds at k
+            return f"Optimal play holds at {at} here; you rolled at {k} {where}."
+        later = [t for t in holds if t > k]
+        until = f"and holds at {later[0]}" if later else "until it reaches the goal"
+        return f"Optimal play keeps rolling here {until}; you held at {k} {where}."
+
     # ---- optional build hooks (see :mod:`dicelab.core.registry`)
     def ready(self, specs: list[str], rules: PigRules) -> bool:
         """Whether every table the bots ``specs`` and the coach need is in memory."""

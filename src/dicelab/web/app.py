@@ -15,8 +15,17 @@ Every registered game (:mod:`dicelab.core.registry`) is served by one game servi
                                     or the flat form {"action": NAME, "k" | "quantity"+"face" | "dice"})
     GET  /api/games/{id}/hint       the coach's view for your seat now, coach on or off (header
                                     X-Game-Token); your next move is recorded as hinted
+    GET  /api/games/{id}/review     the game replayed with the coach at every decision: positions,
+                                    moves, the human's chance to win, labels, advice (header
+                                    X-Game-Token; positions and numbers once the game is over)
+    GET  /api/share/{share_id}      the same review, read-only, without the token (the state's
+                                    share_id; a live game shows only its public events)
     GET  /api/opponents             every game's bots; GET /api/games/rules: every game's rules
     GET  /healthz                   {"status": "ok"}
+
+Pages: ``/play/{game}``, ``/review/{id}`` (the review, with the token this browser keeps),
+``/share/{share_id}`` (the read-only review), ``/games`` ("My games": the games this browser
+played, from its local storage), ``/about``, ``/explorer``, ``/analysis``.
 
 Answers: 201/200 on success; 404 for an unknown game, 403 for a wrong token, 409 for a stale move
 or a move in a finished game, 413 for a body over 16 KiB, 422 for malformed JSON or bad values, 400
@@ -52,6 +61,7 @@ from dicelab import __version__
 from dicelab.core import registry
 from dicelab.core.errors import DicelabError, require
 import dicelab.web.explorer as explorer
+import dicelab.web.review as review
 import dicelab.web.service as service
 import dicelab.web.study as study
 from dicelab.web.db import (
@@ -580,6 +590,23 @@ def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | No
         response.headers["Server-Timing"] = f"bot;dur={out['bot_ms']:.3f}"  # the bots' share
         return out
 
+    @app.get("/api/games/{game_id}/review", tags=["games"])
+    async def game_review(game_id: str, request: Request, x_game_token: Token = None) -> dict[str, Any]:
+        """The game replayed with the coach at every decision (header X-Game-Token): the human's
+        chance to win at each, the labels of the human's decisions and advice on the worst."""
+        def work(db: Session) -> dict[str, Any]:
+            return review.review(db, service.load(db, game_id, x_game_token))
+
+        return await run_game_db(request, work)
+
+    @app.get("/api/share/{share_id}", tags=["games"])
+    async def shared_review(share_id: str, request: Request) -> dict[str, Any]:
+        """The read-only review a share link opens (no token; a live game shows its public events only)."""
+        def work(db: Session) -> dict[str, Any]:
+            return review.review(db, review.load_shared(db, share_id), shared=True)
+
+        return await run_game_db(request, work)
+
     @app.get("/api/opponents", tags=["meta"])
     def opponents() -> dict[str, Any]:
         """Every game's bots (under its default rules) and the games list."""
@@ -675,6 +702,21 @@ def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | No
         name = own if (HERE / "templates" / own).is_file() else "play.html"
         return page(request, name, game=entry, bots=opponents_of(entry), opponents=opponents_of(entry),
                     rules=rules_listing(entry))
+
+    @app.get("/review/{game_id}", response_class=HTMLResponse, include_in_schema=False)
+    def review_page(request: Request, game_id: str) -> HTMLResponse:
+        """A game's review; its script reads the game with the token this browser keeps."""
+        return page(request, "review.html", game_id=game_id[:40], share_id="")
+
+    @app.get("/share/{share_id}", response_class=HTMLResponse, include_in_schema=False)
+    def share_page(request: Request, share_id: str) -> HTMLResponse:
+        """The read-only review of a shared game."""
+        return page(request, "review.html", game_id="", share_id=share_id[:80])
+
+    @app.get("/games", response_class=HTMLResponse, include_in_schema=False)
+    def my_games_page(request: Request) -> HTMLResponse:
+        """"My games": the games this browser played (its local storage), each opening at its review."""
+        return page(request, "games.html")
 
     @app.get("/analysis", response_class=HTMLResponse, include_in_schema=False)
     async def analysis_page(request: Request, x_admin_key: AdminKey = None) -> HTMLResponse:

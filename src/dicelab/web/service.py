@@ -21,6 +21,8 @@ so a finished game can be replayed exactly from its record.
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import hmac
 import inspect
 import json
@@ -187,6 +189,13 @@ def load(db: Session, game_id: str, token: str | None) -> LiveGame:
     if not token or not hmac.compare_digest(hash_token(token), g.token_hash):
         raise Forbidden("this game belongs to another player: send its X-Game-Token header")
     return g
+
+
+def share_id(g: LiveGame) -> str:
+    """The read-only share id of ``g`` (:mod:`dicelab.web.review`): ``<id>.<HMAC of the id keyed by
+    the token's hash>``, unguessable and distinct from the move token, which it does not reveal."""
+    mac = hmac.new(str(g.token_hash).encode(), b"dicelab-share:" + str(g.id).encode(), hashlib.sha256).digest()
+    return f"{g.id}.{base64.urlsafe_b64encode(mac[:18]).decode()}"
 
 
 def entry_of(g: LiveGame) -> GameEntry:
@@ -538,7 +547,7 @@ def summary(db: Session, g: LiveGame) -> dict[str, Any]:
 
 
 META = ("id", "game", "title", "rules", "opponents", "human_seat", "coach", "status", "version", "winner",
-        "to_move", "legal_actions", "coach_view", "returns", "seed", "summary", "moves")
+        "to_move", "legal_actions", "coach_view", "returns", "seed", "summary", "moves", "share_id")
 
 
 def public_state(db: Session, g: LiveGame, with_moves: bool = True, live: Live | None = None) -> dict[str, Any]:
@@ -565,7 +574,7 @@ def public_state(db: Session, g: LiveGame, with_moves: bool = True, live: Live |
         "id": g.id, "game": g.game, "title": entry.title, "rules": json.loads(g.rules_json or "{}"),
         "opponents": _specs(g), "human_seat": g.human_seat, "coach": g.coach, "status": g.status,
         "version": g.version, "winner": g.winner, "to_move": to_move if g.status == "playing" else [],
-        "legal_actions": legal, "coach_view": coach, "returns": returns,
+        "legal_actions": legal, "coach_view": coach, "returns": returns, "share_id": share_id(g),
     })
     if public_seed(g) is not None:
         out["seed"] = public_seed(g)

@@ -1,0 +1,237 @@
+"""The review of a game (issue 14, item 3) and its read-only share link (item 5), for every game.
+
+The stored game is replayed from its record (the rules, the seed and every seat's action in
+``moves``) through the game's own state interface; at each decision the game's coach
+(``Play.coach(state, seat)``) is asked for the seat to move. Nothing here knows a game's rules.
+
+* The graph's point at a decision state is the human's chance to win: at the human's decisions the
+  coach's value of the best action; at a bot's decision in a two-player game 1 - the bot's best
+  value (the games are zero-sum: one seat's win is the other's loss); with three or more players
+  only the human's own decisions have a point (one seat's loss is not one other seat's gain). The
+  last point is the game's result (1 a win, 0 a loss, a share for a tie).
+* Numbers are used only where the coach's ``kind`` is ``"win probability"``; a game whose coach
+  gives something else has the move list without graph or labels, and the answer says why.
+* Each of the human's decisions is labelled by what it gave away (best value - chosen value):
+  :data:`THRESHOLDS`. The worst ones (mistakes and blunders) get a sentence of advice: the game's
+  optional ``Play.advice(state, seat, action)`` hook, else one made from the coach's values.
+
+Hidden information: a finished game is public (its seed is too). While a game is live the review
+shows only the public events of each action: no position (an observation may hold a hand) and no
+coach number (the coach reads the mover's hand). A share id is ``<game id>.<signature>``, an HMAC
+of the game id keyed by the game's token hash: unguessable, distinct from the move token, and it
+opens nothing but this read-only view.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from dicelab.core.errors import DicelabError
+from dicelab.web.gamecore import GAMES, Conflict, LiveGame, NotFound, public_seed
+from dicelab.web.service import (
+    _same,
+    _specs,
+    check_ready,
+    coach_of,
+    entry_of,
+    is_legacy,
+    moves_of,
+    play_of,
+    players_of,
+    rules_of,
+    share_id,
+)
+
+WIN = "win probability"
+# what a decision gave away in win probability, from the worst label down: (label, more than)
+THRESHOLDS = (("blunder", 0.08), ("mistake", 0.03), ("inaccuracy", 0.01))
+ADVISED = ("blunder", "mistake")  # the labels that get a sentence of advice
+
+
+# ------------------------------------------------------------------------------ share ids
+def load_shared(db: Session, sid: str) -> LiveGame:
+    """The game a share id opens; 404 (one line) for anything else."""
+    missing = NotFound("no such shared game: check the share link")
+    if not sid or len(sid) > 80 or "." not in sid:
+        raise missing
+    game_id = sid.rsplit(".", 1)[0]
+    row = db.execute(select(GAMES).where(GAMES.c.id == game_id)).mappings().first()
+    if row is None:
+        raise missing
+    g = LiveGame(**row)
+    if not hmac.compare_digest(share_id(g).encode(), sid.encode()):
+        raise missing
+    return g
+
+
+# ------------------------------------------------------------------------------ words and numbers
+def pct(p: float) -> str:
+    """One format for every coach number: a percentage with one decimal (``54.3%``)."""
+    return f"{100 * p:.1f}%"
+
+
+def action_words(action: Any) -> str:
+    """An action as people read it: ``roll``, ``target 25``, ``bid 3 × 5``."""
+    if isinstance(action, str):
+        return action
+    if isinstance(action, dict):
+        return ", ".join(f"{k} {' × '.join(map(str, v)) if isinstance(v, list) else v}" for k, v in action.items())
+    return json.dumps(action)
+
+
+def label_of(loss: float | None) -> str | None:
+    """``blunder`` / ``mistake`` / ``inaccuracy`` by :data:`THRESHOLDS`, None for a good move."""
+    if loss is None:
+        return None
+    return next((name for name, over in THRESHOLDS if loss > over), None)
+
+
+def _coach(play: Any, state: Any, seat: int, human: bool, specs: list[str]) -> dict[str, Any] | None:
+    """The coach for ``seat``: as the game page asks it for the human (a coach that takes
+    ``against`` is told the first bot); a bot seat's own view without ``against``."""
+    if human:
+        return coach_of(play, state, seat, specs)
+    return coach_of(play, state, seat, [])
+
+
+def _best_value(c: dict[str, Any]) -> float | None:
+    vals = [v for v in c.get("values") or [] if isinstance(v.get("value"), (int, float))]
+    best = next((v["value"] for v in vals if _same(v["action"], c.get("best"))), None)
+    if best is None:
+        best = max((v["value"] for v in vals), default=None)
+    return None if best is None else float(best)
+
+
+def generic_advice(c: dict[str, Any], action: Any, chosen: float, best: float) -> str:
+    """Advice from the coach's own numbers, for a game without an ``advice`` hook."""
+    return (f"The best move here was {action_words(c.get('best'))} ({pct(best)} to win); "
+            f"you chose {action_words(action)} ({pct(chosen)}), giving away {pct(best - chosen)}.")
+
+
+def advice_of(play: Any, state: Any, seat: int, action: Any, c: dict[str, Any], chosen: float,
+              best: float) -> str:
+    """The game's own ``advice`` hook (optional in the Play protocol), else :func:`generic_advice`."""
+    hook = getattr(play, "advice", None)
+    if hook is not None:
+        try:
+            text = hook(state, seat, action)
+        except (ImportError, DicelabError):
+            text = None
+        if text:
+            return str(text)
+    return generic_advice(c, action, chosen, best)
+
+
+# ------------------------------------------------------------------------------ the review
+def _rows_by_step(state: Any, rows: list[Any], start: int) -> list[Any]:
+    """The recorded rows of the next step (one per seat to move, in seat order, as the service
+    wrote them); a 409 when the record does not fit the replay."""
+    seats = sorted(state.to_move())
+    group = rows[start:start + len(seats)]
+    if [m.player for m in group] != seats:
+        raise Conflict("this game's record does not replay (it was changed outside the lab); it has no review")
+    return group
+
+
+def review(db: Session, g: LiveGame, shared: bool = False) -> dict[str, Any]:
+    """The review of ``g``: the moves, the positions (finished games), the human's chance to win at
+    every decision, the labels and the advice; see the module docstring."""
+    entry = entry_of(g)
+    if is_legacy(g):
+        raise Conflict("this game was started by an older version of the lab whose dice cannot be replayed; "
+                       "it has no review")
+    params = json.loads(g.rules_json or "{}")
+    specs = _specs(g)
+    check_ready(entry, specs, params)  # the coach's tables, built off the event loop when missing
+    play = play_of(entry)
+    rules = rules_of(entry, params)
+    state = entry.new_game(rules, g.seed)
+    players = players_of(state)
+    human = g.human_seat
+    finished = g.status == "finished"
+    rows = moves_of(db, g)
+    steps: list[dict[str, Any]] = []
+    kinds: set[str] = set()
+    at = 0
+    while at < len(rows) and not state.is_over:
+        group = _rows_by_step(state, rows, at)
+        at += len(group)
+        step: dict[str, Any] = {"n": len(steps), "moves": [], "win": None}
+        if finished:
+            step["position"] = state.observe(human)
+        actions = {m.player: json.loads(m.action_json) if m.action_json else m.action for m in group}
+        for m in group:
+            is_human = m.actor == "human"
+            mv: dict[str, Any] = {"seat": m.player, "actor": m.actor, "action": actions[m.player],
+                                  "hinted": is_human and '"hint": true' in (m.events_json or "")}
+            c = _coach(play, state, m.player, is_human, specs) if finished else None
+            if c and c.get("values"):
+                kinds.add(str(c.get("kind")))
+            if c and c.get("kind") == WIN and c.get("values"):
+                best = _best_value(c)
+                if is_human:
+                    chosen = next((float(v["value"]) for v in c["values"] if _same(v["action"], actions[m.player])
+                                   and isinstance(v.get("value"), (int, float))), None)
+                    mv.update({"values": c["values"], "best": c.get("best"), "best_value": best, "value": chosen})
+                    if best is not None and chosen is not None:
+                        loss = max(0.0, best - chosen)
+                        mv.update({"loss": loss, "label": label_of(loss)})
+                        if mv["label"] in ADVISED:
+                            mv["advice"] = advice_of(play, state, m.player, actions[m.player], c, chosen, best)
+                    step["win"] = best
+                elif players == 2 and step["win"] is None and best is not None:
+                    step["win"] = 1.0 - best
+                    mv["best_value"] = best
+            step["moves"].append(mv)
+        joint = actions[group[0].player] if len(group) == 1 else {str(s): a for s, a in actions.items()}
+        events = state.apply(joint)
+        for n, mv in enumerate(step["moves"]):  # as the service records them: common events with the last seat
+            last = n == len(step["moves"]) - 1
+            mv["events"] = [e for e in events if e.get("seat") == mv["seat"] or ("seat" not in e and last)]
+        steps.append(step)
+    if at != len(rows) or not _same(state.to_json(), json.loads(g.state_json or "{}")):
+        raise Conflict("this game's record does not replay (it was changed outside the lab); it has no review")
+    graph = finished and bool(kinds) and kinds == {WIN}
+    if not graph:
+        for s in steps:
+            s["win"] = None
+            for mv in s["moves"]:
+                for k in ("values", "best", "best_value", "value", "loss", "label", "advice"):
+                    mv.pop(k, None)
+    final: dict[str, Any] = {"n": len(steps)}
+    if finished:
+        final["position"] = state.observe(human)
+        final["win"] = float(state.returns()[human]) if graph else None
+    if not finished:
+        why = ("The game is still being played: the review shows each move's public events; the positions, "
+               "the graph and the labels appear when it is over.")
+    elif graph:
+        why = None
+    elif not kinds:
+        why = "The coach gives no win probabilities for this game, so the review shows the moves without a graph or labels."
+    else:
+        why = (f"This game's coach gives \u201c{min(kinds - {WIN} or kinds)}\u201d, not a chance to win the game, "
+               "so the review shows the moves without a graph or labels.")
+    mine = [mv for s in steps for mv in s["moves"] if mv["actor"] == "human" and mv.get("loss") is not None]
+    out: dict[str, Any] = {
+        "id": g.id, "game": g.game, "title": entry.title, "rules": params, "opponents": specs,
+        "human_seat": human, "players": players, "coach": bool(g.coach), "status": g.status, "winner": g.winner,
+        "returns": json.loads(g.result_json) if finished and g.result_json else None,
+        "thresholds": {name: over for name, over in THRESHOLDS}, "graph": graph, "why": why,
+        "steps": steps, "final": final,
+        "summary": {"decisions": len(mine), "labels": {name: sum(1 for mv in mine if mv.get("label") == name)
+                                                       for name, _ in THRESHOLDS},
+                    "total_lost": sum(mv["loss"] for mv in mine)} if graph else None,
+        "multiplayer_note": ("With more than two players one seat's loss is not one other seat's gain, so the graph "
+                             "has a point only at your own decisions.") if graph and players > 2 else None,
+    }
+    if public_seed(g) is not None:
+        out["seed"] = public_seed(g)
+    if not shared:
+        out["share_id"] = share_id(g)
+    return out
