@@ -217,9 +217,11 @@ def review(db: Session, g: LiveGame, shared: bool = False) -> dict[str, Any]:
     else:
         why = (f"This game's coach gives \u201c{min(kinds - {WIN} or kinds)}\u201d, not a chance to win the game, "
                "so the review shows the moves without a graph or labels.")
+    names = {b.spec: b.name for b in play.bots(rules)}
     mine = [mv for s in steps for mv in s["moves"] if mv["actor"] == "human" and mv.get("loss") is not None]
     out: dict[str, Any] = {
         "id": g.id, "game": g.game, "title": entry.title, "rules": params, "opponents": specs,
+        "opponent_names": [names.get(s, "Bot") for s in specs],
         "human_seat": human, "players": players, "coach": bool(g.coach), "status": g.status, "winner": g.winner,
         "returns": json.loads(g.result_json) if finished and g.result_json else None,
         "thresholds": {name: over for name, over in THRESHOLDS}, "graph": graph, "why": why,

@@ -287,6 +287,81 @@ const lab = (function () {
     return h;
   }
 
+  // ------------------------------------------------------------------ my games, review, rematch
+  // "My games": the games this browser played, kept in localStorage ("dicelab-games", newest
+  // first, at most MAX_KEPT), each with its token (to reopen its review), its read-only share id
+  // and the settings a rematch repeats.
+  const ARCHIVE = "dicelab-games", REMATCH = "dicelab-rematch", MAX_KEPT = 200;
+  function archive() {
+    try { const a = JSON.parse(window.localStorage.getItem(ARCHIVE) || "[]"); return Array.isArray(a) ? a : []; } catch (e) { return []; }
+  }
+  function saveArchive(list) {
+    try { window.localStorage.setItem(ARCHIVE, JSON.stringify(list.slice(0, MAX_KEPT))); } catch (e) { /* storage full or off */ }
+  }
+  // the settings of `game` (a public state or a review) for a rematch
+  const settingsOf = (game) => ({ game: game.game, rules: game.rules || {}, opponents: game.opponents || [],
+    human_first: game.human_seat === 0, coach: !!game.coach });
+  function resultOf(game) {
+    if (game.status === "playing") return "playing";
+    if (game.status !== "finished") return game.status;
+    const r = game.returns ? game.returns[game.human_seat] : (game.winner === game.human_seat ? 1 : 0);
+    return r >= 1 ? "won" : r > 0 ? "shared" : "lost";
+  }
+  // the token this browser keeps for game `id` (this tab's session, else My games), or null
+  function tokenOf(id) {
+    let t = null;
+    try { t = window.sessionStorage.getItem("dicelab-token-" + id); } catch (e) { t = null; }
+    if (t) return t;
+    const e = archive().find((x) => x.id === id);
+    return e && e.token ? e.token : null;
+  }
+  let current = null;  // the game the page shows (for the Rematch button)
+  // Record `game` in My games and show its Review and Rematch buttons once it is over. Every game
+  // page calls this after each render.
+  function track(game, token) {
+    current = game;
+    if (!game || !game.id) return;
+    const list = archive();
+    const old = list.find((x) => x.id === game.id);
+    const entry = { ...(old || { started: new Date().toISOString() }), id: game.id, game: game.game, title: game.title,
+      result: resultOf(game), moves: game.version, share_id: game.share_id || (old && old.share_id) || null,
+      token: token || (old && old.token) || null, settings: settingsOf(game) };
+    saveArchive([entry, ...list.filter((x) => x.id !== game.id)]);
+    const over = game.status !== "playing";
+    if ($("review-link")) { $("review-link").hidden = !over; $("review-link").href = "/review/" + encodeURIComponent(game.id); }
+    if ($("rematch")) $("rematch").hidden = !over;
+  }
+  // Start a game with `settings` (settingsOf): on its own page by filling in the setup form and
+  // submitting it (the page's own start), else by going to that page, which does so on load.
+  function rematch(settings) {
+    const form = $("setup-form");
+    const here = form && location.pathname === "/play/" + settings.game;
+    if (!here) {
+      try { window.sessionStorage.setItem(REMATCH, JSON.stringify(settings)); } catch (e) { /* nothing to carry */ }
+      location.href = "/play/" + encodeURIComponent(settings.game);
+      return;
+    }
+    const field = (name) => $(name) || form.querySelector("[data-rule='" + name + "']");
+    for (const [name, value] of Object.entries(settings.rules || {})) {
+      const el = field(name);
+      if (el && value !== null && value !== undefined) el.value = String(value);
+    }
+    if ($("opponent") && settings.opponents && settings.opponents.length) $("opponent").value = settings.opponents[0];
+    if ($("first")) $("first").value = settings.human_first ? "human" : "bot";
+    if ($("coach")) $("coach").checked = !!settings.coach;
+    if ($("study")) { $("study").checked = false; $("study").dispatchEvent(new Event("change")); }
+    if ($("board")) $("board").hidden = true;
+    if ($("setup")) $("setup").hidden = false;
+    form.requestSubmit();
+  }
+  if ($("rematch")) $("rematch").addEventListener("click", () => { if (current) rematch(settingsOf(current)); });
+  // a rematch asked for on another page (a review, My games): start it once this page's script is ready
+  window.addEventListener("load", () => {
+    let pending = null;
+    try { pending = JSON.parse(window.sessionStorage.getItem(REMATCH) || "null"); window.sessionStorage.removeItem(REMATCH); } catch (e) { pending = null; }
+    if (pending && pending.game && location.pathname === "/play/" + pending.game && $("setup-form")) rematch(pending);
+  });
+
   // ------------------------------------------------------------------ page furniture
   function setupNav() {
     const b = $("nav-toggle"), nav = $("nav");
@@ -303,5 +378,6 @@ const lab = (function () {
 
   return { $, pct, api, appendLog, logLine, showSetup, showBoard, coachValue, actionText, same, sentence,
     botName, die, showDice, reveal, banner, revealDelay, skip, setOff, isOff, control, keys, hints, hintText, takeHint, hinted: hintedRecord,
+    archive, saveArchive, track, rematch, settingsOf, resultOf, tokenOf,
     get revealing() { return revealing; } };
 })();

@@ -108,6 +108,7 @@
     $("coach-now").textContent = c && c.current_bid_holds !== null && c.current_bid_holds !== undefined
       ? "Given your dice, the current bid holds with probability " + pct(c.current_bid_holds) + "."
       : over ? "" : "No bid to judge yet: open with a bid your own dice support.";
+    lab.track(game, token);  // My games, and the Review and Rematch buttons once the game is over
   }
   // the smallest raise, ready in the form (so Enter bids it)
   function suggest() {

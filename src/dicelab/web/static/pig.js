@@ -135,6 +135,7 @@
     } else {
       $("summary").hidden = true;
     }
+    lab.track(game, token);  // My games, and the Review and Rematch buttons once the game is over
   }
 
   function showBoard() {

@@ -96,6 +96,7 @@
         " best; total given away " + pct(s.total_lost) + ".";
       $("summary").hidden = false;
     } else { $("summary").hidden = true; }
+    lab.track(game, token);  // My games, and the Review and Rematch buttons once the game is over
   }
 
   form.addEventListener("submit", async (ev) => {

@@ -76,6 +76,7 @@
       $("summary").hidden = false;
     } else { $("summary").hidden = !over; if (over) $("summary").textContent = "Final scores: " + game.scores.join(" / "); }
     if (over) lab.banner($("status").textContent, "over");
+    lab.track(game, token);  // My games, and the Review and Rematch buttons once the game is over
   }
 
   // one turn's records: every player's rolls, shown one player at a time

@@ -91,6 +91,7 @@
         (s.worst ? " Worst: " + lab.actionText(s.worst.action) + " (move " + (s.worst.seq + 1) + ") instead of " + lab.actionText(s.worst.optimal) + ", costing " + pct(s.worst.p_lost) + "." : "");
       $("summary").hidden = false;
     } else { $("summary").hidden = true; }
+    lab.track(game, token);  // My games, and the Review and Rematch buttons once the game is over
   }
 
   $("setup-form").addEventListener("submit", async (ev) => {
