@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -30,7 +31,7 @@ EVENT_KEYS = {"seq", "player", "actor", "action", "events", "p_lost", "best", "v
 COACH_KEYS = ("p_lost", "best", "value")  # computed from the mover's own hand
 STATE_KEYS = {"id", "game", "title", "rules", "opponents", "human_seat", "coach", "status", "version", "to_move",
               "legal_actions", "seat", "dice_counts", "hand", "bid", "bidder", "actions", "rounds", "winner",
-              "coach_view", "returns", "seed", "summary", "moves"}
+              "coach_view", "returns", "seed", "summary", "moves", "share_id"}
 PLOTS = ("trajectories", "average", "behind-ahead", "quality")
 
 
@@ -197,6 +198,31 @@ def check_refusals(client, gid: str, h: dict, st: dict[str, Any], game: LiarsGam
     assert client.get(f"/api/games/{gid}", headers=h).json()["version"] == st["version"]
 
 
+def check_review_paths(client, st: dict[str, Any], h: dict, game: LiarsGame, status: str, seed: int) -> None:
+    """The review (with the token) and the read-only share link (without): while the game is live,
+    only public events (hands only in the calls of called rounds), no position, no coach number and
+    no seed; once it is over, everything is public."""
+    answers = [client.get(f"/api/games/{st['id']}/review", headers=h), client.get(f"/api/share/{st['share_id']}")]
+    for r in answers:
+        assert r.status_code == 200, r.text
+        assert h["X-Game-Token"] not in r.text
+        rv = r.json()
+        assert rv["status"] == status
+        if status == "finished":
+            assert rv["seed"] == seed
+            continue
+        assert "seed" not in rv and str(seed) not in r.text
+        assert "position" not in rv["final"]
+        for step in rv["steps"]:
+            assert "position" not in step and step["win"] is None
+            assert all(set(mv) <= {"seat", "actor", "action", "hinted", "events"} for mv in step["moves"]), step
+        for path, value in hand_items(rv):
+            assert re.fullmatch(r"\.steps\[\d+\]\.moves\[\d+\]\.events\[\d+\]\.hands", path), path
+            assert value in called_hands(game), (path, value)
+        seen = [mv["action"] for s in rv["steps"] for mv in s["moves"]]
+        assert len(seen) == st["version"]
+
+
 def human_move(st: dict[str, Any], rng: np.random.Generator) -> dict[str, Any]:
     """Call now and then, else the smallest raise (a call when no raise is left)."""
     total = sum(st["dice_counts"])
@@ -256,6 +282,7 @@ def test_live_liars_rounds_leak_no_hand_on_any_path(client, admin, db_url, playe
         check_exports(client, admin, {gid: (game, status), other: (other_game, other_status)})
         check_study_pages(client, admin, gid, game, secret)
         check_strangers(client, gid, other_h["X-Game-Token"], st["version"])
+        check_review_paths(client, st, h, game, status, secret)
         if status == "finished":
             break
         check_refusals(client, gid, h, st, game, secret)
@@ -290,6 +317,10 @@ def _seed_shown(client, admin, gid: str, h: dict, seed: int) -> list[str]:
     for url in ("/api/analysis", "/analysis"):
         if str(seed) in client.get(url, headers=admin).text:
             found.append(url)
+    if str(seed) in client.get(f"/api/games/{gid}/review", headers=h).text:
+        found.append("review")
+    if str(seed) in client.get(f"/api/share/{read.json()['share_id']}").text:
+        found.append("share")
     return found
 
 
@@ -324,4 +355,4 @@ def test_the_seed_search_finds_a_finished_games_seed(client, admin, db_url):
     while st["status"] == "playing":
         st = client.post(f"/api/games/{gid}/moves", json={"action": "roll", "expected_move": st["version"]},
                          headers=h).json()["state"]
-    assert {"game read", "games.csv", "games.parquet"} <= set(_seed_shown(client, admin, gid, h, _seed_of(db_url, gid)))
+    assert {"game read", "games.csv", "games.parquet", "review", "share"} <= set(_seed_shown(client, admin, gid, h, _seed_of(db_url, gid)))
