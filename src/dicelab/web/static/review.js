@@ -39,18 +39,20 @@
     return parts.join(", ");
   }
   function moveText(mv) {
-    const ev = (mv.events || []).map(eventText).filter(Boolean).join("; ");
+    const said = lab.actionText(mv.action);  // an event that repeats the action ("bid 3 × 5") says nothing new
+    const ev = (mv.events || []).map((e) => eventText(e).split(", ").filter((x) => x && x !== said).join(", ")).filter(Boolean).join("; ");
     return seatName(mv.seat) + ": " + lab.actionText(mv.action) + (ev ? " \u2014 " + ev : "") + (mv.hinted ? " (after a hint)" : "");
   }
   function resultText() {
     if (rv.status !== "finished") return rv.status === "playing" ? "still being played" : words(rv.status);
     const r = rv.returns ? rv.returns[rv.human_seat] : (rv.winner === rv.human_seat ? 1 : 0);
-    return r >= 1 ? "you won" : r > 0 ? "you shared the win" : seatName(rv.winner) + " won";
+    return r >= 1 ? "you won" : r > 0 ? "you shared the win" : (rv.players > 2 ? seatName(rv.winner) : "the bot") + " won";
   }
 
   // ------------------------------------------------------------------ the position (generic)
   const HIDE = new Set(["seat", "to_move", "winner", "actions", "rounds", "last", "opening", "legal_actions"]);
   const DICE = /^(hand|faces|dice|roll|rolls|last_roll)$/;
+  const SEAT = /^(bidder|starter|loser|leader|dealer)$/;  // a number that names a seat
   function position(obs, box) {
     box.textContent = "";
     if (!obs) { box.textContent = "The positions appear here once the game is over."; return; }
@@ -62,17 +64,18 @@
       if (value instanceof Node) dd.appendChild(value); else dd.textContent = value;
       dl.append(dt, dd);
     };
+    if (Array.isArray(obs.to_move) && obs.to_move.length) row("To move", obs.to_move.map(seatName).join(", "));
     for (const [k, v] of Object.entries(obs)) {
       if (HIDE.has(k) || v === null || v === undefined) continue;
       const name = words(k).replace(/^./, (c) => c.toUpperCase());
+      if (k === "bid" && Array.isArray(v)) { row(name, v.join(" \u00d7 ")); continue; }
+      if (SEAT.test(k) && Number.isInteger(v)) { row(name, seatName(v)); continue; }
       if (Array.isArray(v) && v.length === rv.players && v.every((x) => typeof x === "number") && !DICE.test(k)) {
         row(name, v.map((x, s) => seatName(s) + " " + x).join(" \u00b7 "));
       } else if (Array.isArray(v) && DICE.test(k) && v.every((x) => Number.isInteger(x))) {
         const tray = document.createElement("span"); tray.className = "tray";
         lab.showDice(tray, v, { small: true });
         row(name, v.length ? tray : "\u2013");
-      } else if (k === "bid" && Array.isArray(v)) {
-        row(name, v.join(" \u00d7 "));
       } else if (Array.isArray(v) && v.every((x) => typeof x === "boolean")) {
         row(name, v.map((x) => (x ? "\u25cf" : "\u25cb")).join(" "));
       } else if (["number", "string", "boolean"].includes(typeof v)) {
@@ -211,12 +214,30 @@
     }
   }
 
+  // your worst decisions (mistakes and blunders, the costliest first), each with its advice; a click shows it
+  function worst() {
+    const ul = $("worst");
+    ul.textContent = "";
+    const bad = [];
+    rv.steps.forEach((s) => s.moves.forEach((mv) => { if (mv.actor === "human" && mv.advice) bad.push({ n: s.n + 1, mv }); }));
+    bad.sort((a, b) => b.mv.loss - a.mv.loss).slice(0, 3).forEach(({ n, mv }) => {
+      const li = document.createElement("li");
+      const b = document.createElement("button");
+      b.type = "button"; b.className = "secondary small"; b.textContent = "Move " + n;
+      b.addEventListener("click", () => show(n, true));
+      li.append(b, " ", label(mv), " " + mv.advice);
+      ul.appendChild(li);
+    });
+    ul.hidden = bad.length === 0;
+  }
+
   // ------------------------------------------------------------------ loading
   function render() {
     $("review-title").textContent = rv.title + " \u2014 review" + (shareId ? " (shared, read-only)" : "");
     const rules = Object.entries(rv.rules || {}).map(([k, v]) => words(k) + " " + v).join(", ");
+    const named = rv.opponent_names.filter((x) => x !== "Bot");
     $("review-meta").textContent = "Against " + (rv.opponents.length > 1 ? rv.opponents.length + " bots" : "the bot") +
-      " (" + rv.opponent_names.join(", ") + ")" + (rules ? "; " + rules : "") + "; " + resultText() + "; " + rv.steps.length + " moves.";
+      (named.length ? " (" + named.join(", ") + ")" : "") + (rules ? "; " + rules : "") + "; " + resultText() + "; " + rv.steps.length + " moves.";
     $("review-why").hidden = !rv.why;
     $("review-why").textContent = rv.why || "";
     $("graph-panel").hidden = !rv.graph;
@@ -228,9 +249,12 @@
         (rv.players > 2 ? (rv.multiplayer_note || "") : "at the bot's, one minus the bot's own chance with best play; ") +
         "point 0 is the start, point n the position after n moves, the last point the result.";
       const s = rv.summary;
-      $("review-summary").textContent = s ? s.decisions + " decisions rated: " + s.labels.blunder + " blunders, " + s.labels.mistake +
-        " mistakes, " + s.labels.inaccuracy + " inaccuracies; in all you gave away " + pct(s.total_lost) + "." : "";
+      const many = (n, one, more) => n + " " + (n === 1 ? one : more);
+      $("review-summary").textContent = s ? many(s.decisions, "decision", "decisions") + " rated: " + many(s.labels.blunder, "blunder", "blunders") + ", " +
+        many(s.labels.mistake, "mistake", "mistakes") + ", " + many(s.labels.inaccuracy, "inaccuracy", "inaccuracies") +
+        "; in all you gave away " + pct(s.total_lost) + "." : "";
       drawGraph();
+      worst();
     }
     listMoves();
     if (rv.share_id) {
