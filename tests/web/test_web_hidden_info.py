@@ -202,7 +202,7 @@ def check_review_paths(client, st: dict[str, Any], h: dict, game: LiarsGame, sta
     """The review (with the token) and the read-only share link (without): while the game is live,
     only public events (hands only in the calls of called rounds), no position, no coach number and
     no seed; once it is over, everything is public."""
-    answers = [client.get(f"/api/games/{st['id']}/review", headers=h), client.get(f"/api/share/{st['share_id']}")]
+    answers = [client.get(f"/api/games/{st['id']}/review", headers=h), client.get(f"/api/games/shared/{st['share_id']}")]
     for r in answers:
         assert r.status_code == 200, r.text
         assert h["X-Game-Token"] not in r.text
@@ -319,7 +319,7 @@ def _seed_shown(client, admin, gid: str, h: dict, seed: int) -> list[str]:
             found.append(url)
     if str(seed) in client.get(f"/api/games/{gid}/review", headers=h).text:
         found.append("review")
-    if str(seed) in client.get(f"/api/share/{read.json()['share_id']}").text:
+    if str(seed) in client.get(f"/api/games/shared/{read.json()['share_id']}").text:
         found.append("share")
     return found
 

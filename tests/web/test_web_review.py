@@ -113,7 +113,7 @@ def test_review_values_are_the_coachs_replayed_from_the_games_public_api(client,
     labels = [mv["label"] for s in rv["steps"] for mv in s["moves"] if mv.get("label")]
     assert rv["summary"]["labels"] == {name: labels.count(name) for name, _ in THRESHOLDS}
     # the share link shows the same review without the token, and nothing that opens the game
-    shared = client.get(f"/api/share/{st['share_id']}")
+    shared = client.get(f"/api/games/shared/{st['share_id']}")
     assert shared.status_code == 200, shared.text
     assert shared.json()["steps"] == rv["steps"] and "share_id" not in shared.json()
     assert h["X-Game-Token"] not in shared.text and h["X-Game-Token"] not in st["share_id"]
@@ -170,7 +170,7 @@ def test_a_live_games_review_and_share_show_public_events_only(client):
         st = client.post(f"/api/games/{gid}/moves", json={"action": "roll", "expected_move": st["version"]},
                          headers=h).json()["state"]
     assert st["status"] == "playing"
-    for rv in (client.get(f"/api/games/{gid}/review", headers=h).json(), client.get(f"/api/share/{st['share_id']}").json()):
+    for rv in (client.get(f"/api/games/{gid}/review", headers=h).json(), client.get(f"/api/games/shared/{st['share_id']}").json()):
         assert rv["status"] == "playing" and rv["graph"] is False and "still being played" in rv["why"]
         assert "seed" not in rv and "position" not in rv["final"]
         assert sum(len(s["moves"]) for s in rv["steps"]) == st["version"]
@@ -187,14 +187,14 @@ def test_unknown_ids_and_bad_tokens_are_refused_in_one_line(client):
         (client.get(f"/api/games/{gid}/review"), 403),
         (client.get(f"/api/games/{gid}/review", headers={"X-Game-Token": "x" * 32}), 403),
         (client.get(f"/api/games/{gid}/review", headers={"X-Game-Token": other["token"]}), 403),
-        (client.get("/api/share/nosuchshare"), 404),
-        (client.get(f"/api/share/{tampered}"), 404),
-        (client.get(f"/api/share/{gid}"), 404),  # the game id alone opens nothing
-        (client.get(f"/api/share/{other['state']['share_id'].split('.')[0]}.{sid.split('.')[1]}"), 404),
+        (client.get("/api/games/shared/nosuchshare"), 404),
+        (client.get(f"/api/games/shared/{tampered}"), 404),
+        (client.get(f"/api/games/shared/{gid}"), 404),  # the game id alone opens nothing
+        (client.get(f"/api/games/shared/{other['state']['share_id'].split('.')[0]}.{sid.split('.')[1]}"), 404),
     ]
     for resp, code in answers:
         assert resp.status_code == code, resp.text
         assert set(resp.json()) == {"detail"} and "\n" not in resp.json()["detail"]
-    assert client.get(f"/api/share/{sid}").status_code == 200
+    assert client.get(f"/api/games/shared/{sid}").status_code == 200
     for page in (f"/review/{gid}", f"/share/{sid}", "/games"):
         assert client.get(page).status_code == 200

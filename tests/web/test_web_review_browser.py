@@ -16,9 +16,17 @@ import httpx
 import pytest
 
 from tests.web.test_web_review import expected
-from tests.web.test_web_ux import FINISHED, focused, lab_url, new_page, tab_to, type_into  # noqa: F401 (lab_url: a fixture)
+from tests.web.test_web_ux import FINISHED, focused, new_page, tab_to, type_into
 
 pytestmark = pytest.mark.browser
+
+
+@pytest.fixture()
+def lab_url(server_factory) -> str:
+    """A ``dicelab serve`` of its own (the shared :class:`tests.web.conftest.Server`)."""
+    server = server_factory()
+    server.start()
+    return server.url
 
 POINTS = "Array.from(document.querySelectorAll('#wp-graph circle.pt')).map((c) => [Number(c.dataset.step), Number(c.dataset.value), Number(c.getAttribute('cx'))])"
 

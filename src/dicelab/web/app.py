@@ -18,7 +18,8 @@ Every registered game (:mod:`dicelab.core.registry`) is served by one game servi
     GET  /api/games/{id}/review     the game replayed with the coach at every decision: positions,
                                     moves, the human's chance to win, labels, advice (header
                                     X-Game-Token; positions and numbers once the game is over)
-    GET  /api/share/{share_id}      the same review, read-only, without the token (the state's
+    GET  /api/games/shared/{share_id}
+                                    the same review, read-only, without the token (the state's
                                     share_id; a live game shows only its public events)
     GET  /api/opponents             every game's bots; GET /api/games/rules: every game's rules
     GET  /healthz                   {"status": "ok"}
@@ -599,7 +600,7 @@ def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | No
 
         return await run_game_db(request, work)
 
-    @app.get("/api/share/{share_id}", tags=["games"])
+    @app.get("/api/games/shared/{share_id}", tags=["games"])
     async def shared_review(share_id: str, request: Request) -> dict[str, Any]:
         """The read-only review a share link opens (no token; a live game shows its public events only)."""
         def work(db: Session) -> dict[str, Any]:

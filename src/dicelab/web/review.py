@@ -169,7 +169,10 @@ def review(db: Session, g: LiveGame, shared: bool = False) -> dict[str, Any]:
             is_human = m.actor == "human"
             mv: dict[str, Any] = {"seat": m.player, "actor": m.actor, "action": actions[m.player],
                                   "hinted": is_human and '"hint": true' in (m.events_json or "")}
-            c = _coach(play, state, m.player, is_human, specs) if finished else None
+            # once a coach has answered with something other than win probabilities there is no
+            # graph: the rest of the game is not asked (a bid-judging coach costs real work)
+            asking = finished and kinds <= {WIN}
+            c = _coach(play, state, m.player, is_human, specs) if asking else None
             if c and c.get("values"):
                 kinds.add(str(c.get("kind")))
             if c and c.get("kind") == WIN and c.get("values"):

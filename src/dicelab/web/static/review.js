@@ -2,7 +2,7 @@
 // and its read-only share view (/share/SHARE_ID). Draws the human's chance to win as an inline SVG,
 // lists the moves (click, or step with the arrow keys, Home and End) and shows the position before
 // each move with the coach's numbers, labels and advice. Nothing here knows a game's rules: the
-// server replays the game and asks its coach (GET /api/games/ID/review, GET /api/share/SHARE_ID).
+// server replays the game and asks its coach (GET /api/games/ID/review, GET /api/games/shared/SHARE_ID).
 "use strict";
 (function () {
   const { $, pct } = lab;
@@ -269,7 +269,7 @@
   async function load() {
     try {
       if (shareId) {
-        rv = await lab.api("GET", "/api/share/" + encodeURIComponent(shareId));
+        rv = await lab.api("GET", "/api/games/shared/" + encodeURIComponent(shareId));
       } else {
         const token = lab.tokenOf(gameId);
         if (!token) throw new Error("This browser keeps no key for this game. Open it from My games on the browser that played it, or ask for its share link.");
