@@ -198,3 +198,17 @@ def test_unknown_ids_and_bad_tokens_are_refused_in_one_line(client):
     assert client.get(f"/api/games/shared/{sid}").status_code == 200
     for page in (f"/review/{gid}", f"/share/{sid}", "/games"):
         assert client.get(page).status_code == 200
+
+
+def test_three_players_the_review_says_why_when_the_coach_gives_no_numbers(client):
+    gid, h, st = play_out(client, "simpig", {"goal": 15, "players": 3, "opponent": "hold:5"})
+    rv = client.get(f"/api/games/{gid}/review", headers=h).json()
+    want = expected(st)  # the coach replayed here: with three players it may answer nothing
+    rated = [w for w in want[:-1] if w["win"] is not None]
+    assert rv["players"] == 3 and len(rv["steps"]) == len(want) - 1
+    if not rated:
+        assert rv["graph"] is False and "more than two players" in rv["why"]
+    else:  # a coach that rates three-player positions: points at the human's decisions only
+        assert rv["graph"] is True
+        for s, w in zip(rv["steps"], want, strict=False):
+            assert (s["win"] is None) == (w["win"] is None) and (s["win"] is None or abs(s["win"] - w["win"]) < 1e-12)

@@ -216,7 +216,8 @@ def review(db: Session, g: LiveGame, shared: bool = False) -> dict[str, Any]:
     elif graph:
         why = None
     elif not kinds:
-        why = "The coach gives no win probabilities for this game, so the review shows the moves without a graph or labels."
+        why = ("The coach gives no win probabilities for " + ("games of more than two players" if players > 2 else
+               "this game") + ", so the review shows the moves without a graph or labels.")
     else:
         why = (f"This game's coach gives \u201c{min(kinds - {WIN} or kinds)}\u201d, not a chance to win the game, "
                "so the review shows the moves without a graph or labels.")
