@@ -212,3 +212,36 @@ def test_three_players_the_review_says_why_when_the_coach_gives_no_numbers(clien
         assert rv["graph"] is True
         for s, w in zip(rv["steps"], want, strict=False):
             assert (s["win"] is None) == (w["win"] is None) and (s["win"] is None or abs(s["win"] - w["win"]) < 1e-12)
+
+
+@pytest.mark.parametrize("game, rules", [("hog", {"goal": 30}), ("supersix", {"sticks": 3})])
+def test_advice_hooks_name_the_best_move_and_the_position(game, rules):
+    """Hog's and Super Six's advice: None for the best move, else a sentence that names the coach's
+    best move and the position as the seat sees it (its score or its sticks)."""
+    entry = registry.get(game)
+    play = entry.play
+    said = 0
+    for seed in range(6):
+        state = entry.new_game(entry.make_rules(**rules), seed)
+        while not state.is_over:
+            seat = state.to_move()[0]
+            c = play.coach(state, seat)
+            legal = state.legal_actions(seat)
+            if c is not None:
+                best = max(c["values"], key=lambda v: v["value"])["action"]
+                obs = state.observe(seat)
+                for a in legal:
+                    text = play.advice(state, seat, a)
+                    if a == best:
+                        assert text is None
+                        continue
+                    assert text.startswith("Optimal play ") and text.endswith(".")
+                    if game == "hog":
+                        assert f"rolls {best['dice']} " in text and f"you rolled {a['dice']}." in text
+                        assert f"with {obs['scores'][seat]} banked and the opponent on {obs['scores'][1 - seat]}" in text
+                    else:
+                        assert ("stops" in text) == (best == "stop")
+                        assert f"{obs['counts'][seat]} stick" in text and f"and {obs['counts'][1 - seat]} to the opponent" in text
+                    said += 1
+            state.apply(legal[seed % len(legal)])
+    assert said >= 3

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from dicelab.core.errors import require
+from dicelab.core.game import Action
 from dicelab.core.registry import Bot
 from dicelab.hog.rules import HogRules
 from dicelab.hog.solver import HogSolution, solve
@@ -77,6 +78,17 @@ class HogPlay:
         return {"kind": "win probability",
                 "values": [{"action": {"dice": n}, "value": float(v)} for n, v in enumerate(values, 1)],
                 "best": {"dice": best}}
+
+    def advice(self, state: HogState, seat: int, action: Action) -> str | None:
+        """A sentence on ``action`` where optimal play differs (the optional hook of
+        :class:`~dicelab.core.registry.Advises`), e.g. "Optimal play rolls 4 dice here, with 45
+        banked and the opponent on 60; you rolled 10"."""
+        c = self.coach(state, seat)
+        if c is None or c["best"] == action or not isinstance(action, dict) or "dice" not in action:
+            return None
+        best, n = c["best"]["dice"], action["dice"]
+        return (f"Optimal play rolls {best} {'die' if best == 1 else 'dice'} here, with {state.scores[seat]} banked "
+                f"and the opponent on {state.scores[1 - seat]}; you rolled {n}.")
 
     # the environment form (dicelab.envs.generic): Discrete(max_dice) actions, and what a seat
     # sees as [own score, opponent's score, 1 if it is to move]

@@ -100,6 +100,19 @@ class SuperSixPlay:
                 "values": [{"action": "throw", "value": p_throw}, {"action": "stop", "value": p_stop}],
                 "best": "throw" if p_throw >= p_stop else "stop"}
 
+    def advice(self, state: GameState, seat: int, action: Action) -> str | None:
+        """A sentence on ``action`` where optimal play differs (the optional hook of
+        :class:`~dicelab.core.registry.Advises`), e.g. "Optimal play stops here, with 3 pits
+        filled, 2 sticks left to you and 4 to the opponent; you threw"."""
+        c = self.coach(state, seat)
+        if c is None or c["best"] == action or action not in ("throw", "stop"):
+            return None
+        lid, own, opp, _ = _position(state, seat)
+        where = (f"with {lid} pit{'s' if lid != 1 else ''} filled, {own} stick{'s' if own != 1 else ''} left to you "
+                 f"and {opp} to the opponent")
+        best = "stops" if c["best"] == "stop" else "throws again"
+        return f"Optimal play {best} here, {where}; you {'threw' if action == 'throw' else 'stopped'}."
+
     # ---- optional build hooks (see :mod:`dicelab.core.registry`)
     def ready(self, specs: list[str], rules: SuperSixRules) -> bool:
         return rules in _solutions
