@@ -12,8 +12,9 @@ compare-and-set on ``version`` (the number of ``moves`` rows; :mod:`dicelab.web.
 racing requests one wins, the other gets 409.
 
 What leaves the server is what the human's seat may see: ``observe(human_seat)``, the public events
-of each action and the coach's values for the human's own decisions. A live game's seed never
-leaves it (it tells every hidden hand and every future die); a finished game's does.
+of each action and the coach's values for the human's own decisions, and the game's read-only
+share id (:func:`share_id`; the review it opens is :mod:`dicelab.web.review`). A live game's seed
+never leaves it (it tells every hidden hand and every future die); a finished game's does.
 
 The bots' random choices come from the game's seed too (``SeedSequence([seed, version, seat])``),
 so a finished game can be replayed exactly from its record.
