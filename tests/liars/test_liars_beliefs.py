@@ -16,13 +16,13 @@ def brute(n, faces, wild_face, bid_faces, face, bluff):
     """Posterior count distribution by enumerating every ordered hand (faces**n of them)."""
     out = np.zeros(n + 1)
     for hand in itertools.product(range(1, faces + 1), repeat=n):
-        def counted(f):
-            return sum(1 for d in hand if d == f or (wild_face and d == wild_face and f != wild_face))
-        best = max(range(1, faces + 1), key=lambda f: (counted(f), f))
+        counted = {f: sum(1 for d in hand if d == f or (wild_face and d == wild_face and f != wild_face))
+                   for f in range(1, faces + 1)}
+        best = max(range(1, faces + 1), key=lambda f: (counted[f], f))
         w = 1.0
         for g in bid_faces:
             w *= (1 - bluff) * (g == best) + bluff / faces
-        out[counted(face)] += w
+        out[counted[face]] += w
     return out / out.sum()
 
 

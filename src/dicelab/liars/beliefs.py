@@ -43,17 +43,15 @@ def count_distribution(n: int, faces: int, wild_face: int, bid_faces: tuple[int,
         return out
     for c in _compositions(n, faces):
         w = math.factorial(n) / math.prod(math.factorial(x) for x in c) / faces**n
-
-        def counted(f: int) -> int:
-            return c[f - 1] + (c[wild_face - 1] if wild_face and f != wild_face else 0)
-
+        counted = [0] + [c[f - 1] + (c[wild_face - 1] if wild_face and f != wild_face else 0)
+                         for f in range(1, faces + 1)]
         best = 1
         for f in range(2, faces + 1):
-            if counted(f) >= counted(best):
+            if counted[f] >= counted[best]:
                 best = f
         for g in bid_faces:
             w *= (1.0 - bluff) * (g == best) + bluff / faces
-        out[counted(face)] += w
+        out[counted[face]] += w
     s = out.sum()
     return out / s if s > 0 else out
 
