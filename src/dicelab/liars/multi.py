@@ -2,8 +2,11 @@
 
 :class:`ScoutBot` plays every round from its own dice and the public dice counts:
 
-* the chance that a bid holds is ``P(Binomial(unseen, p) >= quantity - own matching dice)``, as the
-  `probabilistic` bot computes it;
+* the chance that a bid holds counts the bot's own dice and, for the others, reads their bids of
+  this round as evidence (:mod:`dicelab.liars.beliefs`: a bid names the bidder's most-held face
+  except when it bluffs, assumed one time in five, ``bluff=0.2``); ``bluff=None`` ignores the bids
+  and uses ``P(Binomial(unseen, p) >= quantity - own matching dice)``, as the `probabilistic` bot
+  does;
 * a **call** is worth ``-P(holds)`` (the bot loses a die when the bid holds) ``+ lam * (1 - P(holds))``
   (someone else loses one: good for the bot, but less than keeping its own);
 * a **raise** to ``b`` is worth, if the next player calls it (chance estimated as ``1 - P_public(b)``,
@@ -28,6 +31,7 @@ import numpy as np
 
 from dicelab.core.errors import require
 from dicelab.core.stats import wilson_interval
+from dicelab.liars.beliefs import prob_holds
 from dicelab.liars.rules import Bid, LiarsRules, PlayerView, Policy, play_game
 
 
@@ -44,9 +48,11 @@ class ScoutBot:
     """The multi-player bot (a :data:`~dicelab.liars.rules.Policy`)."""
 
     def __init__(self, lam: float = 0.0, kappa: float = 0.1, mu: float = 0.0, call_below: float = 0.0,
-                 duel_policies: dict[tuple[int, int], Any] | None = None) -> None:
+                 duel_policies: dict[tuple[int, int], Any] | None = None, bluff: float | None = 0.2) -> None:
         for name, x in (("lam", lam), ("kappa", kappa), ("mu", mu), ("call_below", call_below)):
             require(0.0 <= x <= 1.0, f"{name} must lie in [0, 1], got {x}")
+        require(bluff is None or 0.0 <= bluff <= 1.0, f"bluff must lie in [0, 1] or be None, got {bluff}")
+        self.bluff = bluff
         self.call_below = call_below
         self.lam = lam
         self.kappa = kappa
@@ -78,8 +84,13 @@ class ScoutBot:
         counts = [0] + [r.count(view.hand, f) for f in range(1, r.faces + 1)]
         out: dict[Bid | None, float] = {}
         cur = view.current_bid
+        def holds(b: Bid) -> float:
+            if self.bluff is None:
+                return _tail(unseen, b.quantity - counts[b.face], r.match_probability(b.face))
+            return prob_holds(view, b, self.bluff)
+
         if cur is not None:
-            ph = _tail(unseen, cur.quantity - counts[cur.face], r.match_probability(cur.face))
+            ph = holds(cur)
             out[None] = -ph + self.lam * (1.0 - ph)
         alive = [p for p, n in enumerate(view.dice_counts) if n > 0]
         nxt = alive[(alive.index(view.player) + 1) % len(alive)]
@@ -91,7 +102,7 @@ class ScoutBot:
                 if cur is not None and not b.beats(cur):
                     continue
                 p = r.match_probability(f)
-                pm = _tail(unseen, q - counts[f], p)
+                pm = holds(b)
                 # the next player sees its own dice: on average it expects a share p of them
                 pn = _tail(nxt_unseen, q - int(round(view.dice_counts[nxt] * p)), p)
                 pc = 1.0 - pn
