@@ -34,8 +34,8 @@ from sqlalchemy.orm import Session
 from dicelab.core.errors import DicelabError
 from dicelab.web.gamecore import GAMES, Conflict, LiveGame, NotFound, public_seed
 from dicelab.web.service import (
-    _same,
-    _specs,
+    same_json,
+    game_specs,
     check_ready,
     coach_of,
     entry_of,
@@ -101,7 +101,7 @@ def _coach(play: Any, state: Any, seat: int, human: bool, specs: list[str]) -> d
 
 def _best_value(c: dict[str, Any]) -> float | None:
     vals = [v for v in c.get("values") or [] if isinstance(v.get("value"), (int, float))]
-    best = next((v["value"] for v in vals if _same(v["action"], c.get("best"))), None)
+    best = next((v["value"] for v in vals if same_json(v["action"], c.get("best"))), None)
     if best is None:
         best = max((v["value"] for v in vals), default=None)
     return None if best is None else float(best)
@@ -146,7 +146,7 @@ def review(db: Session, g: LiveGame, shared: bool = False) -> dict[str, Any]:
         raise Conflict("this game was started by an older version of the lab whose dice cannot be replayed; "
                        "it has no review")
     params = json.loads(g.rules_json or "{}")
-    specs = _specs(g)
+    specs = game_specs(g)
     check_ready(entry, specs, params)  # the coach's tables, built off the event loop when missing
     play = play_of(entry)
     rules = rules_of(entry, params)
@@ -178,7 +178,7 @@ def review(db: Session, g: LiveGame, shared: bool = False) -> dict[str, Any]:
             if c and c.get("kind") == WIN and c.get("values"):
                 best = _best_value(c)
                 if is_human:
-                    chosen = next((float(v["value"]) for v in c["values"] if _same(v["action"], actions[m.player])
+                    chosen = next((float(v["value"]) for v in c["values"] if same_json(v["action"], actions[m.player])
                                    and isinstance(v.get("value"), (int, float))), None)
                     mv.update({"values": c["values"], "best": c.get("best"), "best_value": best, "value": chosen})
                     if best is not None and chosen is not None:
@@ -197,7 +197,7 @@ def review(db: Session, g: LiveGame, shared: bool = False) -> dict[str, Any]:
             last = n == len(step["moves"]) - 1
             mv["events"] = [e for e in events if e.get("seat") == mv["seat"] or ("seat" not in e and last)]
         steps.append(step)
-    if at != len(rows) or not _same(state.to_json(), json.loads(g.state_json or "{}")):
+    if at != len(rows) or not same_json(state.to_json(), json.loads(g.state_json or "{}")):
         raise Conflict("this game's record does not replay (it was changed outside the lab); it has no review")
     graph = finished and bool(kinds) and kinds == {WIN}
     if not graph:

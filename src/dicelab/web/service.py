@@ -175,7 +175,8 @@ def check_ready(entry: GameEntry, specs: list[str], params: dict[str, Any]) -> N
         raise NotReady(entry.name, specs, params)
 
 
-def _specs(g: LiveGame) -> list[str]:
+def game_specs(g: LiveGame) -> list[str]:
+    """The bot specs a stored game was started with, seat by seat."""
     return g.opponent.split(",") if g.opponent else []
 
 
@@ -215,7 +216,7 @@ def open_live(g: LiveGame, prepare: bool = True) -> Live:
     """The loaded game: state rebuilt from its JSON; :class:`NotReady` when tables are missing."""
     entry = entry_of(g)
     params = json.loads(g.rules_json or "{}")
-    specs = _specs(g)
+    specs = game_specs(g)
     if prepare and g.status == "playing":
         check_ready(entry, specs, params)
     state = entry.state_from_json(json.loads(g.state_json))
@@ -288,7 +289,8 @@ def _result(events: list[dict[str, Any]], name: str, seat: int) -> str:
     return name[:8]
 
 
-def _same(a: Any, b: Any) -> bool:
+def same_json(a: Any, b: Any) -> bool:
+    """Whether two JSON values are equal (actions, states), whatever the order of their keys."""
     return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
 
 
@@ -317,7 +319,7 @@ class Mover:
         if not c or not c.get("values"):
             return {}
         vals = [v for v in c["values"] if isinstance(v.get("value"), (int, float))]
-        chosen = next((v["value"] for v in vals if _same(v["action"], action)), None)
+        chosen = next((v["value"] for v in vals if same_json(v["action"], action)), None)
         best = max((v["value"] for v in vals), default=None)
         out: dict[str, Any] = {"value": chosen, "best_value": best, "best": c.get("best")}
         if c.get("best") is not None and chosen is not None and best is not None:
@@ -573,7 +575,7 @@ def public_state(db: Session, g: LiveGame, with_moves: bool = True, live: Live |
         to_move = list(state.to_move())
     out.update({
         "id": g.id, "game": g.game, "title": entry.title, "rules": json.loads(g.rules_json or "{}"),
-        "opponents": _specs(g), "human_seat": g.human_seat, "coach": g.coach, "status": g.status,
+        "opponents": game_specs(g), "human_seat": g.human_seat, "coach": g.coach, "status": g.status,
         "version": g.version, "winner": g.winner, "to_move": to_move if g.status == "playing" else [],
         "legal_actions": legal, "coach_view": coach, "returns": returns, "share_id": share_id(g),
     })
