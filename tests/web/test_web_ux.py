@@ -371,3 +371,28 @@ def test_dice_are_svg_with_pips_and_roll_only_without_reduced_motion(browser, la
     assert (rolling == 0) if motion == "reduce" else (rolling > 0)
     assert not watch.errors, watch.errors
     ctx.close()
+
+
+# ------------------------------------------------------------------ a game's address reopens it
+@pytest.mark.parametrize("game", ["pig", "simpig", "supersix", "hog"])
+def test_a_games_address_reopens_the_game(browser, lab_url, game):
+    # issue 14: "opening a game's URL in a new tab shows the setup form"; a new tab (its own
+    # session storage) finds the token in My games and shows the board at the same move
+    page, watch = new_page(browser)
+    page.goto(f"{lab_url}/play/{game}")
+    _setup(page, game)
+    page.wait_for_selector(f"{READY[game]}, {FINISHED}")
+    url, gid = page.url, page.evaluate("location.hash.slice(1)")
+    assert gid
+    version = httpx.get(f"{lab_url}/api/games/{gid}", headers={"X-Game-Token": page.evaluate(
+        "(id) => JSON.parse(localStorage.getItem('dicelab-games')).find((x) => x.id === id).token", gid)}).json()["version"]
+    tab = page.context.new_page()
+    tab.goto(url)
+    tab.wait_for_selector("#board:not([hidden])")
+    assert tab.is_hidden("#setup")
+    assert tab.evaluate("document.body.dataset.ready") == "1"
+    tab.wait_for_selector(f"{READY[game]}, {FINISHED}")
+    assert httpx.get(f"{lab_url}/api/games/{gid}", headers={"X-Game-Token": tab.evaluate(
+        "(id) => JSON.parse(localStorage.getItem('dicelab-games')).find((x) => x.id === id).token", gid)}).json()["version"] == version
+    assert not watch.errors, watch.errors
+    page.context.close()

@@ -315,6 +315,14 @@ const lab = (function () {
     const e = archive().find((x) => x.id === id);
     return e && e.token ? e.token : null;
   }
+  // The game named in the page's address (#id) when this browser holds its token: {game, token},
+  // else null. Every game page calls it on load, so a game's URL reopens the game, not the setup.
+  async function resumeGame() {
+    const id = location.hash.slice(1);
+    const token = id ? tokenOf(id) : null;
+    if (!token) return null;
+    try { return { game: await api("GET", "/api/games/" + encodeURIComponent(id), undefined, token), token }; } catch (e) { return null; }
+  }
   let current = null;  // the game the page shows (for the Rematch button)
   // Record `game` in My games and show its Review and Rematch buttons once it is over. Every game
   // page calls this after each render.
@@ -378,6 +386,6 @@ const lab = (function () {
 
   return { $, pct, api, appendLog, logLine, showSetup, showBoard, coachValue, actionText, same, sentence,
     botName, die, showDice, reveal, banner, revealDelay, skip, setOff, isOff, control, keys, hints, hintText, takeHint, hinted: hintedRecord,
-    archive, saveArchive, track, rematch, settingsOf, resultOf, tokenOf,
+    archive, saveArchive, track, rematch, settingsOf, resultOf, tokenOf, resumeGame,
     get revealing() { return revealing; } };
 })();

@@ -220,7 +220,7 @@
   async function resume() {
     const id = location.hash.slice(1);
     if (!id) return;
-    token = store.getItem("dicelab-token-" + id);
+    token = lab.tokenOf(id);
     if (!token) return;
     try {
       game = await api("GET", "/api/games/" + id);

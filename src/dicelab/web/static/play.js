@@ -144,7 +144,7 @@
 
   async function resume() {
     const id = location.hash.slice(1);
-    token = id ? sessionStorage.getItem("dicelab-token-" + id) : null;
+    token = id ? lab.tokenOf(id) : null;
     if (!token) return;
     try {
       game = await api("GET", "/api/games/" + id);

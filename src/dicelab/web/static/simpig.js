@@ -158,4 +158,5 @@
   lab.keys({ r: go, " ": go, "?": lab.hints(() => game, () => token) });
   $("new-game").addEventListener("click", () => { game = null; token = null; lab.showSetup(); });
   document.body.dataset.ready = "1";
+  lab.resumeGame().then((r) => { if (r && !game) { token = r.token; game = r.game; rows = {}; lab.showBoard("target"); render(); } });
 })();

@@ -131,4 +131,5 @@
   lab.keys({ t: "throw", r: "throw", " ": "throw", s: "stop", h: "stop", "?": lab.hints(() => game, () => token) });
   $("new-game").addEventListener("click", () => { game = null; token = null; lab.showSetup(); });
   document.body.dataset.ready = "1";
+  lab.resumeGame().then((r) => { if (r && !game) { token = r.token; game = r.game; lab.showBoard("throw"); render(); } });
 })();
