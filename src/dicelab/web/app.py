@@ -614,8 +614,15 @@ def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | No
 
     @app.get("/api/explorer/pig", tags=["explorer"])
     async def explorer_pig(request: Request, variant: str = "standard", goal: Goal = 100,
-                           sides: Sides = None) -> Response:
-        return await explore(request, "pig-tables", JSON, variant=variant, goal=goal, sides=sides)
+                           sides: Sides = None, k: int = Query(0, ge=0, le=99)) -> Response:
+        return await explore(request, "pig-tables", JSON, variant=variant, goal=goal, sides=sides, k=k)
+
+    @app.get("/api/explorer/pig/state", tags=["explorer"])
+    async def explorer_pig_state(request: Request, i: int = Query(ge=0, le=99), j: int = Query(ge=0, le=99),
+                                 k: int = Query(ge=0, le=99), variant: str = "standard", goal: Goal = 100,
+                                 sides: Sides = None) -> Response:
+        """Optimal Pig at one state (i, j, k): the exact values of rolling and of holding."""
+        return await explore(request, "pig-state", JSON, variant=variant, goal=goal, sides=sides, i=i, j=j, k=k)
 
     @app.get("/explorer/plot/pig-{kind}.png", tags=["explorer"])
     async def explorer_plot(request: Request, kind: str, variant: str = "standard", goal: Goal = 100,
