@@ -92,7 +92,8 @@ def test_one_goal_per_analysis_and_the_few_turns_warning(client, seeded):
     assert a["quality"]["neutral"]["optimal_share"] == pytest.approx(4 / 12)  # turns 0, 3, 6, 9
     # the options list every game and goal with its number of human turns, most first
     opts = {g["key"]: g["goals"] for g in a["options"]["games"]}
-    assert opts == {"pig": [{"goal": 100, "turns": 30}, {"goal": 30, "turns": 29}], "hog": [{"goal": 50, "turns": 6}]}
+    assert opts == {"pig": [{"goal": 100, "games": 2, "turns": 30}, {"goal": 30, "games": 2, "turns": 29}],
+                    "hog": [{"goal": 50, "games": 1, "turns": 6}]}
     assert a["options"]["participants"] == ["ann", "bob", "cy"]
 
     # to 30: 29 turns, one short: every figure says so, and no game to 100 is mixed in
@@ -106,7 +107,8 @@ def test_one_goal_per_analysis_and_the_few_turns_warning(client, seeded):
 
     # one participant: only their game at that goal
     ann = client.get("/api/analysis", params={"goal": 100, "participant": "ann"}, headers=ADMIN).json()
-    assert ann["games"] == 1 and ann["turns"] == 18
+    assert ann["selection"]["games"] == 1 and ann["turns"] == 18
+    assert ann["games"] == 4  # every Pig game recorded, of every goal and participant
     assert list(ann["average"]) == ["averse"]
     assert ann["warnings"]["average"] is not None  # 18 turns
 
@@ -172,7 +174,7 @@ def test_analysis_page_filters_in_the_browser(browser, server_factory, tmp_path)
     page.select_option("#filter-participant", "bob")
     page.wait_for_selector("#counts:has-text('participant bob')")
     page.wait_for_selector("body[data-study=shown]")
-    assert "1 games recorded" in page.inner_text("#counts")
+    assert "1 game and 14 turns" in page.inner_text("#counts")
     page.wait_for_function("() => [...document.querySelectorAll('#study img')].every((i) => i.naturalWidth > 0)")
     # another game: its own goal
     page.select_option("#filter-game", "hog")

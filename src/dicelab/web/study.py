@@ -167,16 +167,19 @@ def _title(game: str) -> str:
 
 
 def options(db: Session) -> dict[str, Any]:
-    """What the analysis can be filtered by: every game with human turns, each with its goals and
-    their numbers of human turns (most first), and the participants' names."""
+    """What the analysis can be filtered by: every game recorded, each with its goals and their
+    numbers of games and of human turns (most turns first), and the participants' names."""
     goal_of_game = {g.id: (g.game, goal_of(g)) for g in db.scalars(select(Game))}
-    counts: dict[str, dict[int | None, int]] = defaultdict(lambda: defaultdict(int))
-    for gid, in db.execute(select(Turn.game_id).where(Turn.actor == "human")):
+    counts: dict[str, dict[int | None, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0]))
+    for game, goal in goal_of_game.values():
+        counts[game][goal][0] += 1
+    for (gid,) in db.execute(select(Turn.game_id).where(Turn.actor == "human")):
         if gid in goal_of_game:
             game, goal = goal_of_game[gid]
-            counts[game][goal] += 1
-    games = [{"key": k, "title": _title(k), "turns": sum(v.values()),
-              "goals": [{"goal": goal, "turns": n} for goal, n in sorted(v.items(), key=lambda x: (-x[1], x[0] or 0))]}
+            counts[game][goal][1] += 1
+    games = [{"key": k, "title": _title(k), "turns": sum(n for _, n in v.values()),
+              "goals": [{"goal": goal, "games": n[0], "turns": n[1]}
+                        for goal, n in sorted(v.items(), key=lambda x: (-x[1][1], -x[1][0], x[0] or 0))]}
              for k, v in sorted(counts.items())]
     participants = sorted({p for (p,) in db.execute(select(Game.participant)) if p})
     return {"games": games, "participants": participants}
@@ -193,6 +196,7 @@ def choose(db: Session, game: str | None = None, goal: int | None = None,
     known = {g["key"]: g for g in opts["games"]}
     if game is None:
         game = STUDY_GAME if STUDY_GAME in known or not known else max(known.values(), key=lambda g: g["turns"])["key"]
+        # (Pig whenever it has a game: the study is of Pig)
     else:
         names = [e.name for e in registry.games()]
         require(game in names, f"There is no game called {game[:40]!r} in the lab; choose one of: "
@@ -215,7 +219,8 @@ def analysis(db: Session, game: str | None = None, goal: int | None = None,
     """The numbers behind the study plots, from the human turns and decisions of ONE game and ONE
     goal (see :func:`choose` for the defaults), optionally of one participant only."""
     chosen, opts = choose(db, game, goal, participant)
-    games = {g.id: g for g in sorted(db.scalars(select(Game).where(Game.game == chosen["game"])), key=lambda g: g.id)
+    every = sorted(db.scalars(select(Game).where(Game.game == chosen["game"])), key=lambda g: g.id)
+    games = {g.id: g for g in every
              if goal_of(g) == chosen["goal"] and (chosen["participant"] is None or g.participant == chosen["participant"])}
     pref_of = {gid: (g.risk_preference or "not asked") for gid, g in games.items()}
     # trajectories: (game, human seat) -> list of scores after each of the human's turns
@@ -279,9 +284,13 @@ def analysis(db: Session, game: str | None = None, goal: int | None = None,
     return {
         "filter": chosen,
         "options": opts,
-        "games": len(games),
-        "study_games": sum(1 for g in games.values() if g.risk_preference),
-        "finished": sum(1 for g in games.values() if g.status == "finished"),
+        # every recorded game of the chosen game (all goals, all participants) ...
+        "games": len(every),
+        "study_games": sum(1 for g in every if g.risk_preference),
+        "finished": sum(1 for g in every if g.status == "finished"),
+        # ... and the selection behind the figures
+        "selection": {"games": len(games), "study_games": sum(1 for g in games.values() if g.risk_preference),
+                      "finished": sum(1 for g in games.values() if g.status == "finished"), "turns": n_turns},
         "turns": n_turns,
         "min_turns": MIN_TURNS,
         "warnings": {"trajectories": _warning(n_turns), "average": _warning(n_turns),
@@ -368,7 +377,7 @@ def plot(db: Session, name: str, game: str | None = None, goal: int | None = Non
         ax.set_xticks(range(len(prefs)), [PREF_LABEL[p] for p in prefs], fontsize=8)
         ax.set_ylabel("mean win probability lost per decision")
         ax.set_title(f"Decision quality by stated risk preference, {where}", fontsize=9)
-    if a["games"] == 0:
+    if a["selection"]["games"] == 0:
         fig.text(0.5, 0.5, "no games recorded here yet", ha="center", va="center", fontsize=14, color="gray")
     elif a["warnings"][name]:
         fig.text(0.01, 0.01, f"Few turns: {a['turns']} (fewer than {MIN_TURNS})", ha="left", va="bottom",
