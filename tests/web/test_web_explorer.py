@@ -78,6 +78,7 @@ def test_refusals_are_sentences_without_spec_strings(client):
         ("/api/explorer/tournament", {"goal": GOAL, "specs": "optimal"}, "A tournament here takes 2 to 12"),
         ("/api/explorer/tournament", {"goal": GOAL, "specs": "turtle,turtle"}, "Each strategy may play"),
         ("/api/explorer/simpig-curve", {"goal": 30, "lo": 20, "hi": 40}, "N runs from"),
+        ("/api/explorer/pig", {"goal": GOAL, "variant": "piglet", "sides": 6}, "Piglet is played with a coin"),
     ]
     for url, params, start in cases:
         r = client.get(url, params=params)

@@ -222,8 +222,8 @@ def evaluate_plot(res: dict[str, Any]) -> bytes:
     fig = Figure(figsize=(7, 3.8), dpi=90)
     ax = fig.subplots()
     x = np.arange(3)
-    ax.bar(x - 0.2, a, 0.4, label=f"A = {res['a']}")
-    ax.bar(x + 0.2, b, 0.4, label=f"B = {res['b']}")
+    ax.bar(x - 0.2, a, 0.4, label=f"A: {res['names']['a']}")
+    ax.bar(x + 0.2, b, 0.4, label=f"B: {res['names']['b']}")
     for xi, (va, vb) in enumerate(zip(a, b, strict=True)):
         ax.text(xi - 0.2, va + 0.01, f"{va:.4f}", ha="center", fontsize=8)
         ax.text(xi + 0.2, vb + 0.01, f"{vb:.4f}", ha="center", fontsize=8)
@@ -266,7 +266,7 @@ def tournament_plot(res: dict[str, Any]) -> bytes:
 
     import dicelab.core.plotting  # noqa: F401
 
-    names = res["result"]["strategies"]
+    names = [res["names"][s] for s in res["result"]["strategies"]]
     m = np.array(res["result"]["matrix"], dtype=float)
     fig = Figure(figsize=(6, 5), dpi=90)
     ax = fig.subplots()
@@ -336,8 +336,13 @@ TOOLS = ("pig-tables", "pig-state", "pig-plot", "evaluate", "tournament", "simpi
 
 
 def _rules(params: dict[str, Any]) -> PigRules:
-    """Pig's rules through its registry entry (the web lab's bounds: goal up to 100, dice up to 12 sides)."""
-    return pig.GAME.make_rules(variant=params["variant"], goal=params["goal"], sides=params["sides"])
+    """Pig's rules through its registry entry (the web lab's bounds: goal up to 100, dice up to 12
+    sides); a refusal as a sentence ("Variant must be one of standard, piglet, two-dice, got 'x'.")."""
+    try:
+        return pig.GAME.make_rules(variant=params["variant"], goal=params["goal"], sides=params["sides"])
+    except DicelabError as exc:
+        text = str(exc).strip()
+        raise DicelabError(text[:1].upper() + text[1:].rstrip(".") + ".") from exc
 
 
 def check_job(tool: str, params: dict[str, Any]) -> dict[str, Any]:
