@@ -133,6 +133,20 @@ def test_the_page_and_plots_follow_the_filter(client, seeded):
     assert "seed 002" not in page.text and ">aa<" not in page.text and "sure £10" in page.text
 
 
+def test_turn_axes_have_whole_number_ticks(seeded):
+    engine = make_engine(seeded)
+    db = make_sessionmaker(engine)()
+    for name, goal in (("trajectories", 30), ("average", 30), ("average", 100)):
+        fig = study.figure(db, name, "pig", goal)
+        fig.canvas.draw()
+        for ax in fig.axes:
+            lo, hi = ax.get_xlim()
+            ticks = [t for t in ax.get_xticks() if lo <= t <= hi]
+            assert ticks and all(float(t).is_integer() for t in ticks), (name, goal, ticks)
+    db.close()
+    engine.dispose()
+
+
 def test_bad_filters_are_refused_with_a_sentence(client, seeded):
     r = client.get("/api/analysis", params={"game": "chess"}, headers=ADMIN)
     assert r.status_code == 422

@@ -319,8 +319,16 @@ def _order(keys: Any) -> list[str]:
 
 def plot(db: Session, name: str, game: str | None = None, goal: int | None = None,
          participant: str | None = None) -> bytes:
-    """One study figure as PNG: ``trajectories``, ``average``, ``behind-ahead`` or ``quality``, of
-    the selection :func:`analysis` makes; turn numbers on whole-number ticks."""
+    """One study figure (:func:`figure`) as PNG."""
+    buf = io.BytesIO()
+    figure(db, name, game, goal, participant).savefig(buf, format="png")
+    return buf.getvalue()
+
+
+def figure(db: Session, name: str, game: str | None = None, goal: int | None = None,
+           participant: str | None = None) -> Any:
+    """One study figure (a matplotlib Figure): ``trajectories``, ``average``, ``behind-ahead`` or
+    ``quality``, of the selection :func:`analysis` makes; turn numbers on whole-number ticks."""
     if name not in PLOTS:
         raise DicelabError(f"There is no study figure called {name[:40]!r}; choose one of: {', '.join(PLOTS)}.")
     from matplotlib.figure import Figure
@@ -382,6 +390,4 @@ def plot(db: Session, name: str, game: str | None = None, goal: int | None = Non
     elif a["warnings"][name]:
         fig.text(0.01, 0.01, f"Few turns: {a['turns']} (fewer than {MIN_TURNS})", ha="left", va="bottom",
                  fontsize=9, color="#8d1a2e")
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png")
-    return buf.getvalue()
+    return fig

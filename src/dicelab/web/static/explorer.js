@@ -89,7 +89,7 @@
   // a heatmap of m[i][j] (i up, j across), squares clickable; null squares are wins, not states
   function heatmap(box, m, o) {
     const g = m.length, size = 300, left = 40, top = 8, cell = size / g, lw = 14;
-    const s = svg("svg", { viewBox: `0 0 ${left + size + 60} ${top + size + 36}`, role: "img", "aria-label": o.label });
+    const s = svg("svg", { viewBox: `0 0 ${left + size + 74} ${top + size + 36}`, role: "img", "aria-label": o.label });
     s.appendChild(svg("title", {}, o.label));
     const cells = svg("g", {});
     for (let i = 0; i < g; i++) {
@@ -97,7 +97,8 @@
         const v = m[i][j];
         const r = svg("rect", { x: (left + j * cell).toFixed(2), y: (top + (g - 1 - i) * cell).toFixed(2),
           width: (cell + 0.02).toFixed(2), height: (cell + 0.02).toFixed(2), class: v === null ? "win" : "cell",
-          fill: v === null ? "#e8e8e8" : o.color((v - o.lo) / (o.hi - o.lo || 1)), "data-i": i, "data-j": j });
+          fill: v === null ? "#e8e8e8" : (o.special && o.special(i, j)) || o.color((v - o.lo) / (o.hi - o.lo || 1)),
+          "data-i": i, "data-j": j });
         cells.appendChild(r);
       }
     }
@@ -202,7 +203,12 @@
     const g = tables.rules.goal;
     $("pig-summary").textContent = `${tables.title}: with optimal play the first player wins ${pct(tables.p_first_player)} of games.`;
     const h = tables.hold_threshold;
-    maps.boundary = heatmap($("plot-boundary"), h, { lo: 0, hi: Math.max(...h.flat()), color: seqColor, fmt: (v) => String(v),
+    // where optimal play never holds short of the goal (it rolls on to win) the square is black; the
+    // colour scale covers the turn totals at which it does hold
+    const rollsOn = (i, j) => h[i][j] >= g - i;
+    const holds = h.flatMap((row, i) => row.filter((v) => v < g - i));
+    maps.boundary = heatmap($("plot-boundary"), h, { lo: 0, hi: holds.length ? Math.max(...holds) : g, color: seqColor,
+      fmt: (v) => String(v), special: (i, j) => (rollsOn(i, j) ? "#111" : null),
       label: "Turn total at which optimal play holds, by your score (up) and the opponent's (across)",
       click: (i, j) => ask(i, j, Math.min(h[i][j], g - 1 - i), "boundary") });
     $("winprob-caption").textContent = k === 0 ? "Mover's chance to win at the start of a turn"
