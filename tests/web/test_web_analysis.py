@@ -184,6 +184,8 @@ def test_analysis_page_filters_in_the_browser(browser, server_factory, tmp_path)
     assert page.eval_on_selector_all(".few-turns", "els => els.length") == 4
     assert "29 turns, fewer than 30" in page.inner_text(".few-turns")
     assert "goal=30" in page.url  # a reload keeps the filter
+    page.wait_for_function("() => [...document.querySelectorAll('#study img')].every((i) => i.naturalWidth > 0)")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
     # one participant
     page.select_option("#filter-participant", "bob")
     page.wait_for_selector("#counts:has-text('participant bob')")
