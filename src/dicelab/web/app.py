@@ -370,6 +370,9 @@ Token = Annotated[str | None, Header(alias="X-Game-Token", max_length=200)]
 Goal = Annotated[int, Query(ge=2, le=100)]  # the explorer's query parameters
 Sides = Annotated[int | None, Query(ge=2, le=12)]
 Spec = Annotated[str, Query(max_length=80)]
+StudyGame = Annotated[str | None, Query(max_length=16)]  # the analysis's filters
+StudyGoal = Annotated[int | None, Query(ge=1, le=10_000)]
+Participant = Annotated[str | None, Query(max_length=80)]
 
 
 def games_listing() -> list[dict[str, Any]]:
@@ -622,13 +625,16 @@ def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | No
         return Response(data, media_type=media, headers={"Content-Disposition": f'attachment; filename="{name}"'})
 
     @app.get("/api/analysis", tags=["study"], dependencies=[Depends(researcher)])
-    async def analysis_json(request: Request) -> dict[str, Any]:
-        """The numbers behind the study's plots (header ``X-Admin-Key``)."""
-        return await run_db(request, study.analysis)
+    async def analysis_json(request: Request, game: StudyGame = None, goal: StudyGoal = None,
+                            participant: Participant = None) -> dict[str, Any]:
+        """The numbers behind the study's plots for one game and goal (header ``X-Admin-Key``)."""
+        return await run_db(request, lambda db: study.analysis(db, game, goal, participant))
 
     @app.get("/analysis/plot/{name}.png", tags=["study"], dependencies=[Depends(researcher)])
-    async def analysis_plot(name: str, request: Request) -> Response:
-        return Response(await run_db(request, lambda db: study.plot(db, name)), media_type="image/png")
+    async def analysis_plot(name: str, request: Request, game: StudyGame = None, goal: StudyGoal = None,
+                            participant: Participant = None) -> Response:
+        png = await run_db(request, lambda db: study.plot(db, name, game, goal, participant))
+        return Response(png, media_type="image/png")
 
     # ------------------------------------------------------------------ strategy explorer
     # Checked here (422 for bad or absurd input), computed in the explorer's worker process (503
@@ -642,8 +648,15 @@ def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | No
 
     @app.get("/api/explorer/pig", tags=["explorer"])
     async def explorer_pig(request: Request, variant: str = "standard", goal: Goal = 100,
-                           sides: Sides = None) -> Response:
-        return await explore(request, "pig-tables", JSON, variant=variant, goal=goal, sides=sides)
+                           sides: Sides = None, k: int = Query(0, ge=0, le=99)) -> Response:
+        return await explore(request, "pig-tables", JSON, variant=variant, goal=goal, sides=sides, k=k)
+
+    @app.get("/api/explorer/pig/state", tags=["explorer"])
+    async def explorer_pig_state(request: Request, i: int = Query(ge=0, le=99), j: int = Query(ge=0, le=99),
+                                 k: int = Query(ge=0, le=99), variant: str = "standard", goal: Goal = 100,
+                                 sides: Sides = None) -> Response:
+        """Optimal Pig at one state (i, j, k): the exact values of rolling and of holding."""
+        return await explore(request, "pig-state", JSON, variant=variant, goal=goal, sides=sides, i=i, j=j, k=k)
 
     @app.get("/explorer/plot/pig-{kind}.png", tags=["explorer"])
     async def explorer_plot(request: Request, kind: str, variant: str = "standard", goal: Goal = 100,
@@ -720,13 +733,16 @@ def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | No
         return page(request, "games.html")
 
     @app.get("/analysis", response_class=HTMLResponse, include_in_schema=False)
-    async def analysis_page(request: Request, x_admin_key: AdminKey = None) -> HTMLResponse:
+    async def analysis_page(request: Request, x_admin_key: AdminKey = None, game: StudyGame = None,
+                            goal: StudyGoal = None, participant: Participant = None) -> HTMLResponse:
         """With the key (the page's script sends it) the study's numbers; without, the form asking for it."""
         try:
             check_admin_key(request.app.state.admin_key, x_admin_key)
         except (Unauthorized, Forbidden) as exc:
             return page(request, "analysis.html", status_code=401 if isinstance(exc, Unauthorized) else 403, a=None)
-        return page(request, "analysis.html", a=await run_db(request, study.analysis))
+        a = await run_db(request, lambda db: study.analysis(db, game, goal, participant))
+        return page(request, "analysis.html", a=a, setting=study.setting(a), answer_label=study.ANSWER_LABEL,
+                    pref_label=study.PREF_LABEL)
 
     @app.get("/about", response_class=HTMLResponse, include_in_schema=False)
     def about_page(request: Request) -> HTMLResponse:

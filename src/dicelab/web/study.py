@@ -18,12 +18,16 @@ the ``games``, ``moves`` and ``turns`` tables into
   preference, the average score at each turn with its least-squares slope, behaviour by score
   difference (behind / level / ahead: rolls per turn, points banked, share of turns lost to a 1),
   decision quality by stated preference, and stated preference against the two gamble answers;
-* :func:`plot`: the figures, as PNG.
+  always for ONE game and ONE goal (figures of games to 30 and to 100 are not comparable),
+  optionally one participant, with a warning on every figure that rests on fewer than
+  :data:`MIN_TURNS` turns;
+* :func:`plot`: the figures, as PNG (turn axes in whole numbers).
 """
 
 from __future__ import annotations
 
 import io
+import json
 from collections import defaultdict
 from typing import Any
 
@@ -34,6 +38,7 @@ import pyarrow.parquet as pq
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from dicelab.core import registry
 from dicelab.core.errors import DicelabError, require
 from dicelab.web.db import Game, Move, Turn
 from dicelab.web.gamecore import public_seed
@@ -46,6 +51,9 @@ PREF_LABEL = {"averse": "risk averse", "neutral": "risk neutral", "loving": "ris
 DIFF_BINS = (("far behind (<= -20)", -10**9, -20), ("behind (-19..-1)", -19, -1), ("level (0)", 0, 0),
              ("ahead (1..19)", 1, 19), ("far ahead (>= 20)", 20, 10**9))
 PLOTS = ("trajectories", "average", "behind-ahead", "quality")
+MIN_TURNS = 30  # a figure resting on fewer human turns carries a warning
+ANSWER_LABEL = {"aa": "sure £10, sure £1m", "ab": "sure £10, gamble for £2m", "ba": "gamble for £20, sure £1m",
+                "bb": "gamble for £20, gamble for £2m"}
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")  # OWASP: CSV injection
 STUDY_GAME = "pig"  # seed 002's study is of Pig: the analysis reads its games only
 # a moves row's coach columns: computed from what the human's seat sees, which may be hidden from
@@ -141,16 +149,88 @@ def _slope(x: np.ndarray, y: np.ndarray) -> float | None:
     return float(np.polyfit(x, y, 1)[0])
 
 
-def analysis(db: Session) -> dict[str, Any]:
-    """The numbers behind the study plots, from every human turn and decision in the database."""
-    games = {g.id: g for g in sorted(db.scalars(select(Game).where(Game.game == STUDY_GAME)), key=lambda g: g.id)}
+def goal_of(g: Game) -> int | None:
+    """A recorded game's goal: its rules' ``goal`` (None for a game without one, e.g. Liar's Dice)."""
+    try:
+        rules = json.loads(g.rules_json) if g.rules_json else {}
+    except ValueError:
+        rules = {}
+    goal = rules.get("goal") if isinstance(rules, dict) else None
+    return goal if isinstance(goal, int) else g.goal
+
+
+def _title(game: str) -> str:
+    try:
+        return registry.get(game).title
+    except DicelabError:
+        return game
+
+
+def options(db: Session) -> dict[str, Any]:
+    """What the analysis can be filtered by: every game recorded, each with its goals and their
+    numbers of games and of human turns (most turns first), and the participants' names."""
+    goal_of_game = {g.id: (g.game, goal_of(g)) for g in db.scalars(select(Game))}
+    counts: dict[str, dict[int | None, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0]))
+    for game, goal in goal_of_game.values():
+        counts[game][goal][0] += 1
+    for (gid,) in db.execute(select(Turn.game_id).where(Turn.actor == "human")):
+        if gid in goal_of_game:
+            game, goal = goal_of_game[gid]
+            counts[game][goal][1] += 1
+    games = [{"key": k, "title": _title(k), "turns": sum(n for _, n in v.values()),
+              "goals": [{"goal": goal, "games": n[0], "turns": n[1]}
+                        for goal, n in sorted(v.items(), key=lambda x: (-x[1][1], -x[1][0], x[0] or 0))]}
+             for k, v in sorted(counts.items())]
+    participants = sorted({p for (p,) in db.execute(select(Game.participant)) if p})
+    return {"games": games, "participants": participants}
+
+
+def choose(db: Session, game: str | None = None, goal: int | None = None,
+           participant: str | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The filter the analysis uses (``game``, ``goal``, ``participant``) and the :func:`options`.
+
+    No game given: Pig (the study's game) when it has human turns, else the game with the most.
+    No goal given: the goal with the most human turns in that game. A game the lab does not know is
+    refused (422); a known game or goal without records gives an empty analysis."""
+    opts = options(db)
+    known = {g["key"]: g for g in opts["games"]}
+    if game is None:
+        game = STUDY_GAME if STUDY_GAME in known or not known else max(known.values(), key=lambda g: g["turns"])["key"]
+        # (Pig whenever it has a game: the study is of Pig)
+    else:
+        names = [e.name for e in registry.games()]
+        require(game in names, f"There is no game called {game[:40]!r} in the lab; choose one of: "
+                               f"{', '.join(names)}.")
+    goals = [x["goal"] for x in known[game]["goals"]] if game in known else []
+    if goal is None and goals:
+        goal = goals[0]
+    return {"game": game, "title": _title(game), "goal": goal, "participant": participant or None}, opts
+
+
+def _warning(n: int, what: str = "turns") -> str | None:
+    if n >= MIN_TURNS:
+        return None
+    return (f"This figure rests on {n} {what}, fewer than {MIN_TURNS}: read it as an anecdote, "
+            "not as evidence.")
+
+
+def analysis(db: Session, game: str | None = None, goal: int | None = None,
+             participant: str | None = None) -> dict[str, Any]:
+    """The numbers behind the study plots, from the human turns and decisions of ONE game and ONE
+    goal (see :func:`choose` for the defaults), optionally of one participant only."""
+    chosen, opts = choose(db, game, goal, participant)
+    every = sorted(db.scalars(select(Game).where(Game.game == chosen["game"])), key=lambda g: g.id)
+    games = {g.id: g for g in every
+             if goal_of(g) == chosen["goal"] and (chosen["participant"] is None or g.participant == chosen["participant"])}
     pref_of = {gid: (g.risk_preference or "not asked") for gid, g in games.items()}
     # trajectories: (game, human seat) -> list of scores after each of the human's turns
     traj: dict[str, list[int]] = defaultdict(list)
     bins: dict[str, list[Turn]] = defaultdict(list)
+    n_turns = 0
     for t in sorted(db.scalars(select(Turn).where(Turn.actor == "human")), key=lambda t: (t.game_id, t.turn_no, t.player)):
         if t.game_id not in games:
             continue
+        n_turns += 1
         traj[t.game_id].append(t.score_after)
         diff = t.score_before - t.opponent_score
         for label, lo, hi in DIFF_BINS:
@@ -168,8 +248,9 @@ def analysis(db: Session) -> dict[str, Any]:
             means.append(float(np.mean(vals)))
             counts.append(len(vals))
         x = np.arange(1, n + 1, dtype=float)
+        turns = sum(counts)
         average[pref] = {"turn": x.astype(int).tolist(), "mean_score": means, "players": counts,
-                         "slope": _slope(x, np.array(means))}
+                         "slope": _slope(x, np.array(means)), "turns": turns, "few_turns": turns < MIN_TURNS}
     behaviour = []
     for label, _, _ in DIFF_BINS:
         ts = bins.get(label, [])
@@ -191,18 +272,30 @@ def analysis(db: Session) -> dict[str, Any]:
         optimal[p].append(m.action == m.optimal_action)
         if m.think_ms is not None:
             think[p].append(m.think_ms)
-    for p in lost:
-        quality[p] = {"decisions": len(lost[p]), "mean_lost": float(np.mean(lost[p])),
-                      "total_lost": float(np.sum(lost[p])), "optimal_share": float(np.mean(optimal[p])),
+    for p, ls in lost.items():
+        quality[p] = {"decisions": len(ls), "mean_lost": float(np.mean(ls)),
+                      "total_lost": float(np.sum(ls)), "optimal_share": float(np.mean(optimal[p])),
                       "median_think_ms": float(np.median(think[p])) if think[p] else None}
     answers: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     for g in games.values():
         if g.risk_preference:
             answers[g.risk_preference][f"{g.q2}{g.q3}"] += 1
+    decisions = sum(q["decisions"] for q in quality.values())
     return {
-        "games": len(games),
-        "study_games": sum(1 for g in games.values() if g.risk_preference),
-        "finished": sum(1 for g in games.values() if g.status == "finished"),
+        "filter": chosen,
+        "options": opts,
+        # every recorded game of the chosen game (all goals, all participants) ...
+        "games": len(every),
+        "study_games": sum(1 for g in every if g.risk_preference),
+        "finished": sum(1 for g in every if g.status == "finished"),
+        # ... and the selection behind the figures
+        "selection": {"games": len(games), "study_games": sum(1 for g in games.values() if g.risk_preference),
+                      "finished": sum(1 for g in games.values() if g.status == "finished"), "turns": n_turns},
+        "turns": n_turns,
+        "min_turns": MIN_TURNS,
+        "warnings": {"trajectories": _warning(n_turns), "average": _warning(n_turns),
+                     "behind-ahead": _warning(n_turns), "quality": _warning(n_turns) or (
+                         _warning(decisions, "rated decisions") if decisions < MIN_TURNS else None)},
         "trajectories": dict(by_pref),
         "average": average,
         "behaviour": behaviour,
@@ -212,19 +305,39 @@ def analysis(db: Session) -> dict[str, Any]:
     }
 
 
+def setting(a: dict[str, Any]) -> str:
+    """The analysed selection in words: "Pig to 100, all participants"."""
+    f = a["filter"]
+    who = f"participant {f['participant']}" if f["participant"] else "all participants"
+    goal = f" to {f['goal']}" if f["goal"] is not None else ""
+    return f"{f['title']}{goal}, {who}"
+
+
 def _order(keys: Any) -> list[str]:
     return [p for p in (*PREFS, "not asked") if p in keys]
 
 
-def plot(db: Session, name: str) -> bytes:
-    """One study figure as PNG: ``trajectories``, ``average``, ``behind-ahead`` or ``quality``."""
+def plot(db: Session, name: str, game: str | None = None, goal: int | None = None,
+         participant: str | None = None) -> bytes:
+    """One study figure (:func:`figure`) as PNG."""
+    buf = io.BytesIO()
+    figure(db, name, game, goal, participant).savefig(buf, format="png")
+    return buf.getvalue()
+
+
+def figure(db: Session, name: str, game: str | None = None, goal: int | None = None,
+           participant: str | None = None) -> Any:
+    """One study figure (a matplotlib Figure): ``trajectories``, ``average``, ``behind-ahead`` or
+    ``quality``, of the selection :func:`analysis` makes; turn numbers on whole-number ticks."""
     if name not in PLOTS:
-        raise DicelabError(f"unknown plot {name!r}; choose one of {', '.join(PLOTS)}")
+        raise DicelabError(f"There is no study figure called {name[:40]!r}; choose one of: {', '.join(PLOTS)}.")
     from matplotlib.figure import Figure
+    from matplotlib.ticker import MaxNLocator
 
     import dicelab.core.plotting  # noqa: F401  (sets the Agg backend)
 
-    a = analysis(db)
+    a = analysis(db, game, goal, participant)
+    where = setting(a)
     fig = Figure(figsize=(9, 4.2), dpi=90)
     colors = {"averse": "tab:blue", "neutral": "tab:green", "loving": "tab:red", "not asked": "tab:gray"}
     if name == "trajectories":
@@ -235,6 +348,8 @@ def plot(db: Session, name: str) -> bytes:
                 ax.plot(range(1, len(player["scores"]) + 1), player["scores"], marker=".", color=colors[p], alpha=0.6)
             ax.set_title(f"Score at each turn: {PREF_LABEL[p]}", fontsize=9)
             ax.set_xlabel("turn number")
+            ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        fig.suptitle(where, fontsize=9)
         axes[0].set_ylabel("total score")
     elif name == "average":
         ax = fig.subplots()
@@ -247,8 +362,9 @@ def plot(db: Session, name: str) -> bytes:
                 c = np.polyfit(x, av["mean_score"], 1)
                 ax.plot(x, np.polyval(c, x), ls="--", color=colors[p], lw=1)
         ax.set_xlabel("turn number")
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_ylabel("average total score")
-        ax.set_title("Average score at each turn by stated risk preference (seed 002: 4.76 / 4.75 / 4.85)",
+        ax.set_title(f"Average score at each turn, {where} (the Exeter study's slopes: 4.76 / 4.75 / 4.85)",
                      fontsize=9)
         if a["average"]:
             ax.legend(fontsize=8)
@@ -256,7 +372,7 @@ def plot(db: Session, name: str) -> bytes:
         ax1, ax2 = fig.subplots(1, 2)
         labels = [b["bin"] for b in a["behaviour"]]
         ax1.bar(range(len(labels)), [b["mean_rolls"] or 0 for b in a["behaviour"]], color="tab:purple")
-        ax1.set_title("Rolls per turn by score difference", fontsize=9)
+        ax1.set_title(f"Rolls per turn by score difference ({where})", fontsize=9)
         ax2.bar(range(len(labels)), [b["bust_share"] or 0 for b in a["behaviour"]], color="tab:orange")
         ax2.set_title("Share of turns lost to a 1", fontsize=9)
         for ax in (ax1, ax2):
@@ -268,9 +384,10 @@ def plot(db: Session, name: str) -> bytes:
         ax.bar(range(len(prefs)), [a["quality"][p]["mean_lost"] for p in prefs], color=[colors[p] for p in prefs])
         ax.set_xticks(range(len(prefs)), [PREF_LABEL[p] for p in prefs], fontsize=8)
         ax.set_ylabel("mean win probability lost per decision")
-        ax.set_title("Decision quality by stated risk preference", fontsize=9)
-    if a["games"] == 0:
-        fig.text(0.5, 0.5, "no games recorded yet", ha="center", va="center", fontsize=14, color="gray")
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png")
-    return buf.getvalue()
+        ax.set_title(f"Decision quality by stated risk preference, {where}", fontsize=9)
+    if a["selection"]["games"] == 0:
+        fig.text(0.5, 0.5, "no games recorded here yet", ha="center", va="center", fontsize=14, color="gray")
+    elif a["warnings"][name]:
+        fig.text(0.01, 0.01, f"Few turns: {a['turns']} (fewer than {MIN_TURNS})", ha="left", va="bottom",
+                 fontsize=9, color="#8d1a2e")
+    return fig

@@ -1,5 +1,6 @@
 // dicelab web lab: the study page. The data need the researcher key: the page asks for it, keeps it
-// in this tab's sessionStorage and sends it in the X-Admin-Key header (never in a URL).
+// in this tab's sessionStorage and sends it in the X-Admin-Key header (never in a URL). The filters
+// (game, goal, participant) go in the address, so a reload keeps them.
 "use strict";
 (function () {
   const { $ } = lab;
@@ -10,8 +11,13 @@
   async function fetchWithKey(url, key) {
     const r = await fetch(url, { headers: { "X-Admin-Key": key } });
     if (!r.ok) {
-      let msg = r.statusText;
-      try { msg = (await r.json()).detail || msg; } catch (e) { msg = r.status === 401 ? "the researcher key is needed" : "wrong researcher key"; }
+      let msg = r.status === 401 ? "The researcher key is needed." : r.status === 403 ? "That is the wrong researcher key." : "";
+      if (!msg) {
+        try {
+          const d = (await r.json()).detail;
+          msg = Array.isArray(d) ? "A filter value is not allowed; please choose again from the lists." : lab.sentence(d);
+        } catch (e) { msg = "The lab could not open the study's data (" + r.status + "); please try again."; }
+      }
       const err = new Error(msg);
       err.status = r.status;
       throw err;
@@ -49,15 +55,42 @@
     }
   }
 
-  async function openStudy(key) {
+  // the filters from the form (or the address), empty ones left out
+  function filterQuery(form) {
+    const p = new URLSearchParams();
+    const src = form ? new FormData(form).entries() : new URLSearchParams(location.search).entries();
+    for (const [k, v] of src) if (["game", "goal", "participant"].includes(k) && v !== "") p.set(k, v);
+    return p.toString();
+  }
+
+  function wireFilters(key) {
+    const form = $("filter-form");
+    if (!form) return;
+    const go = (ev) => {
+      if (ev) ev.preventDefault();
+      const q = filterQuery(form);
+      history.replaceState(null, "", "/analysis" + (q ? "?" + q : ""));
+      openStudy(key, q);
+    };
+    form.addEventListener("submit", go);
+    // another game has other goals: ask for its default goal
+    $("filter-game").addEventListener("change", () => { $("filter-goal").replaceChildren(); go(); });
+    $("filter-goal").addEventListener("change", () => go());
+    $("filter-participant").addEventListener("change", () => go());
+  }
+
+  async function openStudy(key, query) {
     $("key-error").textContent = "";
+    if (query === undefined) query = filterQuery(null);
+    document.body.dataset.study = "loading";
     try {
-      const html = await (await fetchWithKey("/analysis", key)).text();
+      const html = await (await fetchWithKey("/analysis" + (query ? "?" + query : ""), key)).text();
       store.setItem(KEY, key);
       const fresh = new DOMParser().parseFromString(html, "text/html").getElementById("study");
       urls.splice(0).forEach((u) => URL.revokeObjectURL(u));
       $("study").replaceWith(document.importNode(fresh, true));
       wireDownloads(key);
+      wireFilters(key);
       await showPlots(key);
       document.body.dataset.study = "shown";
     } catch (e) {
