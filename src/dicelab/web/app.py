@@ -62,6 +62,7 @@ from dicelab import __version__
 from dicelab.core import registry
 from dicelab.core.errors import DicelabError, require
 import dicelab.web.explorer as explorer
+import dicelab.web.messages as messages
 import dicelab.web.review as review
 import dicelab.web.service as service
 import dicelab.web.study as study
@@ -470,20 +471,20 @@ def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | No
             code = 409
         elif isinstance(exc, explorer.Coming):
             code = 501
-        return JSONResponse({"detail": str(exc)}, status_code=code)
+        return JSONResponse({"detail": messages.as_sentence(str(exc))}, status_code=code)
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(_req: Request, exc: RequestValidationError) -> JSONResponse:
         # the default answer echoes the input back, which cannot be encoded when it holds NaN or
         # Infinity (Python's JSON parser accepts them); say where and what, not the value
-        detail = [{"loc": [str(x) for x in e.get("loc", ())], "msg": str(e.get("msg", "")), "type": str(e.get("type", ""))}
+        errors = [{"loc": [str(x) for x in e.get("loc", ())], "msg": str(e.get("msg", "")), "type": str(e.get("type", ""))}
                   for e in exc.errors()]
-        return JSONResponse({"detail": detail}, status_code=422)
+        return JSONResponse({"detail": messages.sentences(list(exc.errors())), "errors": errors}, status_code=422)
 
     @app.exception_handler(Exception)
     async def _unexpected(_req: Request, exc: Exception) -> JSONResponse:
         log.exception("unexpected error")
-        return JSONResponse({"detail": "internal error"}, status_code=500)
+        return JSONResponse({"detail": "Internal error: the lab logged it; please try again."}, status_code=500)
 
     async def _db_error(req: Request, exc: Exception) -> JSONResponse:
         detail = damage_of(exc)

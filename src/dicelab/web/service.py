@@ -40,6 +40,7 @@ from dicelab.core import registry
 from dicelab.core.errors import DicelabError, require
 from dicelab.core.registry import GameEntry
 from dicelab.web.db import utcnow
+import dicelab.web.messages as messages
 from dicelab.web.gamecore import (
     GAMES,
     MOVES,
@@ -519,11 +520,8 @@ def move(db: Session, g: LiveGame, action: Any, expected_move: int,
 
 
 def unechoed(message: str, action: Any) -> str:
-    """``message`` with the client's own action (as the games quote it) replaced by "this action":
-    an answer repeats nothing a reader could take for game data (a bid may spell a hand)."""
-    for shown in (repr(str(action)[:60]), repr(action), json.dumps(action)):
-        message = message.replace(shown, "this action")
-    return message
+    """A game's refusal of ``action`` without the action repeated (see :func:`messages.illegal_move`)."""
+    return messages.illegal_move(message, action, (repr(str(action)[:60]), repr(action), json.dumps(action)))
 
 
 def _closed(g: LiveGame) -> str:

@@ -8,27 +8,12 @@ const lab = (function () {
   const pct = (p) => (p === null || p === undefined || Number.isNaN(p) ? "\u2013" : (100 * p).toFixed(1) + "%");
 
   // ------------------------------------------------------------------ errors as sentences
-  const FIELD = { quantity: "the number of dice in your bid", face: "the face of your bid", k: "your target",
-    goal: "the goal", sides: "the number of sides", sticks: "the number of sticks", players: "the number of players",
-    dice: "the number of dice", expected_move: "the move number" };
+  // (the server words every refusal, the request checks' findings included: dicelab.web.messages)
   function sentence(s) {
     s = String(s || "").trim();
     if (!s) return "Something went wrong; please try again.";
     s = s.charAt(0).toUpperCase() + s.slice(1);
     return /[.!?]$/.test(s) ? s : s + ".";
-  }
-  function fieldError(d) {
-    const name = (d.loc || []).filter((x) => x !== "body").slice(-1)[0] || "";
-    const what = FIELD[name] || (name ? "the value of " + name.replace(/_/g, " ") : "the value");
-    const msg = String(d.msg || "");
-    let m = /greater than or equal to (-?\d+)/.exec(msg);
-    if (name === "quantity" && m && m[1] === "1") return "Bid at least one die.";
-    if (m) return sentence(what + " must be at least " + m[1]);
-    m = /less than or equal to (-?\d+)/.exec(msg);
-    if (m) return sentence(what + " must be at most " + m[1]);
-    if (/integer|number/.test(msg) || /int_/.test(d.type || "")) return sentence(what + " must be a whole number");
-    if (/required|missing/i.test(msg + (d.type || ""))) return sentence(what + " is missing");
-    return sentence(what + ": " + msg.replace(/^Input should be/, "should be"));
   }
 
   // one call to the JSON API; `token` (when set) opens the game. Throws an Error whose message is a sentence.
@@ -45,7 +30,7 @@ const lab = (function () {
     try { data = await r.json(); } catch (e) { data = null; }
     if (!r.ok) {
       const d = data && data.detail ? data.detail : r.statusText;
-      throw new Error(Array.isArray(d) ? d.map(fieldError).join(" ") : sentence(d));
+      throw new Error(sentence(d));
     }
     return data;
   }

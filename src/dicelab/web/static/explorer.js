@@ -5,23 +5,7 @@
 (function () {
   const { $, pct, sentence } = lab;
   const NS = "http://www.w3.org/2000/svg";
-  const FIELD = { goal: "the goal", sides: "the number of sides", k: "the turn total", i: "your score",
-    j: "the opponent's score", lo: "the first N", hi: "the last N", a: "strategy A", b: "strategy B",
-    specs: "the strategies", variant: "the variant" };
-
   // ------------------------------------------------------------------ the API, errors as sentences
-  function fieldError(d) {
-    const name = (d.loc || []).filter((x) => x !== "query").slice(-1)[0] || "";
-    const what = FIELD[name] || "a value";
-    const msg = String(d.msg || "");
-    let m = /greater than or equal to (-?\d+)/.exec(msg);
-    if (m) return sentence(what + " must be at least " + m[1]);
-    m = /less than or equal to (-?\d+)/.exec(msg);
-    if (m) return sentence(what + " must be at most " + m[1]);
-    if (/at most \d+ characters/.test(msg)) return sentence(what + " is too long");
-    if (/required|missing/i.test(msg + (d.type || ""))) return sentence(what + " is missing");
-    return sentence(what + " must be a whole number");
-  }
   async function getJSON(url) {
     let r;
     try { r = await fetch(url); } catch (e) { throw new Error("The lab did not answer. Is the server still running?"); }
@@ -30,7 +14,7 @@
     if (!r.ok) {
       if (r.status === 503) throw new Error("The explorer is busy; please try again in " + (r.headers.get("Retry-After") || "a few") + " seconds.");
       const detail = d && d.detail ? d.detail : r.statusText;
-      throw new Error(Array.isArray(detail) ? detail.map(fieldError).join(" ") : sentence(detail));
+      throw new Error(sentence(detail));  // the server words it (dicelab.web.messages)
     }
     return d;
   }
