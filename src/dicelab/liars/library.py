@@ -9,8 +9,9 @@ again, or, for a size too big to train on demand, dropped until ``train-all`` ru
 
 A size is *available* when its recipe is quick (estimated under :data:`QUICK_WORK`, a few seconds)
 or its policy is on disk already. :func:`policy` returns it (memory, else disk, else a quick
-training) or None. Policies in memory live in one bounded cache; :func:`usable_sizes` names the
-sizes a table of players may meet in two-player rounds that fit there together.
+training) or None. Policies in memory live in one bounded cache, as float16 (half the memory;
+probabilities to about 3 significant digits: all 25 sizes up to 5 v 5 at 6 faces take 144 MiB);
+:func:`usable_sizes` names the sizes a table may meet in two-player rounds that fit there together.
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ ITERATIONS = 300
 MAX_WINDOW = 4  # beyond quick work (1 v 2 at 6 faces: window 4 reaches exploitability 2e-4 in 2 s, window 7 25x that)
 NS_PER_UNIT = 2.5  # measured: about 2.5 ns per (row x own hand x opponent hand) per iteration
 QUICK_WORK = 2e9  # about 5 s: below it a size is trained on demand
-CACHE_MIB = 192
+CACHE_MIB = 200
 _policies = bounded_cache("liars duel policies", CACHE_MIB)
 
 
@@ -77,9 +78,16 @@ def _work(duel: Duel, window: int, samples: int) -> float:
 
 @lru_cache(maxsize=1024)
 def table_bytes(duel: Duel) -> int:
-    """Bytes of the policy's two float32 strategy tables (without building the DAG)."""
-    rows = dag_rows(duel.n_bids, recipe(duel)["window"])  # both seats' rows together
-    return int(rows * max(comb(d + duel.faces - 1, d) for d in duel.dice) * 4)
+    """Bytes of the policy's two strategy tables in memory (float16; without building the DAG)."""
+    rows = dag_rows(duel.n_bids, recipe(duel)["window"])  # both seats' rows together, about half each
+    return int(rows / 2 * sum(comb(d + duel.faces - 1, d) for d in duel.dice) * 2)
+
+
+def _compact(p: DuelPolicy) -> DuelPolicy:
+    """The policy as kept in memory: float16 tables, no training state."""
+    p.strategy = (p.strategy[0].astype(np.float16), p.strategy[1].astype(np.float16))
+    p.state = None
+    return p
 
 
 @lru_cache(maxsize=1024)
@@ -213,7 +221,7 @@ def policy(duel: Duel, train: bool = True) -> DuelPolicy | None:
         return _train(duel)
 
     try:
-        p = _policies.get_or_build(_key(duel), lambda: _through_cache(duel, compute))
+        p = _policies.get_or_build(_key(duel), lambda: _compact(_through_cache(duel, compute)))
     except NotTrained:
         return None
     return p
@@ -228,7 +236,7 @@ def duel_for(dice: tuple[int, int], faces: int, wild: str) -> Duel | None:
 
 def usable_sizes(dice: int, faces: int, wild: str) -> list[tuple[int, int]]:
     """The duel sizes (opener's dice, other's) a game with ``dice`` per player may reach whose
-    policies are available and, smallest first, fit the policy cache together (at most 3/4 of it)."""
+    policies are available and, smallest first, fit the policy cache together (at most 4/5 of it)."""
     m = min(dice, MAX_DUEL_DICE)
     duels = sorted((Duel((a, b), faces, wild) for a in range(1, m + 1) for b in range(1, m + 1)),
                    key=lambda d: (table_bytes(d), d.dice))
@@ -237,7 +245,7 @@ def usable_sizes(dice: int, faces: int, wild: str) -> list[tuple[int, int]]:
         if not available(d):
             continue
         size = table_bytes(d)
-        if used + size > 0.75 * _policies.budget:
+        if used + size > 0.8 * _policies.budget:
             break
         used += size
         out.append(d.dice)
@@ -271,7 +279,7 @@ def install(data: bytes) -> list[tuple[int, int]]:
         metas = json.loads(z["meta"].tobytes().decode())
         for n, meta in enumerate(metas):
             p = DuelPolicy.from_arrays({k[len(f"p{n}_"):]: z[k] for k in z.files if k.startswith(f"p{n}_")}, meta)
-            _policies.put(_key(p.duel), p)
+            _policies.put(_key(p.duel), _compact(p))
             out.append(p.duel.dice)
     return out
 

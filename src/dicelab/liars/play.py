@@ -206,7 +206,8 @@ def _action(bid: Bid | None) -> GameAction:
     return "call" if bid is None else {"bid": [bid.quantity, bid.face]}
 
 
-TOP_RAISES = 5
+TOP_RAISES = 5  # the raises the coach names: the policy's most likely ones, at least 0.1% each
+SHOWN_PROB = 0.001
 
 
 def duel_coach(view: PlayerView) -> dict[str, Any] | None:
@@ -227,7 +228,8 @@ def duel_coach(view: PlayerView) -> dict[str, Any] | None:
             "values": values, "best": _action(best),
             "policy": [{"action": _action(b), "prob": p} for b, p in ranked],
             "policy_call": a["policy"].get(None, 0.0) if bids else None,
-            "policy_top_raises": [{"action": _action(b), "prob": p} for b, p in ranked if b is not None][:TOP_RAISES],
+            "policy_top_raises": [{"action": _action(b), "prob": p} for b, p in ranked
+                                  if b is not None and p >= SHOWN_PROB][:TOP_RAISES],
             "current_bid_holds": None if view.current_bid is None else view.prob_bid_holds(),
             "duel": {"dice": list(d.dice), "faces": d.faces, "wild": d.wild, "seat": duel_seat,
                      "window": pol.window},
