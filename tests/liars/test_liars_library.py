@@ -161,6 +161,12 @@ def test_build_hooks_train_in_a_worker_and_install(cache_dir):
     assert not PLAY.heavy(["scout"], rules)  # on disk now: a load, not a training
     PLAY.install(["scout"], rules, data)
     assert PLAY.ready(["scout"], rules)
+    # sizes on disk already are not sent back: the server loads them itself
+    library._policies.discard(library._key(Duel((1, 1), 3, "none")))
+    assert library.install(PLAY.export(["scout"], rules)) == []
+    assert not PLAY.ready(["scout"], rules) and not PLAY.heavy(["scout"], rules)
+    PLAY.prepare(["scout"], rules)
+    assert PLAY.ready(["scout"], rules)
 
 
 def test_a_damaged_policy_heals(cache_dir):

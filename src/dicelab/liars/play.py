@@ -165,12 +165,13 @@ class LiarsPlay:
             agent(rules)
 
     def export(self, specs: list[str], rules: LiarsRules) -> bytes:
-        """The duel policies (trained here, in a worker process) as ``.npz`` bytes."""
-        from dicelab.liars.library import export
+        """The duel policies that must be trained (here, in a worker process) as ``.npz`` bytes; the
+        ones on disk already are loaded by :meth:`prepare` in the server's own process."""
+        from dicelab.liars.library import export, on_disk
 
         for s in specs:
             parse_spec(s)
-        return export(duels_for(rules))
+        return export([d for d in duels_for(rules) if not on_disk(d)])
 
     def install(self, specs: list[str], rules: LiarsRules, data: bytes) -> None:
         from dicelab.liars.library import install
