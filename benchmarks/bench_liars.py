@@ -10,6 +10,9 @@ Timings (medians; each beside its baseline in the same run, ratio printed):
   under 60 s), beside the sequence-form LP (HiGHS) on the same game; DCFR and CFR+ to 1e-5, and
   (full run) on 2 v 1 and 1 v 2 dice, 2 v 1 with 6 faces to 1e-4 (issue 6) beside 300 CFR+ iterations.
 
+Play (``--play``, also run with ``--scalable``): the web lab's ``scout`` bot and the duel coach,
+timed per decision at every size the lab allows (target: a bot decision under 50 ms).
+
 Figures: win rates with 95% Wilson intervals (several training seeds, many evaluation games).
 Run: ``.venv/bin/python benchmarks/bench_liars.py [--quick]``.
 """

@@ -232,3 +232,14 @@ def test_train_all_resumes_inside_a_size(cache_dir):
     resumed = library._train(d, checkpoint=True)
     assert resumed.meta["iterations"] == r["iterations"]
     assert np.allclose(resumed.strategy[0], whole.strategy[0], atol=1e-6)
+
+
+def test_train_all_on_a_backend_fills_the_same_cache(cache_dir):
+    for d in library.all_duels(1, 2, "ones"):
+        library._policies.discard(library._key(d))
+    rows = library.train_all(1, 2, "ones", backend={"backend": "local", "workers": 1})
+    assert [r["dice"] for r in rows] == [[1, 1]] and not rows[0]["cached"]
+    d = Duel((1, 1), 2, "ones")
+    assert library.on_disk(d)
+    here = library._train(d)  # the same recipe and seed in this process: the same policy
+    assert np.allclose(library.policy(d, train=False).strategy[0], here.strategy[0], atol=1e-3)
