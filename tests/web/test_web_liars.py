@@ -7,6 +7,8 @@ import sqlite3
 
 import pytest
 
+from tests.web.test_web_ux import lab_url  # noqa: F401 - the served lab, for the browser test
+
 
 def new(client, **kw):
     r = client.post("/api/games", json={"game": "liars", "players": 3, "dice": 2, "opponent": "probabilistic", **kw})
@@ -134,3 +136,39 @@ def test_the_duel_coach_in_the_lab_reads_only_your_hand(client, db_url, human_fi
         assert r.status_code == 200, r.text
         st = client.get(f"/api/games/{gid}", headers=h).json()
     assert seen >= 1
+
+
+@pytest.mark.browser
+def test_the_coach_panel_shows_the_policy_and_your_chances(browser, lab_url):  # noqa: F811 - the fixture
+    # a 1 v 1 duel: the panel's rows are the coach's numbers (the policy's call and top raises,
+    # your chance to win the round after each), the best move first in bold
+    import httpx
+
+    from tests.web.test_web_ux import new_page
+
+    page, watch = new_page(browser)
+    page.goto(f"{lab_url}/play/liars")
+    page.select_option("#players", "2")
+    page.fill("#dice", "1")
+    page.click("#start")
+    page.wait_for_selector("#coach-policy")
+    gid = page.evaluate("location.hash.slice(1)")
+    token = page.evaluate("(id) => sessionStorage.getItem('dicelab-token-' + id)", gid)
+    c = httpx.get(f"{lab_url}/api/games/{gid}", headers={"X-Game-Token": token}).json()["coach_view"]
+    assert c["kind"] == "win probability"
+    rows = page.eval_on_selector_all("#coach-policy tbody tr", "rs => rs.map(r => [...r.cells].map(x => x.textContent))")
+
+    def text(a):
+        return "Call" if a == "call" else f"Bid {a['bid'][0]} \u00d7 {a['bid'][1]}s"
+
+    def pct(x):
+        return f"{100 * x:.1f}%"
+
+    probs = {text(p["action"]): p["prob"] for p in c["policy"]}
+    wins = {text(v["action"]): v["value"] for v in c["values"]}
+    want = [text(p["action"]) for p in c["policy_top_raises"]]
+    assert [r[0] for r in rows][: len(want)] == want and text(c["best"]) in [r[0] for r in rows]
+    for move, prob, win in rows:
+        assert prob == pct(probs.get(move, 0.0)) and win == pct(wins[move])
+    assert text(c["best"]) in page.inner_text("#coach-best")
+    assert not watch.errors, watch.errors
