@@ -166,7 +166,9 @@ def _train(duel: Duel, progress: bool = False, checkpoint: bool = False) -> Duel
         part = _checkpoint_path(duel)
         try:
             resume = DuelPolicy.load(str(part))
-            require(resume.duel == duel and resume.meta.get("iterations", 0) < r["iterations"], "stale")
+            require(resume.duel == duel and resume.state is not None and resume.window == r["window"]
+                    and resume.meta.get("method") == r["method"] and resume.meta.get("seed") == r["seed"]
+                    and int(resume.meta.get("iterations", 0)) < r["iterations"], "a stale checkpoint")
         except DicelabError:
             resume = None
         every = 50
