@@ -10,6 +10,9 @@ Timings (medians; each beside its baseline in the same run, ratio printed):
   under 60 s), beside the sequence-form LP (HiGHS) on the same game; DCFR and CFR+ to 1e-5, and
   (full run) on 2 v 1 and 1 v 2 dice, 2 v 1 with 6 faces to 1e-4 (issue 6) beside 300 CFR+ iterations.
 
+Play (``--play``, also run with ``--scalable``): the web lab's ``scout`` bot and the duel coach,
+timed per decision at every size the lab allows (target: a bot decision under 50 ms).
+
 Figures: win rates with 95% Wilson intervals (several training seeds, many evaluation games).
 Run: ``.venv/bin/python benchmarks/bench_liars.py [--quick]``.
 """
@@ -217,20 +220,74 @@ def bench_scalable(quick: bool) -> None:
               f"{r['ci_high']:.3f}] ({n} games, seats rotating, {r['seconds']:.0f} s)", flush=True)
 
 
+def bench_play(quick: bool) -> None:
+    """Issue 13, item 5: the web lab's bot (``scout``) and coach, timed per decision at every size the
+    lab allows (2-4 players, 1-6 dice, 6 faces, wild none / ones), through the Play interface. Duel
+    policies come from the cache (``DICELAB_CACHE_DIR``; run ``dicelab liars train-all`` first to
+    time the policy at every duel size up to 5 v 5, else only the quick sizes have one)."""
+    import os
+
+    from dicelab.liars.library import in_memory
+    from dicelab.liars.play import PLAY, duels_for, view_of
+    from dicelab.liars.state import new_game
+
+    print(f"bot decisions (cache {os.environ.get('DICELAB_CACHE_DIR', 'user cache')})", flush=True)
+    games = 2 if quick else 6
+    worst_all = {"duel policy": 0.0, "heuristic": 0.0, "coach": 0.0}
+    for wild in ("ones", "none"):
+        for players in (2, 3, 4):
+            for dice in (1, 2, 3, 4, 5, 6):
+                rules = LiarsRules(players=players, dice=dice, faces=6, wild=wild)
+                t0 = time.perf_counter()
+                PLAY.prepare(["scout"], rules)
+                prep = time.perf_counter() - t0
+                sizes = [d.dice for d in duels_for(rules) if in_memory(d)]
+                times: dict[str, list[float]] = {"duel policy": [], "heuristic": [], "coach": []}
+                for g in range(games):
+                    state = new_game(rules, seed=g)
+                    bots = [PLAY.bot("scout", rules, seed=g * 10 + k) for k in range(players)]
+                    while not state.is_over:
+                        (p,) = state.to_move()
+                        used = bots[p].policy.duel_of(view_of(state, p)) is not None
+                        t = time.perf_counter()
+                        a = bots[p].act(state, p)
+                        times["duel policy" if used else "heuristic"].append(time.perf_counter() - t)
+                        if p == 0:
+                            t = time.perf_counter()
+                            PLAY.coach(state, 0)
+                            times["coach"].append(time.perf_counter() - t)
+                        state.apply(a)
+                parts = []
+                for k, v in times.items():
+                    if v:
+                        worst_all[k] = max(worst_all[k], max(v))
+                        parts.append(f"{k} {len(v)} x, median {1e3 * statistics.median(v):.2f} ms, "
+                                     f"p99 {1e3 * float(np.percentile(v, 99)):.1f} ms, max {1e3 * max(v):.1f} ms")
+                print(f"  {players} players x {dice} dice, wild {wild}: policies {len(sizes)} sizes "
+                      f"(prepare {prep:.1f} s); " + "; ".join(parts), flush=True)
+    print("worst decision: " + ", ".join(f"{k} {1e3 * v:.1f} ms" for k, v in worst_all.items()), flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="smaller runs")
     ap.add_argument("--no-figures", action="store_true")
     ap.add_argument("--scalable", action="store_true", help="only the issue-13 runs")
+    ap.add_argument("--play", action="store_true", help="only the bot and coach decision times (issue 13, item 5)")
     args = ap.parse_args()
+    if args.play:
+        bench_play(args.quick)
+        return
     if args.scalable:
         bench_scalable(args.quick)
+        bench_play(args.quick)
         return
     bench_training(args.quick)
     bench_cfr(args.quick)
     if not args.no_figures:
         figures(args.quick)
     bench_scalable(args.quick)
+    bench_play(args.quick)
 
 
 if __name__ == "__main__":

@@ -128,6 +128,7 @@ SMALL = {
     "--players": (2, 3),
     "--turn-limit": (1, 6),
     "--max-total": (2, 7),
+    "--max-dice": (1, 1),  # liars train-all: every duel size up to this many dice (5 takes 20 minutes)
     "--min-lid": (0, 5),
     "--workers": (1, 1),
     "--seed": (0, 9),
@@ -317,7 +318,7 @@ def argv_for(draw: Callable, path: tuple[str, ...]) -> list[str]:
             positional += [draw(_value(path, p, p.name)) for _ in range(count)]
             continue
         name = p.opts[0]
-        use = p.required or name == "--goal" or draw(st.integers(0, 3)) == 0
+        use = p.required or name in ("--goal", "--max-dice") or draw(st.integers(0, 3)) == 0
         if name == "--help" or not use and not p.is_flag:
             continue
         if p.is_flag:

@@ -63,13 +63,16 @@ def test_bots_decide_on_their_own_hand_only(spec):
 
 def test_offered_bots_play_legal_games_and_bad_specs_fail_in_one_line():
     rules = liars.LiarsRules(players=2, dice=2, faces=6)
-    bots = [PLAY.bot("probabilistic", rules, seed=1), PLAY.bot("random", rules, seed=2)]
-    s = liars.new_game(rules, seed=3)
-    while not s.is_over:
-        (p,) = s.to_move()
-        s.apply(bots[p].act(s, p))
-    assert sorted(s.returns()) == [0.0, 1.0]
-    assert [b.spec for b in PLAY.bots(rules)] == ["probabilistic", "random", "agent"]
+    for pair in (("probabilistic", "random"), ("scout", "random")):
+        bots = [PLAY.bot(pair[0], rules, seed=1), PLAY.bot(pair[1], rules, seed=2)]
+        s = liars.new_game(rules, seed=3)
+        while not s.is_over:
+            (p,) = s.to_move()
+            a = bots[p].act(s, p)
+            assert a in s.legal_actions(p)
+            s.apply(a)
+        assert sorted(s.returns()) == [0.0, 1.0]
+    assert [b.spec for b in PLAY.bots(rules)] == ["scout", "probabilistic", "random", "agent"]
     for spec in ("genius", "", 3):
         with pytest.raises(DicelabError, match="allowed") as e:
             PLAY.bot(spec, rules)

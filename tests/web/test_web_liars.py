@@ -7,6 +7,8 @@ import sqlite3
 
 import pytest
 
+from tests.web.test_web_ux import lab_url  # noqa: F401 - the served lab, for the browser test
+
 
 def new(client, **kw):
     r = client.post("/api/games", json={"game": "liars", "players": 3, "dice": 2, "opponent": "probabilistic", **kw})
@@ -88,3 +90,85 @@ def test_coach_probability_is_the_binomial_tail(client):
         if checked >= 3:
             break
     assert checked >= 1
+
+
+def test_the_scout_is_the_default_opponent(client):
+    listed = client.get("/api/opponents").json()["opponents"]["liars"]
+    assert listed[0]["spec"] == "scout" and "equilibrium" in listed[0]["name"]
+    r = client.post("/api/games", json={"game": "liars"})
+    assert r.status_code == 201, r.text
+    assert set(r.json()["state"]["opponents"]) == {"scout"}
+
+
+@pytest.mark.parametrize("human_first", [True, False])
+def test_the_duel_coach_in_the_lab_reads_only_your_hand(client, db_url, human_first):
+    # 2 players x 1 die x 3 faces: a 1 v 1 duel policy trains on demand; the coach answers with the
+    # policy's probabilities and win probabilities, the same for every hand the bot might hold
+    from dicelab import liars
+
+    r = client.post("/api/games", json={"game": "liars", "players": 2, "dice": 1, "faces": 3, "coach": True,
+                                        "human_first": human_first})
+    assert r.status_code == 201, r.text
+    gid, h, st = r.json()["id"], {"X-Game-Token": r.json()["token"]}, r.json()["state"]
+    con = sqlite3.connect(db_url.split("///", 1)[1])
+    seen = 0
+    for _ in range(10):
+        if st["status"] != "playing":
+            break
+        c = st["coach_view"]
+        assert c["kind"] == "win probability"
+        assert sum(p["prob"] for p in c["policy"]) == pytest.approx(1.0, abs=1e-9)
+        assert c["best"] in [v["action"] for v in c["values"]]
+        assert "hands" not in json.dumps(c)
+        (state_json,) = con.execute("select state_json from games where id=?", (gid,)).fetchone()
+        s = liars.state_from_json(json.loads(state_json))
+        me = st["human_seat"]
+        for other in range(1, 4):  # whatever the bot holds, the same advice
+            hands = list(s.engine.hands)
+            hands[1 - me] = (other,)
+            s.engine.hands = tuple(hands)
+            assert json.loads(json.dumps(liars.PLAY.coach(s, me))) == c
+        seen += 1
+        best = c["best"]
+        body = {"action": best} if isinstance(best, str) else {"action": "bid", "quantity": best["bid"][0],
+                                                                 "face": best["bid"][1]}
+        r = client.post(f"/api/games/{gid}/moves", json={**body, "expected_move": st["version"]}, headers=h)
+        assert r.status_code == 200, r.text
+        st = client.get(f"/api/games/{gid}", headers=h).json()
+    assert seen >= 1
+
+
+@pytest.mark.browser
+def test_the_coach_panel_shows_the_policy_and_your_chances(browser, lab_url):  # noqa: F811 - the fixture
+    # a 1 v 1 duel: the panel's rows are the coach's numbers (the policy's call and top raises,
+    # your chance to win the round after each), the best move first in bold
+    import httpx
+
+    from tests.web.test_web_ux import new_page
+
+    page, watch = new_page(browser)
+    page.goto(f"{lab_url}/play/liars")
+    page.select_option("#players", "2")
+    page.fill("#dice", "1")
+    page.click("#start")
+    page.wait_for_selector("#coach-policy")
+    gid = page.evaluate("location.hash.slice(1)")
+    token = page.evaluate("(id) => sessionStorage.getItem('dicelab-token-' + id)", gid)
+    c = httpx.get(f"{lab_url}/api/games/{gid}", headers={"X-Game-Token": token}).json()["coach_view"]
+    assert c["kind"] == "win probability"
+    rows = page.eval_on_selector_all("#coach-policy tbody tr", "rs => rs.map(r => [...r.cells].map(x => x.textContent))")
+
+    def text(a):
+        return "Call" if a == "call" else f"Bid {a['bid'][0]} \u00d7 {a['bid'][1]}s"
+
+    def pct(x):
+        return f"{100 * x:.1f}%"
+
+    probs = {text(p["action"]): p["prob"] for p in c["policy"]}
+    wins = {text(v["action"]): v["value"] for v in c["values"]}
+    want = [text(p["action"]) for p in c["policy_top_raises"]]
+    assert [r[0] for r in rows][: len(want)] == want and text(c["best"]) in [r[0] for r in rows]
+    for move, prob, win in rows:
+        assert prob == pct(probs.get(move, 0.0)) and win == pct(wins[move])
+    assert text(c["best"]) in page.inner_text("#coach-best")
+    assert not watch.errors, watch.errors

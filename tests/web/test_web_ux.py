@@ -374,7 +374,7 @@ def test_dice_are_svg_with_pips_and_roll_only_without_reduced_motion(browser, la
 
 
 # ------------------------------------------------------------------ a game's address reopens it
-@pytest.mark.parametrize("game", ["pig", "simpig", "supersix", "hog"])
+@pytest.mark.parametrize("game", ["pig", "simpig", "supersix", "liars", "hog"])
 def test_a_games_address_reopens_the_game(browser, lab_url, game):
     # issue 14: "opening a game's URL in a new tab shows the setup form"; a new tab (its own
     # session storage) finds the token in My games and shows the board at the same move

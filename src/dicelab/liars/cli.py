@@ -396,14 +396,45 @@ def exploit_cmd(
     emit({**res, "agent": agent, "rules": rules.to_dict(), "payoff_range": 2.0}, json_out, title="exploitability")
 
 
+@app.command("train-all")
+def train_all_cmd(
+    faces: int = FacesOption,
+    wild: str = typer.Option("ones", "--wild", help="Wild face: none, ones or highest."),
+    max_dice: int = typer.Option(5, "--max-dice", help="Train every duel up to this many dice a seat (1 to 5)."),
+    backend: str | None = BackendOption,
+    address: str | None = AddressOption,
+    workers: int | None = WorkersOption,
+    store: Path | None = StoreOption,
+    json_out: bool = JsonOption,
+) -> None:
+    """Train the duel policy of every size up to --max-dice v --max-dice ahead of time, into the cache
+    the scout bot and the coach read (seed 0, one recipe per size). Sizes already cached are skipped;
+    run it again to resume (a size cut short resumes from its last 50 iterations)."""
+    from dicelab.liars.duel import Duel
+    from dicelab.liars.library import train_all
+
+    Duel((1, 1), faces, wild)  # one-line errors for bad faces or wild
+    require(1 <= max_dice <= 5, f"--max-dice must be from 1 to 5, got {max_dice}")
+    scale = backend_kwargs(backend, address, workers, store)
+    import time as _time
+
+    t0 = _time.perf_counter()
+    rows = train_all(max_dice, faces, wild, progress=not json_out, backend=scale,
+                     say=None if json_out else (lambda t: print(t, file=sys.stderr, flush=True)))
+    emit({"faces": faces, "wild": wild, "max_dice": max_dice, "sizes": rows,
+          "trained": sum(not r["cached"] for r in rows), "seconds": _time.perf_counter() - t0}, json_out,
+         title="duel policies")
+
+
 @app.command("play")
 def play_cmd(
     players: int = typer.Option(3, "--players", help="Players, you included (2 to 8)."),
     dice: int = typer.Option(3, "--dice", help="Dice per player."),
     faces: int = FacesOption,
     wild: str = WildOption,
-    bots: str = typer.Option("probabilistic", "--bots", help="Bot kind(s) (random, probabilistic, scout), one "
-                             "or one per other seat."),
+    bots: str = typer.Option("scout", "--bots", help="Bot kind(s) (scout, probabilistic, random), one or one "
+                             "per other seat. scout plays trained duel policies in two-player rounds where "
+                             "they are available (see train-all)."),
     agent: Path | None = typer.Option(None, "--agent", help="A trained Q table to play the other seats."),
     seat: int = typer.Option(1, "--seat", help="Your seat, 1 = opens the first round."),
     seed: int | None = typer.Option(None, "--seed", help="Seed of the dice (default: fresh)."),
@@ -432,8 +463,12 @@ def play_cmd(
         require(len(kinds) in (1, players - 1), f"--bots needs 1 or {players - 1} names, got {len(kinds)}")
         kinds = kinds * (players - 1) if len(kinds) == 1 else kinds
         from dicelab.liars.multi import ScoutBot
+        from dicelab.liars.play import policy_lookup
 
-        others = [ScoutBot() if k == "scout" else bot(k) for k in kinds]
+        allowed = ("scout", "probabilistic", "random")
+        for k in kinds:
+            require(k in allowed, f"unknown bot {shorten(k)} in --bots; allowed: {', '.join(allowed)}")
+        others = [ScoutBot(duel_policies=policy_lookup(rules)) if k == "scout" else bot(k) for k in kinds]
     policies = {p: others[i] for i, p in enumerate(q for q in range(players) if q != me)}
     out = sys.stderr if json_out else sys.stdout
 

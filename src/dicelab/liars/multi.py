@@ -16,14 +16,16 @@
 * it takes the best of the call and every legal raise.
 
 With two players left and a duel policy (:class:`dicelab.liars.duel.DuelPolicy`) for their dice
-counts, it plays the duel policy instead (the round's opener is the duel's seat 0).
+counts, it plays the duel policy instead (the round's opener is the duel's seat 0). The policies
+come as a dict ``{(opener's dice, other's dice): policy}`` or a function of that pair returning a
+policy or None (:mod:`dicelab.liars.library`).
 """
 
 from __future__ import annotations
 
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -48,7 +50,8 @@ class ScoutBot:
     """The multi-player bot (a :data:`~dicelab.liars.rules.Policy`)."""
 
     def __init__(self, lam: float = 0.0, kappa: float = 0.1, mu: float = 0.0, call_below: float = 0.0,
-                 duel_policies: dict[tuple[int, int], Any] | None = None, bluff: float | None = 0.2) -> None:
+                 duel_policies: dict[tuple[int, int], Any] | Callable[[tuple[int, int]], Any] | None = None,
+                 bluff: float | None = 0.2) -> None:
         for name, x in (("lam", lam), ("kappa", kappa), ("mu", mu), ("call_below", call_below)):
             require(0.0 <= x <= 1.0, f"{name} must lie in [0, 1], got {x}")
         require(bluff is None or 0.0 <= bluff <= 1.0, f"bluff must lie in [0, 1] or be None, got {bluff}")
@@ -57,22 +60,37 @@ class ScoutBot:
         self.lam = lam
         self.kappa = kappa
         self.mu = mu
-        self.duel_policies = dict(duel_policies or {})
+        self.duel_policies = duel_policies if callable(duel_policies) else dict(duel_policies or {})
 
     # -- the duel hand-off -------------------------------------------------------------------------
-    def _duel(self, view: PlayerView, rng: np.random.Generator) -> tuple[bool, Bid | None]:
+    def duel_of(self, view: PlayerView) -> tuple[Any, int, list[Bid]] | None:
+        """``(policy, duel seat, this round's bids)`` when two players remain and a policy for their
+        dice counts (this faces and wild) is at hand, else None."""
         alive = [p for p, n in enumerate(view.dice_counts) if n > 0]
         if len(alive) != 2 or not self.duel_policies:
-            return False, None
+            return None
         opener = view.history[0].player if view.history else view.player
         other = alive[0] if alive[1] == opener else alive[1]
         key = (view.dice_counts[opener], view.dice_counts[other])
-        pol = self.duel_policies.get(key)
+        pol = self.duel_policies(key) if callable(self.duel_policies) else self.duel_policies.get(key)
         if pol is None or pol.duel.faces != view.rules.faces or pol.duel.wild != view.rules.wild:
+            return None
+        return pol, 0 if view.player == opener else 1, [a.bid for a in view.history if a.bid is not None]
+
+    def _duel(self, view: PlayerView, rng: np.random.Generator) -> tuple[bool, Bid | None]:
+        found = self.duel_of(view)
+        if found is None:
             return False, None
-        seat = 0 if view.player == opener else 1
-        bids = [a.bid for a in view.history if a.bid is not None]
+        pol, seat, bids = found
         return True, pol.act(seat, view.hand, bids, rng)
+
+    def distribution(self, view: PlayerView) -> dict[Bid | None, float]:
+        """The bot's move as probabilities: the duel policy's, or 1 on the heuristic's choice."""
+        found = self.duel_of(view)
+        if found is not None:
+            pol, seat, bids = found
+            return pol.action_probabilities(seat, view.hand, bids)
+        return {self._heuristic(view): 1.0}
 
     # -- the heuristic -------------------------------------------------------------------------------
     def values(self, view: PlayerView) -> dict[Bid | None, float]:
@@ -113,6 +131,9 @@ class ScoutBot:
         used, move = self._duel(view, rng)
         if used:
             return move
+        return self._heuristic(view)
+
+    def _heuristic(self, view: PlayerView) -> Bid | None:
         vals = self.values(view)
         if view.current_bid is not None and self.call_below > 0.0 and view.prob_bid_holds() < self.call_below:
             return None

@@ -3,13 +3,21 @@
 A bot sees only its seat's observation (:meth:`dicelab.liars.state.LiarsState.observe`: its own
 hand, the dice counts and this round's bids), rebuilt as the engine's
 :class:`~dicelab.liars.rules.PlayerView`, and draws from its own generator (``seed``):
-``probabilistic`` (raises with probability P(bid holds | own dice), else calls), ``random``
-(always bluffs: calls or raises at random) and ``agent``, seed 004's Q-learning agent, trained on
-first use for the table's size (5,000 games against random bots, seed 0, as in the seed).
+``scout`` (the default: in a two-player round the near-equilibrium duel policy of
+:mod:`dicelab.liars.library` when one is available for those dice counts, faces and wild, else
+:class:`~dicelab.liars.multi.ScoutBot`'s heuristic), ``probabilistic`` (raises with probability
+P(bid holds | own dice), else calls), ``random`` (always bluffs: calls or raises at random) and
+``agent``, seed 004's Q-learning agent, trained on first use for the table's size (5,000 games
+against random bots, seed 0, as in the seed).
 
-Coach: from the seat's own hand only, for every legal bid the chance it holds, and for a call the
-chance the current bid is a lie (the call wins). Liar's Dice has no exact multi-round solution
-here, so the coach names no best action.
+Coach: in a two-player round with a duel policy, the policy's probabilities and every legal
+action's chance to win the round when both seats follow the policy (the opponent's hand weighed
+by the public bids: :mod:`dicelab.liars.advice`), kind ``"win probability"``. Elsewhere, from the
+seat's own hand only, for every legal bid the chance it holds, and for a call the chance the
+current bid is a lie (the call wins), naming no best action.
+
+Duel policies are built through the build hooks: sizes that train in seconds are trained on
+demand (heavy: a worker process), larger ones come from ``dicelab liars train-all``'s disk cache.
 """
 
 from __future__ import annotations
@@ -25,7 +33,7 @@ from dicelab.core.game import GameState
 from dicelab.core.registry import Bot
 from dicelab.liars.rules import Action, Bid, LiarsRules, PlayerView
 
-BOT_SPECS = ("probabilistic", "random", "agent")
+BOT_SPECS = ("scout", "probabilistic", "random", "agent")
 AGENT_GAMES = 5000
 _agents = bounded_cache("liars agents", 64)
 
@@ -45,6 +53,29 @@ def agent(rules: LiarsRules) -> Any:
     return _agents.get_or_build(rules, lambda: cached_agent(rules, games=AGENT_GAMES, seed=0))
 
 
+def duels_for(rules: LiarsRules) -> list[Any]:
+    """The duels whose policies the scout and the coach use at this table (available and fitting
+    the policy cache together: :func:`dicelab.liars.library.usable_sizes`)."""
+    from dicelab.liars.duel import Duel
+    from dicelab.liars.library import usable_sizes
+
+    return [Duel(d, rules.faces, rules.wild) for d in usable_sizes(rules.dice, rules.faces, rules.wild)]
+
+
+def policy_lookup(rules: LiarsRules) -> Any:
+    """``(opener's dice, other's) -> DuelPolicy or None`` over :func:`duels_for` (never trains a size
+    that is not usable here)."""
+    from dicelab.liars.library import policy
+
+    sizes = {d.dice: d for d in duels_for(rules)}
+
+    def lookup(key: tuple[int, int]) -> Any:
+        d = sizes.get(tuple(key))
+        return None if d is None else policy(d)
+
+    return lookup
+
+
 def view_of(state: GameState, seat: int) -> PlayerView:
     """The engine's :class:`PlayerView` of ``seat``, rebuilt from ``state.observe(seat)`` only."""
     obs = state.observe(seat)
@@ -62,19 +93,32 @@ class LiarsBot:
         from dicelab.liars.strategies import bot
 
         self.spec, self.rules = spec, rules
-        self.policy = agent(rules) if spec == "agent" else bot(spec)
+        if spec == "scout":
+            from dicelab.liars.multi import ScoutBot
+
+            self.policy: Any = ScoutBot(duel_policies=policy_lookup(rules))
+        else:
+            self.policy = agent(rules) if spec == "agent" else bot(spec)
         self.rng = np.random.default_rng(seed)
 
     def act(self, state: GameState, seat: int) -> GameAction:
         bid = self.policy(view_of(state, seat), self.rng)
         return "call" if bid is None else {"bid": [bid.quantity, bid.face]}
 
+    def distribution(self, state: GameState, seat: int) -> dict[Bid | None, float]:
+        """The scout's move as probabilities (``None`` is the call), from the seat's own view."""
+        require(self.spec == "scout", "only the scout bot reports its move probabilities")
+        return self.policy.distribution(view_of(state, seat))
+
 
 class LiarsPlay:
     """Liar's Dice's :class:`~dicelab.core.registry.Play`, with the optional build hooks."""
 
     def bots(self, rules: LiarsRules) -> list[Bot]:
-        return [Bot("probabilistic", "Probabilistic", "raises as often as the bid is likely to hold, else calls"),
+        return [Bot("scout", "Scout (near-equilibrium duels)",
+                    "with two players left plays a trained near-equilibrium policy where one is ready for "
+                    "those dice; otherwise weighs each bid's chance from its own dice"),
+                Bot("probabilistic", "Probabilistic", "raises as often as the bid is likely to hold, else calls"),
                 Bot("random", "Random (always bluffs)", "calls or raises at random"),
                 Bot("agent", "Learning agent", "learned by Q-learning from 5,000 games against random bots")]
 
@@ -85,6 +129,9 @@ class LiarsPlay:
         if state.is_over or seat not in state.to_move():
             return None
         view = view_of(state, seat)
+        duel = duel_coach(view)
+        if duel is not None:
+            return duel
         values = []
         for a in state.legal_actions(seat):
             if a == "call":
@@ -95,16 +142,41 @@ class LiarsPlay:
                 "current_bid_holds": None if view.current_bid is None else view.prob_bid_holds(),
                 "values": values, "best": None}
 
-    # ---- optional build hooks (see :mod:`dicelab.core.registry`)
+    # ---- optional build hooks (see :mod:`dicelab.core.registry`); the duel policies serve the
+    # scout and the coach, so every game needs them
     def ready(self, specs: list[str], rules: LiarsRules) -> bool:
-        return "agent" not in [parse_spec(s) for s in specs] or rules in _agents
+        from dicelab.liars.library import in_memory
+
+        agent_ok = "agent" not in [parse_spec(s) for s in specs] or rules in _agents
+        return agent_ok and all(in_memory(d) for d in duels_for(rules))
 
     def heavy(self, specs: list[str], rules: LiarsRules) -> bool:
-        return False
+        """Heavy when a duel policy must be trained (seconds each); loading from disk is not."""
+        from dicelab.liars.library import in_memory, on_disk
+
+        return any(not in_memory(d) and not on_disk(d) for d in duels_for(rules))
 
     def prepare(self, specs: list[str], rules: LiarsRules) -> None:
+        from dicelab.liars.library import policy
+
+        for d in duels_for(rules):
+            policy(d)
         if "agent" in [parse_spec(s) for s in specs]:
             agent(rules)
+
+    def export(self, specs: list[str], rules: LiarsRules) -> bytes:
+        """The duel policies that must be trained (here, in a worker process) as ``.npz`` bytes; the
+        ones on disk already are loaded by :meth:`prepare` in the server's own process."""
+        from dicelab.liars.library import export, on_disk
+
+        for s in specs:
+            parse_spec(s)
+        return export([d for d in duels_for(rules) if not on_disk(d)])
+
+    def install(self, specs: list[str], rules: LiarsRules, data: bytes) -> None:
+        from dicelab.liars.library import install
+
+        install(data)
 
     # ---- the environment form (dicelab.envs.generic): action 0 calls, 1 + r bids the bid of rank
     # r = (quantity - 1) * faces + (face - 1), so a higher action is a higher bid; a seat sees
@@ -129,6 +201,43 @@ class LiarsPlay:
         rel = 0 if v["bidder"] is None else (v["bidder"] - seat) % n
         return [*hand, *(v["dice_counts"][(seat + m) % n] for m in range(n)), q, f, rel,
                 int(v["to_move"] == [seat])]
+
+
+def _action(bid: Bid | None) -> GameAction:
+    return "call" if bid is None else {"bid": [bid.quantity, bid.face]}
+
+
+TOP_RAISES = 5  # the raises the coach names: the policy's most likely ones, at least 0.1% each
+SHOWN_PROB = 0.001
+
+
+def duel_coach(view: PlayerView) -> dict[str, Any] | None:
+    """The duel coach for ``view`` (a two-player round with a usable policy), else None."""
+    from dicelab.liars.advice import advise
+    from dicelab.liars.multi import ScoutBot
+
+    found = ScoutBot(duel_policies=policy_lookup(view.rules)).duel_of(view)
+    if found is None:
+        return None
+    pol, duel_seat, bids = found
+    a = advise(pol, duel_seat, view.hand, bids)
+    values = [{"action": _action(b), "value": v} for b, v in a["win"].items()]
+    best = max(a["win"], key=lambda b: a["win"][b])
+    ranked = sorted(a["policy"].items(), key=lambda kv: -kv[1])
+    d = pol.duel
+    return {"kind": "win probability",
+            "values": values, "best": _action(best),
+            "policy": [{"action": _action(b), "prob": p} for b, p in ranked],
+            "policy_call": a["policy"].get(None, 0.0) if bids else None,
+            "policy_top_raises": [{"action": _action(b), "prob": p} for b, p in ranked
+                                  if b is not None and p >= SHOWN_PROB][:TOP_RAISES],
+            "current_bid_holds": None if view.current_bid is None else view.prob_bid_holds(),
+            "duel": {"dice": list(d.dice), "faces": d.faces, "wild": d.wild, "seat": duel_seat,
+                     "window": pol.window},
+            "method": "exact under the duel policy for both seats; the opponent's hand weighed by its bids"
+                      if a["posterior"] == "bids" else
+                      "exact under the duel policy for both seats; the opponent's bids are ones the policy never "
+                      "makes, so its hand is weighed by chance alone"}
 
 
 PLAY = LiarsPlay()

@@ -104,11 +104,46 @@
     $("status").dataset.state = over ? "finished" : "playing";
     $("status").textContent = over ? (game.winner === game.human_seat ? "You win!" : who(game.winner) + " wins.") : busy ? "" : "Your move.";
     if (over) lab.banner($("status").textContent, "over");
-    const c = game.coach_view;
-    $("coach-now").textContent = c && c.current_bid_holds !== null && c.current_bid_holds !== undefined
-      ? "Given your dice, the current bid holds with probability " + pct(c.current_bid_holds) + "."
-      : over ? "" : "No bid to judge yet: open with a bid your own dice support.";
+    coachPanel(game.coach_view, over);
     lab.track(game, token);  // My games, and the Review and Rematch buttons once the game is over
+  }
+  // the coach panel: in a two-player round with a duel policy, what the near-equilibrium policy
+  // plays and your chance to win the round after each move; otherwise the chance the bid holds
+  const moveText = (a) => (a === "call" ? "Call" : "Bid " + bidText(a.bid));
+  const sameMove = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+  function coachPanel(c, over) {
+    const box = $("coach-now");
+    box.textContent = "";
+    const line = (text, cls) => { const p = document.createElement("p"); p.textContent = text; if (cls) p.className = cls; box.appendChild(p); return p; };
+    const holds = c && c.current_bid_holds !== null && c.current_bid_holds !== undefined
+      ? "Given your dice, the current bid holds with probability " + pct(c.current_bid_holds) + "." : null;
+    if (!c || c.kind !== "win probability") {
+      line(holds || (over ? "" : "No bid to judge yet: open with a bid your own dice support."));
+      return;
+    }
+    const win = (a) => { const v = c.values.find((x) => sameMove(x.action, a)); return v ? v.value : null; };
+    const prob = (a) => { const v = c.policy.find((x) => sameMove(x.action, a)); return v ? v.prob : 0; };
+    line("Two players in this round, " + c.duel.dice[0] + " v " + c.duel.dice[1] + " dice: the near-equilibrium duel policy's view. " +
+      "Your chance to win the round assumes both of you play that policy from here; the bot's hidden dice are weighed by its bids.");
+    const best = line("Best: " + moveText(c.best) + " — you win the round with " + pct(win(c.best)) + ".", "coach-best");
+    best.id = "coach-best";
+    // the policy's call and its top raises, and the best move if the policy rarely plays it
+    const shown = [];
+    if (c.values.some((x) => x.action === "call")) shown.push("call");
+    c.policy_top_raises.forEach((x) => shown.push(x.action));
+    if (!shown.some((a) => sameMove(a, c.best))) shown.push(c.best);
+    const t = document.createElement("table");
+    t.className = "grid coach-table"; t.id = "coach-policy";
+    const head = t.createTHead().insertRow();
+    ["Move", "Policy plays it", "You win the round"].forEach((h) => { const th = document.createElement("th"); th.scope = "col"; th.textContent = h; head.appendChild(th); });
+    const body = t.createTBody();
+    shown.forEach((a) => {
+      const r = body.insertRow();
+      if (sameMove(a, c.best)) { r.className = "best"; r.style.fontWeight = "bold"; }
+      [moveText(a), pct(prob(a)), pct(win(a))].forEach((v) => { r.insertCell().textContent = v; });
+    });
+    box.appendChild(t);
+    if (holds) line(holds);
   }
   // the smallest raise, ready in the form (so Enter bids it)
   function suggest() {
@@ -154,4 +189,5 @@
   lab.keys({ c: "call", b: () => $("quantity").focus(), "?": lab.hints(() => game, () => token) });
   $("new-game").addEventListener("click", () => { game = null; token = null; lab.showSetup(); });
   document.body.dataset.ready = "1";
+  lab.resumeGame().then((r) => { if (r && !game) { token = r.token; game = r.game; lab.showBoard("quantity"); render(); suggest(); } });
 })();

@@ -1,0 +1,356 @@
+"""The library of duel policies the bots and the coach play: one recipe per duel size, trained on
+demand where that takes seconds, ahead of time (``dicelab liars train-all``) otherwise.
+
+Every duel ``(opener's dice, other's dice, faces, wild)`` up to 5 v 5 has one fixed training
+recipe (:func:`recipe`: method, window, iterations, seed 0), so a policy trained on demand and one
+trained ahead of time are the same cache entry (:func:`dicelab.core.store.cached`, kind
+``liars-duel-policy``: ``.npz`` + JSON with checksums; a damaged entry is deleted and trained
+again, or, for a size too big to train on demand, dropped until ``train-all`` runs again).
+
+A size is *available* when its recipe is quick (estimated under :data:`QUICK_WORK`, a few seconds)
+or its policy is on disk already. :func:`policy` returns it (memory, else disk, else a quick
+training) or None. Policies in memory live in one bounded cache, as float16 (half the memory;
+probabilities to about 3 significant digits: all 25 sizes up to 5 v 5 at 6 faces take 144 MiB);
+:func:`usable_sizes` names the sizes a table may meet in two-player rounds that fit there together.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+import time
+from collections.abc import Callable
+from functools import lru_cache
+from math import comb
+from typing import Any
+
+import numpy as np
+
+from dicelab.core.cache import bounded_cache
+from dicelab.core.errors import DicelabError, require
+from dicelab.liars.duel import (
+    MAX_DUEL_DICE,
+    POLICY_KIND,
+    Duel,
+    DuelPolicy,
+    dag_rows,
+    default_method,
+    default_samples,
+    default_window,
+    train_duel,
+)
+
+log = logging.getLogger("dicelab.liars.library")
+
+RECIPE_VERSION = 1
+ITERATIONS = 300
+MAX_WINDOW = 4  # beyond quick work (1 v 2 at 6 faces: window 4 reaches exploitability 2e-4 in 2 s, window 7 25x that)
+NS_PER_UNIT = 2.5  # measured: about 2.5 ns per (row x own hand x opponent hand) per iteration
+QUICK_WORK = 2e9  # about 5 s: below it a size is trained on demand
+CACHE_MIB = 200
+_policies = bounded_cache("liars duel policies", CACHE_MIB)
+
+
+def recipe(duel: Duel) -> dict[str, Any]:
+    return dict(_recipe(duel))
+
+
+@lru_cache(maxsize=1024)
+def _recipe(duel: Duel) -> tuple[tuple[str, Any], ...]:
+    """The one training recipe of ``duel`` (what the cache entry is keyed by): the solver's default
+    method, its default window when that is quick work, else at most :data:`MAX_WINDOW` bids."""
+    method = default_method(duel)
+    samples = default_samples(duel) if method != "abstract" else 0
+    window = default_window(duel)
+    if _work(duel, window, samples) > QUICK_WORK:
+        window = min(window, MAX_WINDOW)
+    return tuple({"dice": list(duel.dice), "faces": duel.faces, "wild": duel.wild, "method": method,
+                  "window": window, "iterations": ITERATIONS, "seed": 0, "samples": samples,
+                  "recipe": RECIPE_VERSION}.items())
+
+
+def _work(duel: Duel, window: int, samples: int) -> float:
+    h = [comb(d + duel.faces - 1, d) for d in duel.dice]
+    opp = [samples or h[1], samples or h[0]]
+    return float(ITERATIONS * dag_rows(duel.n_bids, window) / 2 * (h[0] * opp[0] + h[1] * opp[1]))
+
+
+@lru_cache(maxsize=1024)
+def table_bytes(duel: Duel) -> int:
+    """Bytes of the policy's two strategy tables in memory (float16; without building the DAG)."""
+    rows = dag_rows(duel.n_bids, recipe(duel)["window"])  # both seats' rows together, about half each
+    return int(rows / 2 * sum(comb(d + duel.faces - 1, d) for d in duel.dice) * 2)
+
+
+def _compact(p: DuelPolicy) -> DuelPolicy:
+    """The policy as kept in memory: float16 tables, no training state."""
+    p.strategy = (p.strategy[0].astype(np.float16), p.strategy[1].astype(np.float16))
+    p.state = None
+    return p
+
+
+@lru_cache(maxsize=1024)
+def work(duel: Duel) -> float:
+    """Estimated work of the recipe: iterations x rows x own hands x opponent hands (or samples)."""
+    r = recipe(duel)
+    return _work(duel, r["window"], r["samples"])
+
+
+def estimated_seconds(duel: Duel) -> float:
+    """Training time estimated from :func:`work` (on the project's 2-core machine, one core)."""
+    return work(duel) * NS_PER_UNIT * 1e-9
+
+
+def quick(duel: Duel) -> bool:
+    """Whether ``duel`` trains on demand (estimated under :data:`QUICK_WORK`)."""
+    return work(duel) <= QUICK_WORK
+
+
+def _key(duel: Duel) -> tuple[Any, ...]:
+    return (duel.dice, duel.faces, duel.wild)
+
+
+@lru_cache(maxsize=1024)
+def _cache_name(duel: Duel) -> str:
+    from dicelab.core.store import cache_key
+
+    return cache_key(POLICY_KIND, recipe(duel))
+
+
+def _paths(duel: Duel) -> tuple[Any, Any]:
+    from dicelab.core.store import cache_dir, table_paths
+
+    return table_paths(cache_dir() / _cache_name(duel))
+
+
+def on_disk(duel: Duel) -> bool:
+    """Whether the policy of ``duel`` is in the disk cache (not verified: :func:`policy` does that)."""
+    try:
+        npz, js = _paths(duel)
+    except OSError:
+        return False
+    return npz.is_file() and js.is_file()
+
+
+def available(duel: Duel) -> bool:
+    """In memory, on disk, or quick to train."""
+    return _key(duel) in _policies or quick(duel) or on_disk(duel)
+
+
+def in_memory(duel: Duel) -> bool:
+    return _key(duel) in _policies
+
+
+class NotTrained(DicelabError):
+    """The duel's policy is not on disk and too big to train on demand."""
+
+
+def _to_arrays(p: DuelPolicy) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    return p.to_arrays(with_state=False)
+
+
+def _from_arrays(duel: Duel) -> Callable[[dict[str, np.ndarray], dict[str, Any]], DuelPolicy]:
+    def build(arrays: dict[str, np.ndarray], meta: dict[str, Any]) -> DuelPolicy:
+        p = DuelPolicy.from_arrays(arrays, meta)
+        require(p.duel == duel and p.window == recipe(duel)["window"], "the entry holds another duel's policy")
+        return p
+
+    return build
+
+
+def _train(duel: Duel, progress: bool = False, checkpoint: bool = False) -> DuelPolicy:
+    r = recipe(duel)
+    resume, cb, every = None, None, 0
+    if checkpoint:
+        part = _checkpoint_path(duel)
+        try:
+            resume = DuelPolicy.load(str(part))
+            require(resume.duel == duel and resume.state is not None and resume.window == r["window"]
+                    and resume.meta.get("method") == r["method"] and resume.meta.get("seed") == r["seed"]
+                    and int(resume.meta.get("iterations", 0)) < r["iterations"], "a stale checkpoint")
+        except DicelabError:
+            resume = None
+        every = 50
+
+        def cb(pol: DuelPolicy, t: int) -> bool:
+            pol.save(str(part), with_state=True)
+            return False
+    done = 0 if resume is None else int(resume.meta["iterations"])
+    pol = train_duel(duel, iterations=r["iterations"] - done, seed=r["seed"], window=r["window"],
+                     method=r["method"], resume=resume, progress=progress, callback=cb, check_every=every,
+                     samples=r["samples"] or None)
+    pol.strategy = (pol.strategy[0].astype(np.float32), pol.strategy[1].astype(np.float32))
+    pol.state = None
+    return pol
+
+
+def _checkpoint_path(duel: Duel) -> Any:
+    from dicelab.core.store import cache_dir
+
+    return cache_dir() / (_cache_name(duel) + "-partial")
+
+
+def _drop_checkpoint(duel: Duel) -> None:
+    from dicelab.core.store import table_paths
+
+    try:
+        for f in table_paths(_checkpoint_path(duel)):
+            f.unlink(missing_ok=True)
+    except OSError:
+        pass
+
+
+def _through_cache(duel: Duel, compute: Callable[[], DuelPolicy]) -> DuelPolicy:
+    from dicelab.core.store import cached
+
+    return cached(POLICY_KIND, recipe(duel), compute, _to_arrays, _from_arrays(duel))
+
+
+def policy(duel: Duel, train: bool = True) -> DuelPolicy | None:
+    """The policy of ``duel``: from memory, else the disk cache, else trained now when quick (and
+    ``train``); None when it is not available. A damaged disk entry is reported, deleted, and
+    trained again when quick."""
+    hit = _policies.get(_key(duel))
+    if hit is not None:
+        return hit
+    if not (on_disk(duel) or (train and quick(duel))):
+        return None
+
+    def compute() -> DuelPolicy:
+        if not (train and quick(duel)):
+            raise NotTrained(f"the {duel.dice[0]} v {duel.dice[1]} policy is not trained; run dicelab liars train-all")
+        return _train(duel)
+
+    try:
+        p = _policies.get_or_build(_key(duel), lambda: _compact(_through_cache(duel, compute)))
+    except NotTrained:
+        return None
+    return p
+
+
+def duel_for(dice: tuple[int, int], faces: int, wild: str) -> Duel | None:
+    """The duel of a two-player round (opener's dice first), or None beyond 5 dice a seat."""
+    if not (1 <= min(dice) and max(dice) <= MAX_DUEL_DICE):
+        return None
+    return Duel((int(dice[0]), int(dice[1])), faces, wild)
+
+
+def usable_sizes(dice: int, faces: int, wild: str) -> list[tuple[int, int]]:
+    """The duel sizes (opener's dice, other's) a game with ``dice`` per player may reach whose
+    policies are available and, smallest first, fit the policy cache together (at most 4/5 of it)."""
+    m = min(dice, MAX_DUEL_DICE)
+    duels = sorted((Duel((a, b), faces, wild) for a in range(1, m + 1) for b in range(1, m + 1)),
+                   key=lambda d: (table_bytes(d), d.dice))
+    out, used = [], 0
+    for d in duels:
+        if not available(d):
+            continue
+        size = table_bytes(d)
+        if used + size > 0.8 * _policies.budget:
+            break
+        used += size
+        out.append(d.dice)
+    return sorted(out)
+
+
+# ---- export / install for a worker process (bytes, no pickle)
+
+
+def export(duels: list[Duel]) -> bytes:
+    """Every available policy of ``duels`` (trained or loaded here) as ``.npz`` bytes."""
+    arrays: dict[str, np.ndarray] = {}
+    metas = []
+    for d in duels:
+        p = policy(d)
+        if p is None:
+            continue
+        a, meta = _to_arrays(p)
+        n = len(metas)
+        metas.append(meta)
+        arrays.update({f"p{n}_{k}": v for k, v in a.items()})
+    buf = io.BytesIO()
+    np.savez(buf, meta=np.frombuffer(json.dumps(metas).encode(), dtype=np.uint8), **arrays)
+    return buf.getvalue()
+
+
+def install(data: bytes) -> list[tuple[int, int]]:
+    """Put what :func:`export` returned into the in-memory cache; returns the duel sizes."""
+    out = []
+    with np.load(io.BytesIO(data), allow_pickle=False) as z:
+        metas = json.loads(z["meta"].tobytes().decode())
+        for n, meta in enumerate(metas):
+            p = DuelPolicy.from_arrays({k[len(f"p{n}_"):]: z[k] for k in z.files if k.startswith(f"p{n}_")}, meta)
+            _policies.put(_key(p.duel), _compact(p))
+            out.append(p.duel.dice)
+    return out
+
+
+# ---- training every size ahead of time
+
+
+def all_duels(max_dice: int, faces: int, wild: str) -> list[Duel]:
+    require(isinstance(max_dice, int) and 1 <= max_dice <= MAX_DUEL_DICE,
+            f"--max-dice must be from 1 to {MAX_DUEL_DICE}, got {max_dice}")
+    return [Duel((a, b), faces, wild) for a in range(1, max_dice + 1) for b in range(1, max_dice + 1)]
+
+
+def train_one_task(params: dict[str, Any]) -> dict[str, Any]:
+    """One size of :func:`train_all` on a backend: the policy's arrays and metadata back."""
+    d = params["duel"]
+    duel = Duel(tuple(d["dice"]), int(d["faces"]), str(d["wild"]))
+    t0 = time.perf_counter()
+    p = _train(duel)
+    arrays, meta = _to_arrays(p)
+    return {"seconds": time.perf_counter() - t0, "meta": json.dumps(meta), **arrays}
+
+
+def train_all(max_dice: int, faces: int, wild: str, progress: bool = False, backend: dict[str, Any] | None = None,
+              say: Callable[[str], None] | None = None) -> list[dict[str, Any]]:
+    """Train (or find in the cache) every duel up to ``max_dice`` v ``max_dice``, smallest work
+    first; a size already cached is skipped, and a size cut short resumes from its checkpoint
+    (every 50 iterations). Returns one row per size: dice, recipe, seconds, whether cached."""
+    duels = sorted(all_duels(max_dice, faces, wild), key=lambda d: (work(d), d.dice))
+    rows: list[dict[str, Any]] = []
+    todo = []
+    for d in duels:
+        if on_disk(d) and policy(d, train=False) is not None:
+            rows.append({"dice": list(d.dice), **_row(d), "seconds": 0.0, "cached": True})
+        else:
+            todo.append(d)
+    if backend is not None and todo:
+        from dicelab.core.backends import Task
+        from dicelab.core.jobs import run_job
+
+        tasks = [Task(f"liars-duel-{d.dice[0]}v{d.dice[1]}-{faces}-{wild}-r{RECIPE_VERSION}",
+                      {"duel": d.to_dict()}) for d in todo]
+        results = run_job(train_one_task, tasks, "duel policies", backend["backend"], backend.get("address"),
+                          backend.get("workers"), backend.get("store"), progress)
+        for d, res in zip(todo, results, strict=True):
+            meta = json.loads(res["meta"])
+            arrays = {k: np.asarray(res[k]) for k in ("s0", "s1")}
+            p = DuelPolicy.from_arrays(arrays, meta)
+            _through_cache(d, lambda p=p: p)
+            rows.append({"dice": list(d.dice), **_row(d), "seconds": float(res["seconds"]), "cached": False})
+        return sorted(rows, key=lambda r: r["dice"])
+    for n, d in enumerate(todo):
+        if say is not None:
+            say(f"[{n + 1}/{len(todo)}] {d.dice[0]} v {d.dice[1]}: {recipe(d)['method']}, window "
+                f"{recipe(d)['window']}, about {estimated_seconds(d):.0f} s")
+        t0 = time.perf_counter()
+        _policies.discard(_key(d))
+        p = _through_cache(d, lambda d=d: _train(d, progress=progress, checkpoint=True))
+        _drop_checkpoint(d)
+        del p
+        rows.append({"dice": list(d.dice), **_row(d), "seconds": time.perf_counter() - t0, "cached": False})
+    return sorted(rows, key=lambda r: r["dice"])
+
+
+def _row(d: Duel) -> dict[str, Any]:
+    r = recipe(d)
+    return {"method": r["method"], "window": r["window"], "iterations": r["iterations"],
+            "quick": quick(d), "estimated_seconds": round(estimated_seconds(d), 1)}
+
+
+__all__ = ["available", "duel_for", "export", "install", "policy", "quick", "recipe", "train_all",
+           "usable_sizes"]

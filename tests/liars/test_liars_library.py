@@ -1,0 +1,245 @@
+"""The scout bot, the duel coach and the policy library (issue 13, item 5).
+
+The coach's action values are checked against an independent computation: a recursive walk of
+the whole (tiny) game tree over every pair of hands through the policy's public
+``action_probabilities``, with the opponent's hand weighed by Bayes' rule by hand."""
+
+from __future__ import annotations
+
+import itertools
+import json
+
+import numpy as np
+import pytest
+
+from dicelab import liars
+from dicelab.core.errors import DicelabError
+from dicelab.liars import library
+from dicelab.liars.duel import Duel, uniform_policy
+from dicelab.liars.rules import Bid, LiarsRules
+
+PLAY = liars.PLAY
+
+
+def hands(n, faces):
+    """Every ordered hand of n dice, each with chance faces**-n."""
+    return [tuple(sorted(h)) for h in itertools.product(range(1, faces + 1), repeat=n)]
+
+
+def ref_value(pol, rules, h, bids, seat_hands):
+    """Seat 0's expected payoff after ``bids`` (both seats playing ``pol``), by recursion."""
+    mover = len(bids) % 2
+    probs = pol.action_probabilities(mover, seat_hands[mover], bids)
+    total = 0.0
+    for a, p in probs.items():
+        if a is None:
+            last = bids[-1]
+            held = sum(rules.count(hh, last.face) for hh in seat_hands) >= last.quantity
+            bidder = 1 - mover
+            v = 1.0 if held == (bidder == 0) else -1.0
+        else:
+            v = ref_value(pol, rules, h, [*bids, a], seat_hands)
+        total += p * v
+    return total
+
+
+def ref_advice(pol, seat, hand, bids):
+    """Independent win probability of every legal action of ``seat`` (0 opened)."""
+    d = pol.duel
+    rules = LiarsRules(players=2, dice=max(d.dice), faces=d.faces, wild=d.wild)
+    opp = hands(d.dice[1 - seat], d.faces)
+    weights = []
+    for g in opp:  # Bayes: the opponent's bids under the policy, hand by hand
+        w = 1.0
+        for j, b in enumerate(bids):
+            if j % 2 != seat:
+                w *= pol.action_probabilities(j % 2, g, bids[:j]).get(b, 0.0)
+        weights.append(w)
+    weights = np.array(weights) / sum(weights)
+    out = {}
+    n = sum(d.dice) * d.faces
+    top = bids[-1].rank(d.faces) if bids else -1
+    actions = ([None] if bids else []) + [Bid.from_rank(r, d.faces) for r in range(top + 1, n)]
+    for a in actions:
+        ev = 0.0
+        for w, g in zip(weights, opp, strict=True):
+            pair = (hand, g) if seat == 0 else (g, hand)
+            if a is None:
+                last = bids[-1]
+                held = sum(rules.count(x, last.face) for x in pair) >= last.quantity
+                v0 = 1.0 if held == (seat == 1) else -1.0  # seat calls: the other seat bid last
+            else:
+                v0 = ref_value(pol, rules, None, [*bids, a], pair)
+            ev += w * (v0 if seat == 0 else -v0)
+        out[a] = (1 + ev) / 2
+    return out
+
+
+def play_to(rules, seed, moves):
+    s = liars.new_game(rules, seed)
+    for m in moves:
+        s.apply(m)
+    return s
+
+
+@pytest.mark.parametrize("faces, wild", [(3, "none"), (2, "ones")])
+def test_the_scout_plays_the_duel_policy_and_the_coach_its_exact_values(faces, wild):
+    rules = LiarsRules(players=2, dice=1, faces=faces, wild=wild)
+    pol = library.policy(Duel((1, 1), faces, wild))
+    assert pol is not None and library.quick(Duel((1, 1), faces, wild))
+    bot = PLAY.bot("scout", rules, seed=0)
+    checked = 0
+    for seed in range(6):
+        for opening in ([], [{"bid": [1, 2]}], [{"bid": [1, 1]}, {"bid": [1, faces]}]):
+            s = play_to(rules, seed, opening)
+            seat = s.to_move()[0]
+            hand = tuple(s.observe(seat)["hand"])
+            bids = [Bid(*m["bid"]) for m in opening]
+            # the bot: exactly the policy's probabilities for this view
+            assert bot.distribution(s, seat) == pol.action_probabilities(seat, hand, bids)
+            c = PLAY.coach(s, seat)
+            assert c["kind"] == "win probability"
+            probs = {json.dumps(x["action"]): x["prob"] for x in c["policy"]}
+            assert sum(probs.values()) == pytest.approx(1.0, abs=1e-9)
+            want = {json.dumps("call" if b is None else {"bid": [b.quantity, b.face]}): p
+                    for b, p in pol.action_probabilities(seat, hand, bids).items()}
+            assert probs == pytest.approx(want, abs=1e-12)
+            ref = ref_advice(pol, seat, hand, bids)
+            got = {json.dumps(x["action"]): x["value"] for x in c["values"]}
+            assert set(got) == {json.dumps(a) for a in s.legal_actions(seat)}
+            for b, v in ref.items():
+                key = json.dumps("call" if b is None else {"bid": [b.quantity, b.face]})
+                assert got[key] == pytest.approx(v, abs=1e-9), (seed, opening, b)
+            assert c["best"] == max(c["values"], key=lambda x: x["value"])["action"]
+            checked += 1
+    assert checked == 18
+
+
+def test_the_coach_and_the_bot_see_only_their_own_hand():
+    rules = LiarsRules(players=2, dice=1, faces=3)
+    s = play_to(rules, 5, [{"bid": [1, 2]}])
+    bot = PLAY.bot("scout", rules)
+    before, dist = PLAY.coach(s, 1), bot.distribution(s, 1)
+    for other in range(1, 4):  # every hand the opener might hold: nothing changes
+        s.engine.hands = ((other,), s.engine.hands[1])
+        assert PLAY.coach(s, 1) == before and bot.distribution(s, 1) == dist
+
+
+def test_without_a_policy_the_scout_falls_back_to_the_heuristic(cache_dir):
+    rules = LiarsRules(players=2, dice=2, faces=6, wild="ones")
+    assert not library.available(Duel((2, 2), 6, "ones"))  # 2 v 2 at 6 faces: train-all only
+    s = liars.new_game(rules, 3)
+    bot = PLAY.bot("scout", rules, seed=1)
+    dist = bot.distribution(s, 0)
+    heuristic = liars.ScoutBot()(liars.play.view_of(s, 0), np.random.default_rng(0))
+    assert dist == {heuristic: 1.0}
+    c = PLAY.coach(s, 0)
+    assert c["kind"].startswith("chance the bid holds") and c["best"] is None
+    # three players: the heuristic at any size
+    r3 = LiarsRules(players=3, dice=1, faces=3)
+    s3 = liars.new_game(r3, 1)
+    assert sum(PLAY.bot("scout", r3).distribution(s3, 0).values()) == 1.0
+    assert PLAY.coach(s3, 0)["kind"].startswith("chance the bid holds")
+
+
+def test_the_scout_is_the_first_bot_and_bad_specs_are_one_line():
+    assert PLAY.bots(LiarsRules())[0].spec == "scout"
+    with pytest.raises(DicelabError, match="allowed: scout, probabilistic"):
+        PLAY.bot("cheater", LiarsRules())
+
+
+def test_build_hooks_train_in_a_worker_and_install(cache_dir):
+    rules = LiarsRules(players=2, dice=2, faces=3, wild="none")  # 1v1, 1v2, 2v1, 2v2 at 3 faces: quick
+    sizes = [d.dice for d in liars.play.duels_for(rules)]
+    assert sizes == [(1, 1), (1, 2), (2, 1), (2, 2)]
+    for d in liars.play.duels_for(rules):
+        library._policies.discard(library._key(d))
+    assert not PLAY.ready(["scout"], rules) and PLAY.heavy(["scout"], rules)
+    data = PLAY.export(["scout"], rules)  # what the web lab's worker process runs
+    for d in liars.play.duels_for(rules):
+        library._policies.discard(library._key(d))
+    assert not PLAY.heavy(["scout"], rules)  # on disk now: a load, not a training
+    PLAY.install(["scout"], rules, data)
+    assert PLAY.ready(["scout"], rules)
+    # sizes on disk already are not sent back: the server loads them itself
+    library._policies.discard(library._key(Duel((1, 1), 3, "none")))
+    assert library.install(PLAY.export(["scout"], rules)) == []
+    assert not PLAY.ready(["scout"], rules) and not PLAY.heavy(["scout"], rules)
+    PLAY.prepare(["scout"], rules)
+    assert PLAY.ready(["scout"], rules)
+
+
+def test_a_damaged_policy_heals(cache_dir):
+    d = Duel((1, 1), 3, "none")
+    library._policies.discard(library._key(d))  # the memory cache is the process's; the disk is this test's
+    first = library.policy(d)
+    npz, js = library._paths(d)
+    assert npz.is_file() and js.is_file()
+    npz.write_bytes(npz.read_bytes()[:100])  # truncated
+    library._policies.discard(library._key(d))
+    again = library.policy(d)  # reported, deleted, trained again (same recipe and seed: same policy)
+    assert np.array_equal(again.strategy[0], first.strategy[0])
+    library._policies.discard(library._key(d))
+    assert np.array_equal(library.policy(d).strategy[1], first.strategy[1])  # read back from the healed file
+    # a size too big to train on demand: a damaged file is dropped, and the bot falls back
+    big = Duel((2, 2), 6, "ones")
+    assert not library.quick(big)
+    library._through_cache(big, lambda: uniform_policy(big, window=library.recipe(big)["window"]))
+    assert library.available(big)
+    npz, js = library._paths(big)
+    js.write_text(js.read_text().replace('"iterations"', '"iterationz"'))
+    library._policies.discard(library._key(big))
+    assert library.policy(big) is None and not npz.exists() and not library.available(big)
+
+
+def cli(args, capsys):
+    """``dicelab ARGS``: (exit code, stdout, stderr)."""
+    from dicelab.cli.main import main
+
+    with pytest.raises(SystemExit) as ex:
+        main(args)
+    out = capsys.readouterr()
+    return ex.value.code, out.out, out.err
+
+
+def test_train_all_cli(cache_dir, capsys):
+    for d in library.all_duels(2, 2, "none"):
+        library._policies.discard(library._key(d))
+    args = ["liars", "train-all", "--faces", "2", "--wild", "none", "--max-dice", "2", "--json"]
+    code, out, _ = cli(args, capsys)
+    assert code == 0
+    data = json.loads(out)
+    assert [s["dice"] for s in data["sizes"]] == [[1, 1], [1, 2], [2, 1], [2, 2]] and data["trained"] == 4
+    assert all(library.on_disk(Duel(tuple(s["dice"]), 2, "none")) for s in data["sizes"])
+    code, out, _ = cli(args, capsys)
+    again = json.loads(out)
+    assert again["trained"] == 0 and all(s["cached"] for s in again["sizes"])  # resumes: nothing left to do
+    for bad, msg in ((["--max-dice", "7"], "--max-dice must be from 1 to 5"), (["--faces", "9"], "faces"),
+                     (["--wild", "twos"], "wild")):
+        code, out, err = cli(["liars", "train-all", *bad], capsys)
+        assert code == 2 and msg in err and len(err.strip().splitlines()) == 1, err
+    code, out, err = cli(["liars", "play", "--bots", "cheater"], capsys)
+    assert code == 2 and "allowed: scout, probabilistic, random" in err and len(err.strip().splitlines()) == 1
+
+
+def test_train_all_resumes_inside_a_size(cache_dir):
+    d = Duel((1, 2), 2, "none")
+    r = library.recipe(d)
+    whole = library._train(d)
+    # a run cut after 100 iterations leaves a checkpoint; the next run continues from it
+    part = liars.train_duel(d, iterations=100, seed=r["seed"], window=r["window"], method=r["method"])
+    part.save(str(library._checkpoint_path(d)), with_state=True)
+    resumed = library._train(d, checkpoint=True)
+    assert resumed.meta["iterations"] == r["iterations"]
+    assert np.allclose(resumed.strategy[0], whole.strategy[0], atol=1e-6)
+
+
+def test_train_all_on_a_backend_fills_the_same_cache(cache_dir):
+    for d in library.all_duels(1, 2, "ones"):
+        library._policies.discard(library._key(d))
+    rows = library.train_all(1, 2, "ones", backend={"backend": "local", "workers": 1})
+    assert [r["dice"] for r in rows] == [[1, 1]] and not rows[0]["cached"]
+    d = Duel((1, 1), 2, "ones")
+    assert library.on_disk(d)
+    here = library._train(d)  # the same recipe and seed in this process: the same policy
+    assert np.allclose(library.policy(d, train=False).strategy[0], here.strategy[0], atol=1e-3)
