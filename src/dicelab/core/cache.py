@@ -140,7 +140,7 @@ def bounded_cache(name: str, budget_mib: float) -> BudgetLRU:
     return cache
 
 
-DEFAULT_TOTAL_MIB = 384.0
+DEFAULT_TOTAL_MIB = 552.0  # the sum of every game's cache budgets (tests/core/test_cache_budget.py checks it)
 
 
 def _cache_scale() -> float:
