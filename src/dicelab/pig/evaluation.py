@@ -257,6 +257,148 @@ def _eval_pass(ra, rb, la, lb, reach, adds, probs, bust, reset, A0, B0, al, be, 
 
 
 @njit(cache=True)
+def _turn_law(t, x, y, K, top, adds, probs, bust, reset, q, ci, cv, n):
+    """The end of one turn from (x, y, 0) under table t: where the turn's probability goes.
+
+    A forward sweep of the reach probabilities q[k] of turn totals 0..top. Appends to ci/cv (from
+    position n) every hold at a turn total j > 0 with its probability; returns (the new n, P(the
+    turn reaches the goal), P(bust), P(reset: double ones), P(holding at k = 0)).
+    """
+    nd = adds.shape[0]
+    for k in range(top + 1):
+        q[k] = 0.0
+    q[0] = 1.0
+    win = 0.0
+    bm = 0.0
+    rm = 0.0
+    h0 = 0.0
+    for k in range(top + 1):
+        qk = q[k]
+        if qk == 0.0:
+            continue
+        if t[x, y, k]:
+            for m in range(nd):
+                kk = k + adds[m]
+                if kk >= K:
+                    win += probs[m] * qk
+                else:
+                    q[kk] += probs[m] * qk
+            bm += bust * qk
+            rm += reset * qk
+        elif k == 0:
+            h0 = qk
+        else:
+            ci[n] = k
+            cv[n] = qk
+            n += 1
+    return n, win, bm, rm, h0
+
+
+@njit(cache=True)
+def _turn_laws(ra, rb, la, lb, reach, adds, probs, bust, reset):
+    """Every occurring block's two turn laws (:func:`_turn_law`), in pass order (decreasing sums).
+
+    Returns (bx, by, ptr, ci, cv, sc): block b is (bx[b], by[b]); A's holds are
+    ci/cv[ptr[2b]:ptr[2b+1]], B's ci/cv[ptr[2b+1]:ptr[2b+2]]; sc[b] = (A's win mass, A's reset
+    mass read from B0[y, 0], beta, betabar, B's reset mass read from A0[x, 0], delta, deltabar) with
+    the slopes of :func:`_eval_pass`: a block's value is a0 = (alpha + beta gamma) / (betabar +
+    beta deltabar), b0 = gamma + delta a0, alpha and gamma the sums of the holds' values.
+    """
+    g = ra.shape[0]
+    maxd = 0
+    for m in range(adds.shape[0]):
+        maxd = max(maxd, adds[m])
+    nb = 0
+    cap = 0
+    for x in range(g):
+        for y in range(g):
+            if reach[x, y]:
+                nb += 1
+                cap += la[x, y] + lb[y, x] + 2
+    bx = np.empty(nb, dtype=np.int64)
+    by = np.empty(nb, dtype=np.int64)
+    ptr = np.empty(2 * nb + 1, dtype=np.int64)
+    ci = np.empty(cap, dtype=np.int64)
+    cv = np.empty(cap)
+    sc = np.empty((nb, 7))
+    q = np.empty(2 * g + maxd + 2)
+    b = 0
+    n = 0
+    ptr[0] = 0
+    for s in range(2 * g - 2, -1, -1):
+        xlo = max(s - g + 1, 0)
+        xhi = min(s, g - 1)
+        for x in range(xlo, xhi + 1):
+            y = s - x
+            if not reach[x, y]:
+                continue
+            bx[b] = x
+            by[b] = y
+            n0 = n
+            n, win, bm, rm, h0 = _turn_law(ra, x, y, g - x, la[x, y], adds, probs, bust, reset,
+                                           q, ci, cv, n)
+            held = 0.0
+            for i in range(n0, n):
+                held += cv[i]
+            sc[b, 0] = win
+            if x > 0:
+                sc[b, 1] = rm
+                sc[b, 2] = bm + h0
+                sc[b, 3] = win + held + rm
+            else:
+                sc[b, 1] = 0.0
+                sc[b, 2] = bm + rm + h0
+                sc[b, 3] = win + held
+            ptr[2 * b + 1] = n
+            n0 = n
+            n, win, bm, rm, h0 = _turn_law(rb, y, x, g - y, lb[y, x], adds, probs, bust, reset,
+                                           q, ci, cv, n)
+            held = 0.0
+            for i in range(n0, n):
+                held += cv[i]
+            if y > 0:
+                sc[b, 4] = rm
+                sc[b, 5] = bm + h0
+                sc[b, 6] = win + held + rm
+            else:
+                sc[b, 4] = 0.0
+                sc[b, 5] = bm + rm + h0
+                sc[b, 6] = win + held
+            ptr[2 * b + 2] = n
+            b += 1
+    return bx, by, ptr, ci, cv, sc
+
+
+@njit(cache=True)
+def _law_pass(bx, by, ptr, ci, cv, sc, A0, B0):
+    """One pass of :func:`_eval_pass` from the turn laws (:func:`_turn_laws`): per block, a sum
+    over the turn's holds instead of a sweep over its turn totals. Returns whether a block
+    stalled."""
+    stalled = False
+    for b in range(bx.shape[0]):
+        x = bx[b]
+        y = by[b]
+        alpha = sc[b, 0] + sc[b, 1] * B0[y, 0]
+        for i in range(ptr[2 * b], ptr[2 * b + 1]):
+            alpha += cv[i] * B0[y, x + ci[i]]
+        gamma = sc[b, 4] * A0[x, 0]
+        for i in range(ptr[2 * b + 1], ptr[2 * b + 2]):
+            gamma += cv[i] * A0[x, y + ci[i]]
+        beta = sc[b, 2]
+        den = sc[b, 3] + beta * sc[b, 6]
+        if den <= 0.0:
+            a0 = 0.0
+            b0 = 0.0
+            stalled = True
+        else:
+            a0 = (alpha + beta * gamma) / den
+            b0 = gamma + sc[b, 5] * a0
+        A0[x, y] = a0
+        B0[y, x] = b0
+    return stalled
+
+
+@njit(cache=True)
 def _eval_win(ra, rb, la, lb, reach, adds, probs, bust, reset, tol, max_passes, A0, B0, warm):
     """P(A wins) at the k = 0 states, to convergence of the reset targets. Returns (passes, stalled).
 
@@ -265,6 +407,8 @@ def _eval_win(ra, rb, la, lb, reach, adds, probs, bust, reset, tol, max_passes, 
     value), and the fixed point R = F(R) is found by Anderson acceleration (memory 6) on top of
     the plain iteration; it stops once a pass changes no target by more than ``tol``, so the
     tables left in A0/B0 are those of a pass whose input is within ``tol`` of its output.
+    With resets every pass is made from the turn laws (:func:`_turn_laws`, found once): a pass
+    then costs a sum over each turn's holds, not a sweep over its turn totals.
     """
     g = ra.shape[0]
     n = g + 64
@@ -283,12 +427,14 @@ def _eval_win(ra, rb, la, lb, reach, adds, probs, bust, reset, tol, max_passes, 
     else:
         A0[:, :] = 0.0
         B0[:, :] = 0.0
-    change, stalled = _eval_pass(
-        ra, rb, la, lb, reach, adds, probs, bust, reset, A0, B0, al, be, bb
-    )
     passes = 1
     if reset == 0.0:
+        _, stalled = _eval_pass(
+            ra, rb, la, lb, reach, adds, probs, bust, reset, A0, B0, al, be, bb
+        )
         return passes, stalled
+    bx, by, ptr, ci, cv, sc = _turn_laws(ra, rb, la, lb, reach, adds, probs, bust, reset)
+    stalled = _law_pass(bx, by, ptr, ci, cv, sc, A0, B0)
     f = np.empty(nr)
     xp = np.zeros(nr)
     fp = np.zeros(nr)
@@ -325,9 +471,7 @@ def _eval_win(ra, rb, la, lb, reach, adds, probs, bust, reset, tol, max_passes, 
         for q in range(g):
             A0[q, 0] = x[q]
             B0[q, 0] = x[g + q]
-        change, stalled = _eval_pass(
-            ra, rb, la, lb, reach, adds, probs, bust, reset, A0, B0, al, be, bb
-        )
+        stalled = _law_pass(bx, by, ptr, ci, cv, sc, A0, B0)
         passes += 1
     return passes, stalled
 
