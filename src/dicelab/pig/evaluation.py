@@ -531,11 +531,12 @@ def _eval_many(tables, limits, ia, ib, adds, probs, bust, reset, tol, max_passes
 
 
 @njit(cache=True)
-def _br_pass(rb, lb, adds, probs, bust, reset, A0, B0, pol, al, be, bb, vr, vh):
+def _br_pass(rb, lb, adds, probs, bust, reset, A0, B0, pol, al, be, bb, vr, vh, q, ci, cv):
     """One pass of the best response of A against B's table rb (policy iteration per block).
 
     Writes A's choices into pol[x, y, k] and P(A wins) into A0/B0. Returns the largest change of
-    a reset target and the most policy-iteration rounds any block needed.
+    a reset target, the most policy-iteration rounds any block needed and whether a block stalled
+    (both players pass at turn total 0).
     """
     g = rb.shape[0]
     nd = adds.shape[0]
@@ -545,6 +546,7 @@ def _br_pass(rb, lb, adds, probs, bust, reset, A0, B0, pol, al, be, bb, vr, vh):
             maxd = adds[m]
     change = 0.0
     most = 0
+    stalled = False
     for s in range(2 * g - 2, -1, -1):
         xlo = s - g + 1
         if xlo < 0:
@@ -552,66 +554,55 @@ def _br_pass(rb, lb, adds, probs, bust, reset, A0, B0, pol, al, be, bb, vr, vh):
         xhi = s if s < g - 1 else g - 1
         for x in range(xlo, xhi + 1):
             y = s - x
-            # ---- B's fixed turn: b0 = gamma + delta * a0
-            top = lb[y, x]  # B's turn never goes past its reach limit
-            for t in range(top + 1, top + maxd + 1):
-                al[t] = 0.0
+            # ---- B's fixed turn: b0 = gamma + delta * a0, from the turn's law
+            n, win, bm, rm, h0 = _turn_law(rb, y, x, g - y, lb[y, x], adds, probs, bust, reset,
+                                           q, ci, cv, 0)
+            gamma = 0.0
+            held = 0.0
+            for i in range(n):
+                gamma += cv[i] * A0[x, y + ci[i]]
+                held += cv[i]
+            if y > 0:
+                gamma += rm * A0[x, 0]
+                delta = bm + h0
+                deltabar = win + held + rm
+            else:
+                delta = bm + rm + h0
+                deltabar = win + held
+            # ---- A's turn: Newton (policy iteration) on the block's a0. One sweep at a guess of
+            # b0 chooses greedily (the best stopping rule for that b0) and carries the chosen
+            # values as al + be * b0 (bb = 1 - be, summed apart for precision), which gives the
+            # exact a0 of those choices; a cheap check then re-decides every k with the roll
+            # sums of that sweep at the new b0. If no choice changes, the choices are greedy for
+            # their own values (optimal); else the sweep runs again at the new b0.
+            K = g - x
+            rt = B0[y, 0]
+            ag = A0[x, y + 1] if y + 1 < g else 0.5  # guess: the block above (already solved)
+            b0 = gamma + delta * ag
+            rounds = 0
+            a0 = 0.0
+            for t in range(K, K + maxd + 1):
+                al[t] = 1.0
                 be[t] = 0.0
                 bb[t] = 1.0
-            rt = A0[x, 0]
-            for k in range(top, -1, -1):
-                if rb[y, x, k]:
+            while True:
+                rounds += 1
+                for k in range(K - 1, -1, -1):
                     sa = 0.0
                     sb = 0.0
-                    sbb = 0.0
                     for m in range(nd):
                         p = probs[m]
                         kk = k + adds[m]
                         sa += p * al[kk]
                         sb += p * be[kk]
-                        sbb += p * bb[kk]
-                    if y == 0:
+                    if x == 0:
                         sb += bust + reset
                     else:
                         sb += bust
                         sa += reset * rt
-                        sbb += reset
-                    al[k] = sa
-                    be[k] = sb
-                    bb[k] = sbb
-                elif k == 0:
-                    al[0] = 0.0
-                    be[0] = 1.0
-                    bb[0] = 0.0
-                else:
-                    al[k] = A0[x, y + k]
-                    be[k] = 0.0
-                    bb[k] = 1.0
-            gamma = al[0]
-            delta = be[0]
-            deltabar = bb[0]
-            # ---- A's turn: policy iteration on the block
-            K = g - x
-            rt = B0[y, 0]
-            # start from the policy of the previous pass (rolling at k = 0 never stalls)
-            b0 = gamma + delta * 0.5
-            rounds = 0
-            a0 = 0.0
-            while True:
-                rounds += 1
-                # greedy choices given b0, values vr
-                for t in range(K, K + maxd + 1):
-                    vr[t] = 1.0
-                changed = False
-                for k in range(K - 1, -1, -1):
-                    r = 0.0
-                    for m in range(nd):
-                        r += probs[m] * vr[k + adds[m]]
-                    r += bust * b0
-                    if x == 0:
-                        r += reset * b0
-                    else:
-                        r += reset * rt
+                    vr[k] = sa
+                    vh[k] = sb
+                    r = sa + sb * b0
                     h = b0 if k == 0 else B0[y, x + k]
                     if r > h + TIE:
                         choose = True
@@ -619,33 +610,12 @@ def _br_pass(rb, lb, adds, probs, bust, reset, A0, B0, pol, al, be, bb, vr, vh):
                         choose = False
                     else:  # a tie up to rounding: roll at k = 0 (never stall), else hold
                         choose = k == 0
-                    vr[k] = r if choose else h
-                    if choose != pol[x, y, k]:
-                        changed = True
-                        pol[x, y, k] = choose
-                if not changed and rounds > 1:
-                    break
-                # exact evaluation of these choices: a(x,y,k) = al + be * b0
-                for t in range(K, K + maxd + 1):
-                    al[t] = 1.0
-                    be[t] = 0.0
-                    bb[t] = 1.0
-                for k in range(K - 1, -1, -1):
-                    if pol[x, y, k]:
-                        sa = 0.0
-                        sb = 0.0
+                    pol[x, y, k] = choose
+                    if choose:
                         sbb = 0.0
                         for m in range(nd):
-                            p = probs[m]
-                            kk = k + adds[m]
-                            sa += p * al[kk]
-                            sb += p * be[kk]
-                            sbb += p * bb[kk]
-                        if x == 0:
-                            sb += bust + reset
-                        else:
-                            sb += bust
-                            sa += reset * rt
+                            sbb += probs[m] * bb[k + adds[m]]
+                        if x > 0:
                             sbb += reset
                         al[k] = sa
                         be[k] = sb
@@ -655,17 +625,33 @@ def _br_pass(rb, lb, adds, probs, bust, reset, A0, B0, pol, al, be, bb, vr, vh):
                         be[0] = 1.0
                         bb[0] = 0.0
                     else:
-                        al[k] = B0[y, x + k]
+                        al[k] = h
                         be[k] = 0.0
                         bb[k] = 1.0
                 den = bb[0] + be[0] * deltabar
                 if den <= 0.0:
                     a0 = 0.0
                     b0 = 0.0
+                    stalled = True
                 else:
                     a0 = (al[0] + be[0] * gamma) / den
                     b0 = gamma + delta * a0
                 if rounds >= 200:
+                    break
+                stable = True
+                for k in range(K):
+                    r = vr[k] + vh[k] * b0
+                    h = b0 if k == 0 else B0[y, x + k]
+                    if r > h + TIE:
+                        choose = True
+                    elif r < h - TIE:
+                        choose = False
+                    else:
+                        choose = k == 0
+                    if choose != pol[x, y, k]:
+                        stable = False
+                        break
+                if stable:
                     break
             if rounds > most:
                 most = rounds
@@ -679,12 +665,13 @@ def _br_pass(rb, lb, adds, probs, bust, reset, A0, B0, pol, al, be, bb, vr, vh):
                     change = c
             A0[x, y] = a0
             B0[y, x] = b0
-    return change, most
+    return change, most, stalled
 
 
 @njit(cache=True)
 def _best_response(rb, adds, probs, bust, reset, tol, max_passes, A0, B0, pol):
     """Best-response passes until the reset targets settle (two dice) or once (no resets).
+    Returns (passes, most rounds of a block, whether the last pass had a stalled block).
 
     With resets: policy iteration over the whole table. After each best-response pass the values
     of A's current choices are found exactly by the accelerated evaluation (:func:`_eval_win`,
@@ -700,6 +687,9 @@ def _best_response(rb, adds, probs, bust, reset, tol, max_passes, A0, B0, pol):
     bb = np.empty(n)
     vr = np.empty(n)
     vh = np.empty(n)
+    q = np.empty(n)
+    ci = np.empty(n, dtype=np.int64)
+    cv = np.empty(n)
     A0[:, :] = 0.0
     B0[:, :] = 0.0
     passes = 0
@@ -709,7 +699,9 @@ def _best_response(rb, adds, probs, bust, reset, tol, max_passes, A0, B0, pol):
     _reach_limit(rb, adds, lb)
     everywhere = np.ones((g, g), dtype=np.bool_)
     while True:
-        change, m = _br_pass(rb, lb, adds, probs, bust, reset, A0, B0, pol, al, be, bb, vr, vh)
+        change, m, stalled = _br_pass(
+            rb, lb, adds, probs, bust, reset, A0, B0, pol, al, be, bb, vr, vh, q, ci, cv
+        )
         passes += 1
         if m > most:
             most = m
@@ -722,7 +714,7 @@ def _best_response(rb, adds, probs, bust, reset, tol, max_passes, A0, B0, pol):
             pol, rb, la, lb, everywhere, adds, probs, bust, reset, tol, max_passes, A0, B0, True
         )
         passes += p2
-    return passes, most
+    return passes, most, stalled
 
 
 # ---------------------------------------------------------------------------------------------
@@ -893,11 +885,24 @@ def best_response(b: Any, rules: PigRules | None = None) -> BestResponse:
     B0 = np.zeros((g, g))
     pol = np.zeros((g, g, g), dtype=np.bool_)
     t0 = time.perf_counter()
-    passes, most = _best_response(tb, adds, probs, bust, reset, RESET_TOL, MAX_PASSES, A0, B0, pol)
+    passes, most, stalled = _best_response(
+        tb, adds, probs, bust, reset, RESET_TOL, MAX_PASSES, A0, B0, pol
+    )
     seconds = time.perf_counter() - t0
-    table = pol & (np.arange(g)[:, None, None] + np.arange(g)[None, None, :] < g)
+    table = pol  # choices at x + k >= goal (no state) are never written: False
     strategy = TableStrategy(f"best-response:{sb.name}", roll_table=table)
-    ev = evaluate(strategy, sb, rules)
+    if reset == 0.0 and not stalled:
+        # one pass is exact without resets, and without a stalled block the game always ends:
+        # the values of the pass are the evaluation (A0: A moves first, B0: B moves first)
+        a_first = min(max(float(A0[0, 0]), 0.0), 1.0)
+        a_second = min(max(float(B0[0, 0]), 0.0), 1.0)
+        ev = Evaluation(
+            a=strategy.name, b=sb.name, a_first=a_first, a_second=a_second,
+            b_first=1.0 - a_second, stalemate_a_first=0.0, stalemate_b_first=0.0, passes=1,
+            seconds=seconds,
+        )
+    else:
+        ev = evaluate(strategy, sb, rules)
     return BestResponse(against=sb.name, strategy=strategy, result=ev, table=table, passes=int(passes),
                         max_rounds=int(most), seconds=seconds)
 
