@@ -585,49 +585,41 @@ def _br_pass(rb, lb, adds, probs, bust, reset, A0, B0, pol, al, be, bb, vr, vh, 
                 al[t] = 1.0
                 be[t] = 0.0
                 bb[t] = 1.0
+            # the roll's constant terms: bust (and at x = 0 the reset) go to B's turn (slope),
+            # a reset at x > 0 to B's turn at (y, 0) (a number this pass)
+            cb = bust + reset if x == 0 else bust
+            ca = 0.0 if x == 0 else reset * rt
+            cbb = 0.0 if x == 0 else reset
             while True:
                 rounds += 1
                 for k in range(K - 1, -1, -1):
-                    sa = 0.0
-                    sb = 0.0
+                    sa = ca
+                    sb = cb
+                    sbb = cbb
                     for m in range(nd):
                         p = probs[m]
                         kk = k + adds[m]
                         sa += p * al[kk]
                         sb += p * be[kk]
-                    if x == 0:
-                        sb += bust + reset
-                    else:
-                        sb += bust
-                        sa += reset * rt
+                        sbb += p * bb[kk]
                     vr[k] = sa
                     vh[k] = sb
                     r = sa + sb * b0
-                    h = b0 if k == 0 else B0[y, x + k]
-                    if r > h + TIE:
-                        choose = True
-                    elif r < h - TIE:
-                        choose = False
-                    else:  # a tie up to rounding: roll at k = 0 (never stall), else hold
-                        choose = k == 0
-                    pol[x, y, k] = choose
-                    if choose:
-                        sbb = 0.0
-                        for m in range(nd):
-                            sbb += probs[m] * bb[k + adds[m]]
-                        if x > 0:
-                            sbb += reset
-                        al[k] = sa
-                        be[k] = sb
-                        bb[k] = sbb
-                    elif k == 0:
-                        al[0] = 0.0
-                        be[0] = 1.0
-                        bb[0] = 0.0
+                    if k > 0:
+                        h = B0[y, x + k]
+                        # a tie up to rounding holds (rolling must be better by more than TIE)
+                        choose = r > h + TIE
+                        pol[x, y, k] = choose
+                        al[k] = sa if choose else h
+                        be[k] = sb if choose else 0.0
+                        bb[k] = sbb if choose else 1.0
                     else:
-                        al[k] = h
-                        be[k] = 0.0
-                        bb[k] = 1.0
+                        # at k = 0 a tie rolls (never stall); holding passes the turn
+                        choose = not r < b0 - TIE
+                        pol[x, y, 0] = choose
+                        al[0] = sa if choose else 0.0
+                        be[0] = sb if choose else 1.0
+                        bb[0] = sbb if choose else 0.0
                 den = bb[0] + be[0] * deltabar
                 if den <= 0.0:
                     a0 = 0.0
@@ -638,17 +630,9 @@ def _br_pass(rb, lb, adds, probs, bust, reset, A0, B0, pol, al, be, bb, vr, vh, 
                     b0 = gamma + delta * a0
                 if rounds >= 200:
                     break
-                stable = True
-                for k in range(K):
-                    r = vr[k] + vh[k] * b0
-                    h = b0 if k == 0 else B0[y, x + k]
-                    if r > h + TIE:
-                        choose = True
-                    elif r < h - TIE:
-                        choose = False
-                    else:
-                        choose = k == 0
-                    if choose != pol[x, y, k]:
+                stable = (not vr[0] + vh[0] * b0 < b0 - TIE) == pol[x, y, 0]
+                for k in range(1, K):
+                    if (vr[k] + vh[k] * b0 > B0[y, x + k] + TIE) != pol[x, y, k]:
                         stable = False
                         break
                 if stable:

@@ -319,6 +319,133 @@ def _pass_n(n, g, p0, pk, ok, ow, best, symmetric, a_k, v, pol):
             pol[idx] = k
 
 
+@njit(cache=True)
+def _axis_apply(m, b, M, o, pn_j, pn_p, pn_c, q0, x, y):
+    """y = (B_o + N_o) x over the opponents' grid (M = b^m states, opponent o's axis): each state's
+    value averaged over opponent o's outcomes (bust: stays; else its new score pn_j)."""
+    so = 1
+    for _ in range(m - 1 - o):
+        so *= b
+    for f in range(M):
+        jo = (f // so) % b
+        base = f - jo * so
+        acc = q0[o, jo] * x[f]
+        for t in range(pn_c[o, jo]):
+            acc += pn_p[o, jo, t] * x[base + pn_j[o, jo, t] * so]
+        y[f] = acc
+
+
+@njit(cache=True)
+def _pass_factored(m, g, p0, pk, pn_j, pn_p, pn_c, q0, symmetric, v, pol, U, Z):
+    """The n-player best-response pass against opponents whose targets depend on their own
+    scores only (n = m + 1; issue 15): the expectation over the opponents' joint outcomes
+    factorises into one contraction per opponent.
+
+    A's own score ``i`` is the outer loop (decreasing). ``U[f, ii]``: the opponents-averaged value
+    of A at own score ``ii > i`` and opponents' state ``f`` (flattened, first opponent most
+    significant), made once per finished slice ``ii`` by m axis contractions. Inside slice ``i``
+    (A busts, the opponents move on) the average without the all-bust self-loop is
+    ``prod_o (B_o + N_o) - prod_o B_o = sum_o [prod_{p<o} (B_p + N_p)] N_o [prod_{p>o} B_p]``
+    (B: an opponent busts, N: it moves strictly up), built state by state in decreasing order
+    from the partial products ``Z`` kept for the states already solved. ``symmetric`` (equal
+    opponents): only states whose opponents' scores do not increase are solved; the others copy
+    their sorted twin, solved before them. ``v`` (b * M) holds the terminal values on entry.
+    """
+    b = g + 1
+    M = v.shape[0] // b
+    strides = np.empty(m, np.int64)
+    st = 1
+    for o in range(m - 1, -1, -1):
+        strides[o] = st
+        st *= b
+    zi = np.full((m, m), -1, np.int64)
+    cnt = 0
+    for o in range(1, m):
+        for p in range(1, o + 1):
+            zi[o, p] = cnt
+            cnt += 1
+    j = np.empty(m, np.int64)
+    srt = np.empty(m, np.int64)
+    u = np.empty(b)
+    xa = np.empty(M)
+    xb = np.empty(M)
+    for i in range(g, -1, -1):
+        base = i * M
+        if i < g:
+            for f in range(M - 1, -1, -1):
+                rem = f
+                terminal = False
+                for o in range(m - 1, -1, -1):
+                    j[o] = rem % b
+                    rem //= b
+                    if j[o] == g:
+                        terminal = True
+                # the partial products at f (they read only states above f)
+                part = 0.0
+                for o in range(m):
+                    d = 1.0
+                    for p in range(o + 1, m):
+                        d *= q0[p, j[p]]
+                    jo = j[o]
+                    so = strides[o]
+                    z = 0.0
+                    for t in range(pn_c[o, jo]):
+                        z += pn_p[o, jo, t] * v[base + f + (pn_j[o, jo, t] - jo) * so]
+                    z *= d
+                    if o > 0:
+                        Z[zi[o, o], f] = z
+                    for p in range(o - 1, -1, -1):
+                        jp = j[p]
+                        sp = strides[p]
+                        src = Z[zi[o, p + 1]]
+                        z = q0[p, jp] * z
+                        for t in range(pn_c[p, jp]):
+                            z += pn_p[p, jp, t] * src[f + (pn_j[p, jp, t] - jp) * sp]
+                        if p > 0:
+                            Z[zi[o, p], f] = z
+                    part += z
+                if terminal:
+                    continue
+                if symmetric:
+                    canonical = True
+                    for o in range(1, m):
+                        if j[o] > j[o - 1]:
+                            canonical = False
+                    if not canonical:
+                        for o in range(m):
+                            srt[o] = j[o]
+                        for o in range(1, m):  # insertion sort, decreasing
+                            y = srt[o]
+                            z2 = o - 1
+                            while z2 >= 0 and srt[z2] < y:
+                                srt[z2 + 1] = srt[z2]
+                                z2 -= 1
+                            srt[z2 + 1] = y
+                        tw = 0
+                        for o in range(m):
+                            tw = tw * b + srt[o]
+                        v[base + f] = v[base + tw]
+                        pol[base + f] = pol[base + tw]
+                        continue
+                q0all = 1.0
+                for o in range(m):
+                    q0all *= q0[o, j[o]]
+                u[i] = part
+                for ii in range(i + 1, b):
+                    u[ii] = U[f, ii]
+                v[base + f], pol[base + f] = _best_target(g, p0, pk, u, i, q0all)
+        # this slice, averaged over all the opponents' outcomes, for the slices below
+        if i > 0:
+            for f in range(M):
+                xa[f] = v[base + f]
+            for o in range(m):
+                _axis_apply(m, b, M, o, pn_j, pn_p, pn_c, q0, xa, xb)
+                for f in range(M):
+                    xa[f] = xb[f]
+            for f in range(M):
+                U[f, i] = xa[f]
+
+
 # --------------------------------------------------------------------------------------------
 # Two players
 # --------------------------------------------------------------------------------------------
@@ -703,6 +830,8 @@ def _best_response_n(
     n = len(strats) + 1
     coords = _grid_coords(n, g)
     symmetric = symmetric_opponents(strats)
+    if all(s.state_independent for s in strats):
+        return _best_response_factored(strats, g, symmetric, max_memory, max_work)
     ncomp = 1
     for s in strats:
         ncomp = max(ncomp, len(s.mixture(np.zeros(1, np.int64), [np.zeros(1, np.int64)] * (n - 1))))
@@ -744,6 +873,86 @@ def _best_response_n(
     if symmetric:
         v, pol = _symmetrize(v, pol, n)
     return BestResponse(g, n, [s.spec for s in strats], v, pol, sec, symmetric)
+
+
+def _own_score_laws(
+    strats: list[SimPigStrategy], g: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Each opponent's move from each own score (for strategies that depend on it only):
+    ``pn_j[o, j, t]``/``pn_p[o, j, t]`` (t < ``pn_c[o, j]``) its new score and probability when
+    it banks, ``q0[o, j]`` its bust probability; score ``goal`` stays put."""
+    m = len(strats)
+    p0, pk = turn_total_table(g)
+    own = np.arange(g)
+    zero = np.zeros(g, np.int64)
+    comps = [s.mixture(own, [zero] * m) for s in strats]
+    width = 6 * max(len(c) for c in comps)
+    pn_j = np.zeros((m, g + 1, width), np.int64)
+    pn_p = np.zeros((m, g + 1, width))
+    pn_c = np.zeros((m, g + 1), np.int64)
+    q0 = np.ones((m, g + 1))
+    for o, cs in enumerate(comps):
+        ks = np.stack([np.broadcast_to(np.minimum(np.maximum(k, 1), g), (g,)) for _, k in cs])
+        ws = np.stack([np.broadcast_to(np.asarray(w, np.float64), (g,)) for w, _ in cs])
+        for j in range(g):
+            c, q = _outcome_list(g, p0, pk, np.ascontiguousarray(ks[:, j]).astype(np.int64),
+                                 np.ascontiguousarray(ws[:, j]), j, pn_j[o, j], pn_p[o, j])
+            pn_c[o, j] = c
+            q0[o, j] = q
+    return pn_j, pn_p, pn_c, q0
+
+
+def factored_memory(players: int, goal: int) -> float:
+    """Bytes of the factorised n-player pass: values, the averaged values ``U`` and the policy
+    (8 + 8 + 2 per state), and the partial products of one slice."""
+    states = float(goal + 1) ** players
+    m = players - 1
+    return states * 18 + float(goal + 1) ** m * 8 * (m * (m - 1) // 2 + 2)
+
+
+def factored_work(players: int, goal: int, symmetric: bool) -> float:
+    """Multiply-adds of the factorised pass: per state, ``m (m + 1) / 2`` partial products and
+    ``m`` axis contractions of about 7 terms each, and (at solved states: 1 / (m)! of them with
+    equal opponents) the target search, about 7 (goal - i) terms."""
+    m = players - 1
+    states = float(goal + 1) ** players
+    solved = states / math.factorial(m) if symmetric else states
+    return states * 7 * (m * (m + 1) / 2 + m) + solved * 7 * (goal / 2 + 1)
+
+
+def _best_response_factored(
+    strats: list[SimPigStrategy], g: int, symmetric: bool, max_memory: float, max_work: float
+) -> BestResponse:
+    n = len(strats) + 1
+    m = n - 1
+    need = factored_memory(n, g)
+    if need > max_memory:
+        raise DicelabError(
+            f"{n} players at goal {g} need about {need / 2**30:.1f} GiB of memory "
+            f"(limit {max_memory / 2**30:.1f} GiB); use fewer players, a lower goal, "
+            f"the many-player method for state-independent strategies, or --backend to shard "
+            f"the table on disk"
+        )
+    work = factored_work(n, g, symmetric)
+    if work > max_work:
+        raise DicelabError(
+            f"{n} players at goal {g} need about {work:.1e} multiply-adds "
+            f"(limit {max_work:.0e}, about {work / 5e8 / 3600:.1f} hours on one core); "
+            f"lower the goal or the number of players, or spread it over workers with --backend"
+        )
+    pn_j, pn_p, pn_c, q0 = _own_score_laws(strats, g)
+    p0, pk = turn_total_table(g)
+    b = g + 1
+    M = b**m
+    v = _terminal_n(n, g, _grid_coords(n, g))
+    pol = np.zeros(b * M, np.int16)
+    U = np.empty((M, b))
+    Z = np.empty((max(m * (m - 1) // 2, 1), M))
+    t0 = time.perf_counter()
+    _pass_factored(m, g, p0, pk, pn_j, pn_p, pn_c, q0, symmetric, v, pol, U, Z)
+    sec = time.perf_counter() - t0
+    return BestResponse(g, n, [s.spec for s in strats], v.reshape((b,) * n),
+                        pol.reshape((b,) * n), sec, symmetric)
 
 
 def _terminal_n(n: int, g: int, coords: list[np.ndarray]) -> np.ndarray:
