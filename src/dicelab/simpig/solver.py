@@ -787,8 +787,9 @@ def check_size(
 ) -> None:
     """Refuse, with a one-line error naming the memory (or work) needed, an n-player best
     response that would not fit in ``max_memory`` bytes or need more than ``max_work``
-    operations."""
-    need = memory_needed(players, goal, components)
+    operations by either pass (the general one, or the factorised one for opponents whose
+    targets depend on their own scores only); the solver checks the pass it runs again."""
+    need = min(memory_needed(players, goal, components), factored_memory(players, goal))
     if need > max_memory:
         raise DicelabError(
             f"{players} players at goal {goal} need about {need / 2**30:.1f} GiB of memory "
@@ -796,12 +797,36 @@ def check_size(
             f"the many-player method for state-independent strategies, or --backend to shard "
             f"the table on disk"
         )
-    work = _work_needed(players, goal, components, symmetric)
+    work = min(
+        _work_needed(players, goal, components, symmetric),
+        factored_work(players, goal, symmetric),
+    )
     if work > max_work:
         raise DicelabError(
             f"{players} players at goal {goal} need about {work:.1e} multiply-adds "
             f"(limit {max_work:.0e}, about {work / 5e8 / 3600:.1f} hours on one core); "
             f"lower the goal or the number of players, or spread it over workers with --backend"
+        )
+
+
+def _check_general(
+    players: int, goal: int, components: int, symmetric: bool, max_memory: float, max_work: float
+) -> None:
+    """:func:`check_size` for the general pass alone (state-dependent opponents)."""
+    need = memory_needed(players, goal, components)
+    if need > max_memory:
+        raise DicelabError(
+            f"{players} players at goal {goal} need about {need / 2**30:.1f} GiB of memory "
+            f"(limit {max_memory / 2**30:.1f} GiB) with opponents that look at the other scores; "
+            f"use fewer players, a lower goal, or --backend to shard the table on disk"
+        )
+    work = _work_needed(players, goal, components, symmetric)
+    if work > max_work:
+        raise DicelabError(
+            f"{players} players at goal {goal} need about {work:.1e} multiply-adds "
+            f"(limit {max_work:.0e}, about {work / 5e8 / 3600:.1f} hours on one core) with "
+            f"opponents that look at the other scores; lower the goal or the number of players, "
+            f"or spread it over workers with --backend"
         )
 
 
@@ -835,7 +860,7 @@ def _best_response_n(
     ncomp = 1
     for s in strats:
         ncomp = max(ncomp, len(s.mixture(np.zeros(1, np.int64), [np.zeros(1, np.int64)] * (n - 1))))
-    check_size(n, g, ncomp, symmetric, max_memory, max_work)
+    _check_general(n, g, ncomp, symmetric, max_memory, max_work)
     total = (g + 1) ** n
     ok = np.ones((n - 1, ncomp, total), np.int16)
     state_dep_w = False
