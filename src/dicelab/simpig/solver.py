@@ -320,19 +320,44 @@ def _pass_n(n, g, p0, pk, ok, ow, best, symmetric, a_k, v, pol):
 
 
 @njit(cache=True)
+def _terminal_fill(n, g, v):
+    """v over the flattened ``(g+1)^n`` grid: A's share of the win where someone has reached the
+    goal (1 / the number at the goal if A is among them, else 0), 0 elsewhere."""
+    b = g + 1
+    c = np.zeros(n, np.int64)
+    for f in range(v.shape[0]):
+        at = 0
+        for d in range(n):
+            if c[d] == g:
+                at += 1
+        v[f] = 1.0 / at if c[0] == g else 0.0
+        d = n - 1
+        while d >= 0:
+            c[d] += 1
+            if c[d] < b:
+                break
+            c[d] = 0
+            d -= 1
+
+
+@njit(cache=True)
 def _axis_apply(m, b, M, o, pn_j, pn_p, pn_c, q0, x, y):
     """y = (B_o + N_o) x over the opponents' grid (M = b^m states, opponent o's axis): each state's
     value averaged over opponent o's outcomes (bust: stays; else its new score pn_j)."""
     so = 1
     for _ in range(m - 1 - o):
         so *= b
-    for f in range(M):
-        jo = (f // so) % b
-        base = f - jo * so
-        acc = q0[o, jo] * x[f]
-        for t in range(pn_c[o, jo]):
-            acc += pn_p[o, jo, t] * x[base + pn_j[o, jo, t] * so]
-        y[f] = acc
+    for hi in range(0, M, so * b):
+        for jo in range(b):
+            row = hi + jo * so
+            q = q0[o, jo]
+            for f in range(row, row + so):
+                y[f] = q * x[f]
+            for t in range(pn_c[o, jo]):
+                p = pn_p[o, jo, t]
+                src = hi + pn_j[o, jo, t] * so
+                for f in range(so):
+                    y[row + f] += p * x[src + f]
 
 
 @njit(cache=True)
@@ -372,12 +397,17 @@ def _pass_factored(m, g, p0, pk, pn_j, pn_p, pn_c, q0, symmetric, v, pol, U, Z):
     for i in range(g, -1, -1):
         base = i * M
         if i < g:
+            for o in range(m):
+                j[o] = g
+            j[m - 1] = g + 1  # the odometer below steps it to (g, ..., g), the last state
             for f in range(M - 1, -1, -1):
-                rem = f
+                o = m - 1
+                while j[o] == 0:
+                    j[o] = g
+                    o -= 1
+                j[o] -= 1
                 terminal = False
-                for o in range(m - 1, -1, -1):
-                    j[o] = rem % b
-                    rem //= b
+                for o in range(m):
                     if j[o] == g:
                         terminal = True
                 # the partial products at f (they read only states above f)
@@ -969,7 +999,8 @@ def _best_response_factored(
     p0, pk = turn_total_table(g)
     b = g + 1
     M = b**m
-    v = _terminal_n(n, g, _grid_coords(n, g))
+    v = np.empty(b * M)
+    _terminal_fill(n, g, v)
     pol = np.zeros(b * M, np.int16)
     U = np.empty((M, b))
     Z = np.empty((max(m * (m - 1) // 2, 1), M))
