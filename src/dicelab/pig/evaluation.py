@@ -689,7 +689,12 @@ def _best_response(rb, adds, probs, bust, reset, tol, max_passes, A0, B0, pol):
     most = 0
     la = np.zeros((g, g), dtype=np.int64)
     lb = np.zeros((g, g), dtype=np.int64)
-    _reach_limit(rb, adds, lb)
+    if reset > 0.0:
+        _reach_limit(rb, adds, lb)  # the evaluation passes below skip what B never reaches
+    else:  # one pass: B's turn laws (:func:`_turn_law`) skip what B never reaches themselves
+        for y in range(g):
+            for x in range(g):
+                lb[y, x] = g - 1 - y
     everywhere = np.ones((g, g), dtype=np.bool_)
     while True:
         change, m, stalled = _br_pass(
