@@ -601,7 +601,9 @@ def _br_pass(rb, lb, adds, probs, bust, reset, A0, B0, pol, al, be, bb, vr, vh, 
             cbb = 0.0 if x == 0 else reset
             while True:
                 rounds += 1
-                for k in range(K - 1, -1, -1):
+                hrow = B0[y, x:]  # hold values: hrow[k] = B0[y, x + k]
+                prow = pol[x, y]
+                for k in range(K - 1, 0, -1):
                     sa = ca
                     sb = cb
                     sbb = cbb
@@ -613,22 +615,30 @@ def _br_pass(rb, lb, adds, probs, bust, reset, A0, B0, pol, al, be, bb, vr, vh, 
                         sbb += p * bb[kk]
                     vr[k] = sa
                     vh[k] = sb
-                    r = sa + sb * b0
-                    if k > 0:
-                        h = B0[y, x + k]
-                        # a tie up to rounding holds (rolling must be better by more than TIE)
-                        choose = r > h + TIE
-                        pol[x, y, k] = choose
-                        al[k] = sa if choose else h
-                        be[k] = sb if choose else 0.0
-                        bb[k] = sbb if choose else 1.0
-                    else:
-                        # at k = 0 a tie rolls (never stall); holding passes the turn
-                        choose = not r < b0 - TIE
-                        pol[x, y, 0] = choose
-                        al[0] = sa if choose else 0.0
-                        be[0] = sb if choose else 1.0
-                        bb[0] = sbb if choose else 0.0
+                    h = hrow[k]
+                    # a tie up to rounding holds (rolling must be better by more than TIE)
+                    choose = sa + sb * b0 > h + TIE
+                    prow[k] = choose
+                    al[k] = sa if choose else h
+                    be[k] = sb if choose else 0.0
+                    bb[k] = sbb if choose else 1.0
+                sa = ca
+                sb = cb
+                sbb = cbb
+                for m in range(nd):
+                    p = probs[m]
+                    kk = adds[m]
+                    sa += p * al[kk]
+                    sb += p * be[kk]
+                    sbb += p * bb[kk]
+                vr[0] = sa
+                vh[0] = sb
+                # at k = 0 a tie rolls (never stall); holding passes the turn
+                choose = not sa + sb * b0 < b0 - TIE
+                prow[0] = choose
+                al[0] = sa if choose else 0.0
+                be[0] = sb if choose else 1.0
+                bb[0] = sbb if choose else 0.0
                 den = bb[0] + be[0] * deltabar
                 if den <= 0.0:
                     a0 = 0.0
@@ -639,9 +649,9 @@ def _br_pass(rb, lb, adds, probs, bust, reset, A0, B0, pol, al, be, bb, vr, vh, 
                     b0 = gamma + delta * a0
                 if rounds >= 200:
                     break
-                stable = (not vr[0] + vh[0] * b0 < b0 - TIE) == pol[x, y, 0]
+                stable = (not vr[0] + vh[0] * b0 < b0 - TIE) == prow[0]
                 for k in range(1, K):
-                    if (vr[k] + vh[k] * b0 > B0[y, x + k] + TIE) != pol[x, y, k]:
+                    if (vr[k] + vh[k] * b0 > hrow[k] + TIE) != prow[k]:
                         stable = False
                         break
                 if stable:
