@@ -1,8 +1,10 @@
 """Exact best responses, self-play, SVIMA and many-player win probabilities for simultaneous Pig.
 
 One backward pass in decreasing score order solves a best response to independent opponents
-exactly (the all-bust self-loop has a closed form); self-play and SVIMA reuse that order. The
-derivation and the figures checked against seed 000 are in ``docs/methods/simpig.md``.
+exactly (the all-bust self-loop has a closed form); self-play and SVIMA reuse that order. With
+three or more players and opponents that look at their own scores only, the average over the
+opponents' joint outcomes factorises into one contraction per opponent (:func:`_pass_factored`).
+The derivation and the figures checked against seed 000 are in ``docs/methods/simpig.md``.
 """
 
 from __future__ import annotations
