@@ -264,7 +264,7 @@ def _turn_law(t, x, y, K, top, adds, probs, bust, reset, q, ci, cv, n):
     position n) every hold at a turn total j > 0 with its probability; returns (the new n, P(the
     turn reaches the goal), P(bust), P(reset: double ones), P(holding at k = 0)).
     """
-    nd = adds.shape[0]
+    nd = len(adds)  # an array, or a tuple (then the loops below are unrolled)
     for k in range(top + 1):
         q[k] = 0.0
     q[0] = 1.0
@@ -531,7 +531,8 @@ def _eval_many(tables, limits, ia, ib, adds, probs, bust, reset, tol, max_passes
 
 
 @njit(cache=True)
-def _br_pass(rb, lb, adds, probs, bust, reset, A0, B0, pol, al, be, bb, vr, vh, q, ci, cv):
+def _br_pass(rb, lb, adds, probs, tadds, tprobs, bust, reset, A0, B0, pol, al, be, bb, vr, vh,
+             q, ci, cv):
     """One pass of the best response of A against B's table rb (policy iteration per block).
 
     Writes A's choices into pol[x, y, k] and P(A wins) into A0/B0. Returns the largest change of
@@ -555,7 +556,7 @@ def _br_pass(rb, lb, adds, probs, bust, reset, A0, B0, pol, al, be, bb, vr, vh, 
         for x in range(xlo, xhi + 1):
             y = s - x
             # ---- B's fixed turn: b0 = gamma + delta * a0, from the turn's law
-            n, win, bm, rm, h0 = _turn_law(rb, y, x, g - y, lb[y, x], adds, probs, bust, reset,
+            n, win, bm, rm, h0 = _turn_law(rb, y, x, g - y, lb[y, x], tadds, tprobs, bust, reset,
                                            q, ci, cv, 0)
             gamma = 0.0
             held = 0.0
@@ -607,9 +608,9 @@ def _br_pass(rb, lb, adds, probs, bust, reset, A0, B0, pol, al, be, bb, vr, vh, 
                     sa = ca
                     sb = cb
                     sbb = cbb
-                    for m in range(nd):
-                        p = probs[m]
-                        kk = k + adds[m]
+                    for m in range(len(tadds)):
+                        p = tprobs[m]
+                        kk = k + tadds[m]
                         sa += p * al[kk]
                         sb += p * be[kk]
                         sbb += p * bb[kk]
@@ -625,9 +626,9 @@ def _br_pass(rb, lb, adds, probs, bust, reset, A0, B0, pol, al, be, bb, vr, vh, 
                 sa = ca
                 sb = cb
                 sbb = cbb
-                for m in range(nd):
-                    p = probs[m]
-                    kk = adds[m]
+                for m in range(len(tadds)):
+                    p = tprobs[m]
+                    kk = tadds[m]
                     sa += p * al[kk]
                     sb += p * be[kk]
                     sbb += p * bb[kk]
@@ -672,7 +673,7 @@ def _br_pass(rb, lb, adds, probs, bust, reset, A0, B0, pol, al, be, bb, vr, vh, 
 
 
 @njit(cache=True)
-def _best_response(rb, adds, probs, bust, reset, tol, max_passes, A0, B0, pol):
+def _best_response(rb, adds, probs, tadds, tprobs, bust, reset, tol, max_passes, A0, B0, pol):
     """Best-response passes until the reset targets settle (two dice) or once (no resets).
     Returns (passes, most rounds of a block, whether the last pass had a stalled block).
 
@@ -708,7 +709,8 @@ def _best_response(rb, adds, probs, bust, reset, tol, max_passes, A0, B0, pol):
     everywhere = np.ones((g, g), dtype=np.bool_)
     while True:
         change, m, stalled = _br_pass(
-            rb, lb, adds, probs, bust, reset, A0, B0, pol, al, be, bb, vr, vh, q, ci, cv
+            rb, lb, adds, probs, tadds, tprobs, bust, reset, A0, B0, pol, al, be, bb, vr, vh,
+            q, ci, cv,
         )
         passes += 1
         if m > most:
@@ -893,8 +895,11 @@ def best_response(b: Any, rules: PigRules | None = None) -> BestResponse:
     B0 = np.zeros((g, g))
     pol = np.zeros((g, g, g), dtype=np.bool_)
     t0 = time.perf_counter()
+    # the outcomes also as tuples: the sweep's sums are then unrolled for their number
+    tadds = tuple(int(d) for d in adds)
+    tprobs = tuple(float(p) for p in probs)
     passes, most, stalled = _best_response(
-        tb, adds, probs, bust, reset, RESET_TOL, MAX_PASSES, A0, B0, pol
+        tb, adds, probs, tadds, tprobs, bust, reset, RESET_TOL, MAX_PASSES, A0, B0, pol
     )
     seconds = time.perf_counter() - t0
     table = pol  # choices at x + k >= goal (no state) are never written: False
