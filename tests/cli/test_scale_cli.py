@@ -137,7 +137,9 @@ def test_simpig_best_response_sharded(address, capsys, tmp_path):
     got = run_json(
         [*base, "--backend", "dask", "--address", address, "--store", str(tmp_path / "br")], capsys
     )
-    assert got["win_probability"] == ref["win_probability"]
+    # in memory, own-score opponents take the factorised pass (same value up to rounding); the
+    # shards run the general pass (bit for bit equal to it: tests/simpig/test_simpig_sharded.py)
+    assert got["win_probability"] == pytest.approx(ref["win_probability"], abs=1e-13)
     assert got["players"] == 4 and got["shards"] >= 1
 
 

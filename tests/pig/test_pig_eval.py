@@ -332,6 +332,21 @@ def test_best_response_matches_value_iteration(variant, goal, spec):
     assert br.result.a_first == pytest.approx(ref, abs=1e-11)
 
 
+@pytest.mark.parametrize(("variant", "goal"), [("standard", 12), ("two-dice", 12)])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_best_response_to_random_tables(variant, goal, seed):
+    """Against odd opponents (random tables, some skipping at 0) the Newton sweeps still give
+    the value-iteration optimum, and the reported evaluation is that of the returned table."""
+    rules = PigRules(goal=goal, variant=variant)
+    tb = _random_table(np.random.default_rng(seed), goal, 0.75)
+    br = best_response(tb, rules)
+    ref = reference_best_response(as_strategy(tb).table(rules), rules)
+    assert br.result.a_first == pytest.approx(ref, abs=1e-11)
+    e = evaluate(br.table, tb, rules)
+    for name in ("a_first", "a_second", "b_first", "stalemate_a_first", "stalemate_b_first"):
+        assert getattr(br.result, name) == pytest.approx(getattr(e, name), abs=1e-13)
+
+
 def test_best_response_beats_every_other_strategy():
     rules = PigRules(goal=30)
     br = best_response("hold:10", rules)

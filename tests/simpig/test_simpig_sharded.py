@@ -1,8 +1,9 @@
-"""The sharded n-player best response (score layers on zarr) equals the in-memory pass bit for bit,
-on any backend, and resumes an interrupted solve."""
+"""The sharded n-player best response (score layers on zarr) equals the in-memory general pass bit
+for bit (and the factorised pass to rounding), on any backend, and resumes an interrupted solve."""
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import logging
@@ -13,6 +14,7 @@ import pytest
 from dicelab.core.errors import DicelabError
 from dicelab.simpig import SimPigRules, best_response, parse_strategy
 from dicelab.simpig import sharded as sh
+from dicelab.simpig import solver as S
 from dicelab.simpig.strategies import SimPigStrategy, strategy_from_json
 
 CASES = [
@@ -30,9 +32,21 @@ def _objects(opponents: list[str], goal: int) -> list[SimPigStrategy]:
     return [parse_strategy(o, SimPigRules(goal=goal, players=len(opponents) + 1)) for o in opponents]
 
 
+def _general(opponents: list[str], goal: int) -> S.BestResponse:
+    """The in-memory general pass (every joint outcome enumerated), the algorithm the shards run;
+    ``best_response`` itself takes the factorised pass for own-score opponents."""
+    hidden = [
+        dataclasses.replace(S.check_goal(s, goal), state_independent=False)
+        for s in _objects(opponents, goal)
+    ]
+    return S._best_response_n(hidden, goal, 1e10, 1e13)
+
+
 @pytest.mark.parametrize(("opponents", "goal"), CASES)
 def test_sharded_equals_in_memory_bit_for_bit(opponents, goal, tmp_path):
-    ref = best_response(opponents, SimPigRules(goal=goal))
+    ref = _general(opponents, goal)
+    fast = best_response(opponents, SimPigRules(goal=goal))
+    np.testing.assert_allclose(fast.value, ref.value, atol=1e-13, rtol=0)
     res = sh.best_response_sharded(
         _objects(opponents, goal), goal=goal, path=tmp_path / "br", workers=1, progress=False
     )
@@ -49,7 +63,7 @@ def test_sharded_on_a_dask_cluster_and_a_process_pool(tmp_path):
     from dask import distributed  # the dask extra: installed by `make install`, no silent skip
 
     opponents, goal = ["hold:3", "hold:4", "hold:5"], 8
-    ref = best_response(opponents, SimPigRules(goal=goal))
+    ref = _general(opponents, goal)
     with distributed.LocalCluster(
         n_workers=2,
         threads_per_worker=1,
@@ -101,7 +115,7 @@ def test_an_interrupted_solve_resumes(tmp_path, monkeypatch):
         _objects(opponents, goal), goal=goal, path=tmp_path / "r", workers=1, progress=False
     )
     assert len(calls) == res.shards - first  # the finished shards were not solved again
-    assert np.array_equal(res.to_dense()[0], best_response(opponents, SimPigRules(goal=goal)).value)
+    assert np.array_equal(res.to_dense()[0], _general(opponents, goal).value)
     with pytest.raises(DicelabError, match="another best response"):
         sh.best_response_sharded(
             _objects(["hold:4", "hold:6"], goal),

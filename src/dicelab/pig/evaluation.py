@@ -257,6 +257,148 @@ def _eval_pass(ra, rb, la, lb, reach, adds, probs, bust, reset, A0, B0, al, be, 
 
 
 @njit(cache=True)
+def _turn_law(t, x, y, K, top, adds, probs, bust, reset, q, ci, cv, n):
+    """The end of one turn from (x, y, 0) under table t: where the turn's probability goes.
+
+    A forward sweep of the reach probabilities q[k] of turn totals 0..top. Appends to ci/cv (from
+    position n) every hold at a turn total j > 0 with its probability; returns (the new n, P(the
+    turn reaches the goal), P(bust), P(reset: double ones), P(holding at k = 0)).
+    """
+    nd = len(adds)  # an array, or a tuple (then the loops below are unrolled)
+    for k in range(top + 1):
+        q[k] = 0.0
+    q[0] = 1.0
+    win = 0.0
+    bm = 0.0
+    rm = 0.0
+    h0 = 0.0
+    for k in range(top + 1):
+        qk = q[k]
+        if qk == 0.0:
+            continue
+        if t[x, y, k]:
+            for m in range(nd):
+                kk = k + adds[m]
+                if kk >= K:
+                    win += probs[m] * qk
+                else:
+                    q[kk] += probs[m] * qk
+            bm += bust * qk
+            rm += reset * qk
+        elif k == 0:
+            h0 = qk
+        else:
+            ci[n] = k
+            cv[n] = qk
+            n += 1
+    return n, win, bm, rm, h0
+
+
+@njit(cache=True)
+def _turn_laws(ra, rb, la, lb, reach, adds, probs, bust, reset):
+    """Every occurring block's two turn laws (:func:`_turn_law`), in pass order (decreasing sums).
+
+    Returns (bx, by, ptr, ci, cv, sc): block b is (bx[b], by[b]); A's holds are
+    ci/cv[ptr[2b]:ptr[2b+1]], B's ci/cv[ptr[2b+1]:ptr[2b+2]]; sc[b] = (A's win mass, A's reset
+    mass read from B0[y, 0], beta, betabar, B's reset mass read from A0[x, 0], delta, deltabar) with
+    the slopes of :func:`_eval_pass`: a block's value is a0 = (alpha + beta gamma) / (betabar +
+    beta deltabar), b0 = gamma + delta a0, alpha and gamma the sums of the holds' values.
+    """
+    g = ra.shape[0]
+    maxd = 0
+    for m in range(adds.shape[0]):
+        maxd = max(maxd, adds[m])
+    nb = 0
+    cap = 0
+    for x in range(g):
+        for y in range(g):
+            if reach[x, y]:
+                nb += 1
+                cap += la[x, y] + lb[y, x] + 2
+    bx = np.empty(nb, dtype=np.int64)
+    by = np.empty(nb, dtype=np.int64)
+    ptr = np.empty(2 * nb + 1, dtype=np.int64)
+    ci = np.empty(cap, dtype=np.int64)
+    cv = np.empty(cap)
+    sc = np.empty((nb, 7))
+    q = np.empty(2 * g + maxd + 2)
+    b = 0
+    n = 0
+    ptr[0] = 0
+    for s in range(2 * g - 2, -1, -1):
+        xlo = max(s - g + 1, 0)
+        xhi = min(s, g - 1)
+        for x in range(xlo, xhi + 1):
+            y = s - x
+            if not reach[x, y]:
+                continue
+            bx[b] = x
+            by[b] = y
+            n0 = n
+            n, win, bm, rm, h0 = _turn_law(ra, x, y, g - x, la[x, y], adds, probs, bust, reset,
+                                           q, ci, cv, n)
+            held = 0.0
+            for i in range(n0, n):
+                held += cv[i]
+            sc[b, 0] = win
+            if x > 0:
+                sc[b, 1] = rm
+                sc[b, 2] = bm + h0
+                sc[b, 3] = win + held + rm
+            else:
+                sc[b, 1] = 0.0
+                sc[b, 2] = bm + rm + h0
+                sc[b, 3] = win + held
+            ptr[2 * b + 1] = n
+            n0 = n
+            n, win, bm, rm, h0 = _turn_law(rb, y, x, g - y, lb[y, x], adds, probs, bust, reset,
+                                           q, ci, cv, n)
+            held = 0.0
+            for i in range(n0, n):
+                held += cv[i]
+            if y > 0:
+                sc[b, 4] = rm
+                sc[b, 5] = bm + h0
+                sc[b, 6] = win + held + rm
+            else:
+                sc[b, 4] = 0.0
+                sc[b, 5] = bm + rm + h0
+                sc[b, 6] = win + held
+            ptr[2 * b + 2] = n
+            b += 1
+    return bx, by, ptr, ci, cv, sc
+
+
+@njit(cache=True)
+def _law_pass(bx, by, ptr, ci, cv, sc, A0, B0):
+    """One pass of :func:`_eval_pass` from the turn laws (:func:`_turn_laws`): per block, a sum
+    over the turn's holds instead of a sweep over its turn totals. Returns whether a block
+    stalled."""
+    stalled = False
+    for b in range(bx.shape[0]):
+        x = bx[b]
+        y = by[b]
+        alpha = sc[b, 0] + sc[b, 1] * B0[y, 0]
+        for i in range(ptr[2 * b], ptr[2 * b + 1]):
+            alpha += cv[i] * B0[y, x + ci[i]]
+        gamma = sc[b, 4] * A0[x, 0]
+        for i in range(ptr[2 * b + 1], ptr[2 * b + 2]):
+            gamma += cv[i] * A0[x, y + ci[i]]
+        beta = sc[b, 2]
+        den = sc[b, 3] + beta * sc[b, 6]
+        if den <= 0.0:
+            a0 = 0.0
+            b0 = 0.0
+            stalled = True
+        else:
+            a0 = (alpha + beta * gamma) / den
+            b0 = gamma + sc[b, 5] * a0
+        A0[x, y] = a0
+        B0[y, x] = b0
+    return stalled
+
+
+@njit(cache=True)
 def _eval_win(ra, rb, la, lb, reach, adds, probs, bust, reset, tol, max_passes, A0, B0, warm):
     """P(A wins) at the k = 0 states, to convergence of the reset targets. Returns (passes, stalled).
 
@@ -265,6 +407,8 @@ def _eval_win(ra, rb, la, lb, reach, adds, probs, bust, reset, tol, max_passes, 
     value), and the fixed point R = F(R) is found by Anderson acceleration (memory 6) on top of
     the plain iteration; it stops once a pass changes no target by more than ``tol``, so the
     tables left in A0/B0 are those of a pass whose input is within ``tol`` of its output.
+    With resets every pass is made from the turn laws (:func:`_turn_laws`, found once): a pass
+    then costs a sum over each turn's holds, not a sweep over its turn totals.
     """
     g = ra.shape[0]
     n = g + 64
@@ -283,12 +427,14 @@ def _eval_win(ra, rb, la, lb, reach, adds, probs, bust, reset, tol, max_passes, 
     else:
         A0[:, :] = 0.0
         B0[:, :] = 0.0
-    change, stalled = _eval_pass(
-        ra, rb, la, lb, reach, adds, probs, bust, reset, A0, B0, al, be, bb
-    )
     passes = 1
     if reset == 0.0:
+        _, stalled = _eval_pass(
+            ra, rb, la, lb, reach, adds, probs, bust, reset, A0, B0, al, be, bb
+        )
         return passes, stalled
+    bx, by, ptr, ci, cv, sc = _turn_laws(ra, rb, la, lb, reach, adds, probs, bust, reset)
+    stalled = _law_pass(bx, by, ptr, ci, cv, sc, A0, B0)
     f = np.empty(nr)
     xp = np.zeros(nr)
     fp = np.zeros(nr)
@@ -325,9 +471,7 @@ def _eval_win(ra, rb, la, lb, reach, adds, probs, bust, reset, tol, max_passes, 
         for q in range(g):
             A0[q, 0] = x[q]
             B0[q, 0] = x[g + q]
-        change, stalled = _eval_pass(
-            ra, rb, la, lb, reach, adds, probs, bust, reset, A0, B0, al, be, bb
-        )
+        stalled = _law_pass(bx, by, ptr, ci, cv, sc, A0, B0)
         passes += 1
     return passes, stalled
 
@@ -387,11 +531,13 @@ def _eval_many(tables, limits, ia, ib, adds, probs, bust, reset, tol, max_passes
 
 
 @njit(cache=True)
-def _br_pass(rb, lb, adds, probs, bust, reset, A0, B0, pol, al, be, bb, vr, vh):
+def _br_pass(rb, lb, adds, probs, tadds, tprobs, bust, reset, A0, B0, pol, al, be, bb, vr, vh,
+             q, ci, cv):
     """One pass of the best response of A against B's table rb (policy iteration per block).
 
     Writes A's choices into pol[x, y, k] and P(A wins) into A0/B0. Returns the largest change of
-    a reset target and the most policy-iteration rounds any block needed.
+    a reset target, the most policy-iteration rounds any block needed and whether a block stalled
+    (both players pass at turn total 0).
     """
     g = rb.shape[0]
     nd = adds.shape[0]
@@ -401,6 +547,7 @@ def _br_pass(rb, lb, adds, probs, bust, reset, A0, B0, pol, al, be, bb, vr, vh):
             maxd = adds[m]
     change = 0.0
     most = 0
+    stalled = False
     for s in range(2 * g - 2, -1, -1):
         xlo = s - g + 1
         if xlo < 0:
@@ -408,120 +555,107 @@ def _br_pass(rb, lb, adds, probs, bust, reset, A0, B0, pol, al, be, bb, vr, vh):
         xhi = s if s < g - 1 else g - 1
         for x in range(xlo, xhi + 1):
             y = s - x
-            # ---- B's fixed turn: b0 = gamma + delta * a0
-            top = lb[y, x]  # B's turn never goes past its reach limit
-            for t in range(top + 1, top + maxd + 1):
-                al[t] = 0.0
+            # ---- B's fixed turn: b0 = gamma + delta * a0, from the turn's law
+            n, win, bm, rm, h0 = _turn_law(rb, y, x, g - y, lb[y, x], tadds, tprobs, bust, reset,
+                                           q, ci, cv, 0)
+            gamma = 0.0
+            held = 0.0
+            for i in range(n):
+                gamma += cv[i] * A0[x, y + ci[i]]
+                held += cv[i]
+            if y > 0:
+                gamma += rm * A0[x, 0]
+                delta = bm + h0
+                deltabar = win + held + rm
+            else:
+                delta = bm + rm + h0
+                deltabar = win + held
+            # ---- A's turn: Newton (policy iteration) on the block's a0. One sweep at a guess of
+            # b0 chooses greedily (the best stopping rule for that b0) and carries the chosen
+            # values as al + be * b0 (bb = 1 - be, summed apart for precision), which gives the
+            # exact a0 of those choices; a cheap check then re-decides every k with the roll
+            # sums of that sweep at the new b0. If no choice changes, the choices are greedy for
+            # their own values (optimal); else the sweep runs again at the new b0.
+            K = g - x
+            rt = B0[y, 0]
+            # guess a0 by extrapolating the blocks above (solved): one round in 99 % of blocks
+            if x + 1 < g and y + 1 < g:
+                ag = A0[x, y + 1] + A0[x + 1, y] - A0[x + 1, y + 1]
+                ag = min(max(ag, 0.0), 1.0)
+            elif y + 1 < g:
+                ag = A0[x, y + 1]
+            elif x + 1 < g:
+                ag = A0[x + 1, y]
+            else:
+                ag = 0.5
+            b0 = gamma + delta * ag
+            rounds = 0
+            a0 = 0.0
+            for t in range(K, K + maxd + 1):
+                al[t] = 1.0
                 be[t] = 0.0
                 bb[t] = 1.0
-            rt = A0[x, 0]
-            for k in range(top, -1, -1):
-                if rb[y, x, k]:
-                    sa = 0.0
-                    sb = 0.0
-                    sbb = 0.0
-                    for m in range(nd):
-                        p = probs[m]
-                        kk = k + adds[m]
+            # the roll's constant terms: bust (and at x = 0 the reset) go to B's turn (slope),
+            # a reset at x > 0 to B's turn at (y, 0) (a number this pass)
+            cb = bust + reset if x == 0 else bust
+            ca = 0.0 if x == 0 else reset * rt
+            cbb = 0.0 if x == 0 else reset
+            while True:
+                rounds += 1
+                hrow = B0[y, x:]  # hold values: hrow[k] = B0[y, x + k]
+                prow = pol[x, y]
+                for k in range(K - 1, 0, -1):
+                    sa = ca
+                    sb = cb
+                    sbb = cbb
+                    for m in range(len(tadds)):
+                        p = tprobs[m]
+                        kk = k + tadds[m]
                         sa += p * al[kk]
                         sb += p * be[kk]
                         sbb += p * bb[kk]
-                    if y == 0:
-                        sb += bust + reset
-                    else:
-                        sb += bust
-                        sa += reset * rt
-                        sbb += reset
-                    al[k] = sa
-                    be[k] = sb
-                    bb[k] = sbb
-                elif k == 0:
-                    al[0] = 0.0
-                    be[0] = 1.0
-                    bb[0] = 0.0
-                else:
-                    al[k] = A0[x, y + k]
-                    be[k] = 0.0
-                    bb[k] = 1.0
-            gamma = al[0]
-            delta = be[0]
-            deltabar = bb[0]
-            # ---- A's turn: policy iteration on the block
-            K = g - x
-            rt = B0[y, 0]
-            # start from the policy of the previous pass (rolling at k = 0 never stalls)
-            b0 = gamma + delta * 0.5
-            rounds = 0
-            a0 = 0.0
-            while True:
-                rounds += 1
-                # greedy choices given b0, values vr
-                for t in range(K, K + maxd + 1):
-                    vr[t] = 1.0
-                changed = False
-                for k in range(K - 1, -1, -1):
-                    r = 0.0
-                    for m in range(nd):
-                        r += probs[m] * vr[k + adds[m]]
-                    r += bust * b0
-                    if x == 0:
-                        r += reset * b0
-                    else:
-                        r += reset * rt
-                    h = b0 if k == 0 else B0[y, x + k]
-                    if r > h + TIE:
-                        choose = True
-                    elif r < h - TIE:
-                        choose = False
-                    else:  # a tie up to rounding: roll at k = 0 (never stall), else hold
-                        choose = k == 0
-                    vr[k] = r if choose else h
-                    if choose != pol[x, y, k]:
-                        changed = True
-                        pol[x, y, k] = choose
-                if not changed and rounds > 1:
-                    break
-                # exact evaluation of these choices: a(x,y,k) = al + be * b0
-                for t in range(K, K + maxd + 1):
-                    al[t] = 1.0
-                    be[t] = 0.0
-                    bb[t] = 1.0
-                for k in range(K - 1, -1, -1):
-                    if pol[x, y, k]:
-                        sa = 0.0
-                        sb = 0.0
-                        sbb = 0.0
-                        for m in range(nd):
-                            p = probs[m]
-                            kk = k + adds[m]
-                            sa += p * al[kk]
-                            sb += p * be[kk]
-                            sbb += p * bb[kk]
-                        if x == 0:
-                            sb += bust + reset
-                        else:
-                            sb += bust
-                            sa += reset * rt
-                            sbb += reset
-                        al[k] = sa
-                        be[k] = sb
-                        bb[k] = sbb
-                    elif k == 0:
-                        al[0] = 0.0
-                        be[0] = 1.0
-                        bb[0] = 0.0
-                    else:
-                        al[k] = B0[y, x + k]
-                        be[k] = 0.0
-                        bb[k] = 1.0
+                    vr[k] = sa
+                    vh[k] = sb
+                    h = hrow[k]
+                    # a tie up to rounding holds (rolling must be better by more than TIE)
+                    choose = sa + sb * b0 > h + TIE
+                    prow[k] = choose
+                    al[k] = sa if choose else h
+                    be[k] = sb if choose else 0.0
+                    bb[k] = sbb if choose else 1.0
+                sa = ca
+                sb = cb
+                sbb = cbb
+                for m in range(len(tadds)):
+                    p = tprobs[m]
+                    kk = tadds[m]
+                    sa += p * al[kk]
+                    sb += p * be[kk]
+                    sbb += p * bb[kk]
+                vr[0] = sa
+                vh[0] = sb
+                # at k = 0 a tie rolls (never stall); holding passes the turn
+                choose = not sa + sb * b0 < b0 - TIE
+                prow[0] = choose
+                al[0] = sa if choose else 0.0
+                be[0] = sb if choose else 1.0
+                bb[0] = sbb if choose else 0.0
                 den = bb[0] + be[0] * deltabar
                 if den <= 0.0:
                     a0 = 0.0
                     b0 = 0.0
+                    stalled = True
                 else:
                     a0 = (al[0] + be[0] * gamma) / den
                     b0 = gamma + delta * a0
                 if rounds >= 200:
+                    break
+                stable = (not vr[0] + vh[0] * b0 < b0 - TIE) == prow[0]
+                for k in range(1, K):
+                    if (vr[k] + vh[k] * b0 > hrow[k] + TIE) != prow[k]:
+                        stable = False
+                        break
+                if stable:
                     break
             if rounds > most:
                 most = rounds
@@ -535,12 +669,13 @@ def _br_pass(rb, lb, adds, probs, bust, reset, A0, B0, pol, al, be, bb, vr, vh):
                     change = c
             A0[x, y] = a0
             B0[y, x] = b0
-    return change, most
+    return change, most, stalled
 
 
 @njit(cache=True)
-def _best_response(rb, adds, probs, bust, reset, tol, max_passes, A0, B0, pol):
+def _best_response(rb, adds, probs, tadds, tprobs, bust, reset, tol, max_passes, A0, B0, pol):
     """Best-response passes until the reset targets settle (two dice) or once (no resets).
+    Returns (passes, most rounds of a block, whether the last pass had a stalled block).
 
     With resets: policy iteration over the whole table. After each best-response pass the values
     of A's current choices are found exactly by the accelerated evaluation (:func:`_eval_win`,
@@ -556,16 +691,27 @@ def _best_response(rb, adds, probs, bust, reset, tol, max_passes, A0, B0, pol):
     bb = np.empty(n)
     vr = np.empty(n)
     vh = np.empty(n)
+    q = np.empty(n)
+    ci = np.empty(n, dtype=np.int64)
+    cv = np.empty(n)
     A0[:, :] = 0.0
     B0[:, :] = 0.0
     passes = 0
     most = 0
     la = np.zeros((g, g), dtype=np.int64)
     lb = np.zeros((g, g), dtype=np.int64)
-    _reach_limit(rb, adds, lb)
+    if reset > 0.0:
+        _reach_limit(rb, adds, lb)  # the evaluation passes below skip what B never reaches
+    else:  # one pass: B's turn laws (:func:`_turn_law`) skip what B never reaches themselves
+        for y in range(g):
+            for x in range(g):
+                lb[y, x] = g - 1 - y
     everywhere = np.ones((g, g), dtype=np.bool_)
     while True:
-        change, m = _br_pass(rb, lb, adds, probs, bust, reset, A0, B0, pol, al, be, bb, vr, vh)
+        change, m, stalled = _br_pass(
+            rb, lb, adds, probs, tadds, tprobs, bust, reset, A0, B0, pol, al, be, bb, vr, vh,
+            q, ci, cv,
+        )
         passes += 1
         if m > most:
             most = m
@@ -578,7 +724,7 @@ def _best_response(rb, adds, probs, bust, reset, tol, max_passes, A0, B0, pol):
             pol, rb, la, lb, everywhere, adds, probs, bust, reset, tol, max_passes, A0, B0, True
         )
         passes += p2
-    return passes, most
+    return passes, most, stalled
 
 
 # ---------------------------------------------------------------------------------------------
@@ -749,11 +895,27 @@ def best_response(b: Any, rules: PigRules | None = None) -> BestResponse:
     B0 = np.zeros((g, g))
     pol = np.zeros((g, g, g), dtype=np.bool_)
     t0 = time.perf_counter()
-    passes, most = _best_response(tb, adds, probs, bust, reset, RESET_TOL, MAX_PASSES, A0, B0, pol)
+    # the outcomes also as tuples: the sweep's sums are then unrolled for their number
+    tadds = tuple(int(d) for d in adds)
+    tprobs = tuple(float(p) for p in probs)
+    passes, most, stalled = _best_response(
+        tb, adds, probs, tadds, tprobs, bust, reset, RESET_TOL, MAX_PASSES, A0, B0, pol
+    )
     seconds = time.perf_counter() - t0
-    table = pol & (np.arange(g)[:, None, None] + np.arange(g)[None, None, :] < g)
+    table = pol  # choices at x + k >= goal (no state) are never written: False
     strategy = TableStrategy(f"best-response:{sb.name}", roll_table=table)
-    ev = evaluate(strategy, sb, rules)
+    if reset == 0.0 and not stalled:
+        # one pass is exact without resets, and without a stalled block the game always ends:
+        # the values of the pass are the evaluation (A0: A moves first, B0: B moves first)
+        a_first = min(max(float(A0[0, 0]), 0.0), 1.0)
+        a_second = min(max(float(B0[0, 0]), 0.0), 1.0)
+        ev = Evaluation(
+            a=strategy.name, b=sb.name, a_first=a_first, a_second=a_second,
+            b_first=1.0 - a_second, stalemate_a_first=0.0, stalemate_b_first=0.0, passes=1,
+            seconds=seconds,
+        )
+    else:
+        ev = evaluate(strategy, sb, rules)
     return BestResponse(against=sb.name, strategy=strategy, result=ev, table=table, passes=int(passes),
                         max_rounds=int(most), seconds=seconds)
 

@@ -1,8 +1,10 @@
 """Exact best responses, self-play, SVIMA and many-player win probabilities for simultaneous Pig.
 
 One backward pass in decreasing score order solves a best response to independent opponents
-exactly (the all-bust self-loop has a closed form); self-play and SVIMA reuse that order. The
-derivation and the figures checked against seed 000 are in ``docs/methods/simpig.md``.
+exactly (the all-bust self-loop has a closed form); self-play and SVIMA reuse that order. With
+three or more players and opponents that look at their own scores only, the average over the
+opponents' joint outcomes factorises into one contraction per opponent (:func:`_pass_factored`).
+The derivation and the figures checked against seed 000 are in ``docs/methods/simpig.md``.
 """
 
 from __future__ import annotations
@@ -317,6 +319,163 @@ def _pass_n(n, g, p0, pk, ok, ow, best, symmetric, a_k, v, pol):
             k = a_k[idx]
             v[idx] = _rest_value(g, p0, pk, u, i, k) / (1.0 - p0[k] * q0all)
             pol[idx] = k
+
+
+@njit(cache=True)
+def _terminal_fill(n, g, v):
+    """v over the flattened ``(g+1)^n`` grid: A's share of the win where someone has reached the
+    goal (1 / the number at the goal if A is among them, else 0), 0 elsewhere."""
+    b = g + 1
+    c = np.zeros(n, np.int64)
+    for f in range(v.shape[0]):
+        at = 0
+        for d in range(n):
+            if c[d] == g:
+                at += 1
+        v[f] = 1.0 / at if c[0] == g else 0.0
+        d = n - 1
+        while d >= 0:
+            c[d] += 1
+            if c[d] < b:
+                break
+            c[d] = 0
+            d -= 1
+
+
+@njit(cache=True)
+def _axis_apply(m, b, M, o, pn_j, pn_p, pn_c, q0, x, y):
+    """y = (B_o + N_o) x over the opponents' grid (M = b^m states, opponent o's axis): each state's
+    value averaged over opponent o's outcomes (bust: stays; else its new score pn_j)."""
+    so = 1
+    for _ in range(m - 1 - o):
+        so *= b
+    for hi in range(0, M, so * b):
+        for jo in range(b):
+            row = hi + jo * so
+            q = q0[o, jo]
+            for f in range(row, row + so):
+                y[f] = q * x[f]
+            for t in range(pn_c[o, jo]):
+                p = pn_p[o, jo, t]
+                src = hi + pn_j[o, jo, t] * so
+                for f in range(so):
+                    y[row + f] += p * x[src + f]
+
+
+@njit(cache=True)
+def _pass_factored(m, g, p0, pk, pn_j, pn_p, pn_c, q0, symmetric, v, pol, U, Z):
+    """The n-player best-response pass against opponents whose targets depend on their own
+    scores only (n = m + 1; issue 15): the expectation over the opponents' joint outcomes
+    factorises into one contraction per opponent.
+
+    A's own score ``i`` is the outer loop (decreasing). ``U[f, ii]``: the opponents-averaged value
+    of A at own score ``ii > i`` and opponents' state ``f`` (flattened, first opponent most
+    significant), made once per finished slice ``ii`` by m axis contractions. Inside slice ``i``
+    (A busts, the opponents move on) the average without the all-bust self-loop is
+    ``prod_o (B_o + N_o) - prod_o B_o = sum_o [prod_{p<o} (B_p + N_p)] N_o [prod_{p>o} B_p]``
+    (B: an opponent busts, N: it moves strictly up), built state by state in decreasing order
+    from the partial products ``Z`` kept for the states already solved. ``symmetric`` (equal
+    opponents): only states whose opponents' scores do not increase are solved; the others copy
+    their sorted twin, solved before them. ``v`` (b * M) holds the terminal values on entry.
+    """
+    b = g + 1
+    M = v.shape[0] // b
+    strides = np.empty(m, np.int64)
+    st = 1
+    for o in range(m - 1, -1, -1):
+        strides[o] = st
+        st *= b
+    zi = np.full((m, m), -1, np.int64)
+    cnt = 0
+    for o in range(1, m):
+        for p in range(1, o + 1):
+            zi[o, p] = cnt
+            cnt += 1
+    j = np.empty(m, np.int64)
+    srt = np.empty(m, np.int64)
+    u = np.empty(b)
+    xa = np.empty(M)
+    xb = np.empty(M)
+    for i in range(g, -1, -1):
+        base = i * M
+        if i < g:
+            for o in range(m):
+                j[o] = g
+            j[m - 1] = g + 1  # the odometer below steps it to (g, ..., g), the last state
+            for f in range(M - 1, -1, -1):
+                o = m - 1
+                while j[o] == 0:
+                    j[o] = g
+                    o -= 1
+                j[o] -= 1
+                terminal = False
+                for o in range(m):
+                    if j[o] == g:
+                        terminal = True
+                # the partial products at f (they read only states above f)
+                part = 0.0
+                for o in range(m):
+                    d = 1.0
+                    for p in range(o + 1, m):
+                        d *= q0[p, j[p]]
+                    jo = j[o]
+                    so = strides[o]
+                    z = 0.0
+                    for t in range(pn_c[o, jo]):
+                        z += pn_p[o, jo, t] * v[base + f + (pn_j[o, jo, t] - jo) * so]
+                    z *= d
+                    if o > 0:
+                        Z[zi[o, o], f] = z
+                    for p in range(o - 1, -1, -1):
+                        jp = j[p]
+                        sp = strides[p]
+                        src = Z[zi[o, p + 1]]
+                        z = q0[p, jp] * z
+                        for t in range(pn_c[p, jp]):
+                            z += pn_p[p, jp, t] * src[f + (pn_j[p, jp, t] - jp) * sp]
+                        if p > 0:
+                            Z[zi[o, p], f] = z
+                    part += z
+                if terminal:
+                    continue
+                if symmetric:
+                    canonical = True
+                    for o in range(1, m):
+                        if j[o] > j[o - 1]:
+                            canonical = False
+                    if not canonical:
+                        for o in range(m):
+                            srt[o] = j[o]
+                        for o in range(1, m):  # insertion sort, decreasing
+                            y = srt[o]
+                            z2 = o - 1
+                            while z2 >= 0 and srt[z2] < y:
+                                srt[z2 + 1] = srt[z2]
+                                z2 -= 1
+                            srt[z2 + 1] = y
+                        tw = 0
+                        for o in range(m):
+                            tw = tw * b + srt[o]
+                        v[base + f] = v[base + tw]
+                        pol[base + f] = pol[base + tw]
+                        continue
+                q0all = 1.0
+                for o in range(m):
+                    q0all *= q0[o, j[o]]
+                u[i] = part
+                for ii in range(i + 1, b):
+                    u[ii] = U[f, ii]
+                v[base + f], pol[base + f] = _best_target(g, p0, pk, u, i, q0all)
+        # this slice, averaged over all the opponents' outcomes, for the slices below
+        if i > 0:
+            for f in range(M):
+                xa[f] = v[base + f]
+            for o in range(m):
+                _axis_apply(m, b, M, o, pn_j, pn_p, pn_c, q0, xa, xb)
+                for f in range(M):
+                    xa[f] = xb[f]
+            for f in range(M):
+                U[f, i] = xa[f]
 
 
 # --------------------------------------------------------------------------------------------
@@ -660,8 +819,9 @@ def check_size(
 ) -> None:
     """Refuse, with a one-line error naming the memory (or work) needed, an n-player best
     response that would not fit in ``max_memory`` bytes or need more than ``max_work``
-    operations."""
-    need = memory_needed(players, goal, components)
+    operations by either pass (the general one, or the factorised one for opponents whose
+    targets depend on their own scores only); the solver checks the pass it runs again."""
+    need = min(memory_needed(players, goal, components), factored_memory(players, goal))
     if need > max_memory:
         raise DicelabError(
             f"{players} players at goal {goal} need about {need / 2**30:.1f} GiB of memory "
@@ -669,12 +829,36 @@ def check_size(
             f"the many-player method for state-independent strategies, or --backend to shard "
             f"the table on disk"
         )
-    work = _work_needed(players, goal, components, symmetric)
+    work = min(
+        _work_needed(players, goal, components, symmetric),
+        factored_work(players, goal, symmetric),
+    )
     if work > max_work:
         raise DicelabError(
             f"{players} players at goal {goal} need about {work:.1e} multiply-adds "
             f"(limit {max_work:.0e}, about {work / 5e8 / 3600:.1f} hours on one core); "
             f"lower the goal or the number of players, or spread it over workers with --backend"
+        )
+
+
+def _check_general(
+    players: int, goal: int, components: int, symmetric: bool, max_memory: float, max_work: float
+) -> None:
+    """:func:`check_size` for the general pass alone (state-dependent opponents)."""
+    need = memory_needed(players, goal, components)
+    if need > max_memory:
+        raise DicelabError(
+            f"{players} players at goal {goal} need about {need / 2**30:.1f} GiB of memory "
+            f"(limit {max_memory / 2**30:.1f} GiB) with opponents that look at the other scores; "
+            f"use fewer players, a lower goal, or --backend to shard the table on disk"
+        )
+    work = _work_needed(players, goal, components, symmetric)
+    if work > max_work:
+        raise DicelabError(
+            f"{players} players at goal {goal} need about {work:.1e} multiply-adds "
+            f"(limit {max_work:.0e}, about {work / 5e8 / 3600:.1f} hours on one core) with "
+            f"opponents that look at the other scores; lower the goal or the number of players, "
+            f"or spread it over workers with --backend"
         )
 
 
@@ -703,10 +887,12 @@ def _best_response_n(
     n = len(strats) + 1
     coords = _grid_coords(n, g)
     symmetric = symmetric_opponents(strats)
+    if all(s.state_independent for s in strats):
+        return _best_response_factored(strats, g, symmetric, max_memory, max_work)
     ncomp = 1
     for s in strats:
         ncomp = max(ncomp, len(s.mixture(np.zeros(1, np.int64), [np.zeros(1, np.int64)] * (n - 1))))
-    check_size(n, g, ncomp, symmetric, max_memory, max_work)
+    _check_general(n, g, ncomp, symmetric, max_memory, max_work)
     total = (g + 1) ** n
     ok = np.ones((n - 1, ncomp, total), np.int16)
     state_dep_w = False
@@ -744,6 +930,87 @@ def _best_response_n(
     if symmetric:
         v, pol = _symmetrize(v, pol, n)
     return BestResponse(g, n, [s.spec for s in strats], v, pol, sec, symmetric)
+
+
+def _own_score_laws(
+    strats: list[SimPigStrategy], g: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Each opponent's move from each own score (for strategies that depend on it only):
+    ``pn_j[o, j, t]``/``pn_p[o, j, t]`` (t < ``pn_c[o, j]``) its new score and probability when
+    it banks, ``q0[o, j]`` its bust probability; score ``goal`` stays put."""
+    m = len(strats)
+    p0, pk = turn_total_table(g)
+    own = np.arange(g)
+    zero = np.zeros(g, np.int64)
+    comps = [s.mixture(own, [zero] * m) for s in strats]
+    width = 6 * max(len(c) for c in comps)
+    pn_j = np.zeros((m, g + 1, width), np.int64)
+    pn_p = np.zeros((m, g + 1, width))
+    pn_c = np.zeros((m, g + 1), np.int64)
+    q0 = np.ones((m, g + 1))
+    for o, cs in enumerate(comps):
+        ks = np.stack([np.broadcast_to(np.minimum(np.maximum(k, 1), g), (g,)) for _, k in cs])
+        ws = np.stack([np.broadcast_to(np.asarray(w, np.float64), (g,)) for w, _ in cs])
+        for j in range(g):
+            c, q = _outcome_list(g, p0, pk, np.ascontiguousarray(ks[:, j]).astype(np.int64),
+                                 np.ascontiguousarray(ws[:, j]), j, pn_j[o, j], pn_p[o, j])
+            pn_c[o, j] = c
+            q0[o, j] = q
+    return pn_j, pn_p, pn_c, q0
+
+
+def factored_memory(players: int, goal: int) -> float:
+    """Bytes of the factorised n-player pass: values, the averaged values ``U`` and the policy
+    (8 + 8 + 2 per state), and the partial products of one slice."""
+    states = float(goal + 1) ** players
+    m = players - 1
+    return states * 18 + float(goal + 1) ** m * 8 * (m * (m - 1) // 2 + 2)
+
+
+def factored_work(players: int, goal: int, symmetric: bool) -> float:
+    """Multiply-adds of the factorised pass: per state, ``m (m + 1) / 2`` partial products and
+    ``m`` axis contractions of about 7 terms each, and (at solved states: 1 / (m)! of them with
+    equal opponents) the target search, about 7 (goal - i) terms."""
+    m = players - 1
+    states = float(goal + 1) ** players
+    solved = states / math.factorial(m) if symmetric else states
+    return states * 7 * (m * (m + 1) / 2 + m) + solved * 7 * (goal / 2 + 1)
+
+
+def _best_response_factored(
+    strats: list[SimPigStrategy], g: int, symmetric: bool, max_memory: float, max_work: float
+) -> BestResponse:
+    n = len(strats) + 1
+    m = n - 1
+    need = factored_memory(n, g)
+    if need > max_memory:
+        raise DicelabError(
+            f"{n} players at goal {g} need about {need / 2**30:.1f} GiB of memory "
+            f"(limit {max_memory / 2**30:.1f} GiB); use fewer players, a lower goal, "
+            f"the many-player method for state-independent strategies, or --backend to shard "
+            f"the table on disk"
+        )
+    work = factored_work(n, g, symmetric)
+    if work > max_work:
+        raise DicelabError(
+            f"{n} players at goal {g} need about {work:.1e} multiply-adds "
+            f"(limit {max_work:.0e}, about {work / 5e8 / 3600:.1f} hours on one core); "
+            f"lower the goal or the number of players, or spread it over workers with --backend"
+        )
+    pn_j, pn_p, pn_c, q0 = _own_score_laws(strats, g)
+    p0, pk = turn_total_table(g)
+    b = g + 1
+    M = b**m
+    v = np.empty(b * M)
+    _terminal_fill(n, g, v)
+    pol = np.zeros(b * M, np.int16)
+    U = np.empty((M, b))
+    Z = np.empty((max(m * (m - 1) // 2, 1), M))
+    t0 = time.perf_counter()
+    _pass_factored(m, g, p0, pk, pn_j, pn_p, pn_c, q0, symmetric, v, pol, U, Z)
+    sec = time.perf_counter() - t0
+    return BestResponse(g, n, [s.spec for s in strats], v.reshape((b,) * n),
+                        pol.reshape((b,) * n), sec, symmetric)
 
 
 def _terminal_n(n: int, g: int, coords: list[np.ndarray]) -> np.ndarray:
