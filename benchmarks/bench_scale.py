@@ -148,10 +148,12 @@ def main() -> None:
     for name in rows:
         if name.endswith("sharded-local2"):
             mem = name.replace("sharded-local2", "in-memory")
-            same = rows[name]["win"] == rows[mem]["win"]
+            # the sharded solver runs the general pass; in memory, opponents whose targets follow
+            # their own score take the factorised pass, which sums in another order (about 5e-15)
+            diff = abs(rows[name]["win"] - rows[mem]["win"])
             print(
                 f"{name:40s} {rows[name]['seconds'] / rows[mem]['seconds']:6.2f} x in-memory time, "
-                f"same value bit for bit: {same}"
+                f"same value to {diff:.1e}"
             )
 
 

@@ -130,7 +130,7 @@ def best_response_cmd(
             rules.players, goal, symmetric=True
         )  # the lenient bound; the solver checks again
     t0 = time.perf_counter()
-    with progress_bar("best response", total=1, enabled=rules.players == 3 and goal >= 40) as bar:
+    with progress_bar("best response", total=1, enabled=rules.players >= 3 and goal >= 40) as bar:
         res = best_response(list(opponents), rules)
         bar.advance()
     data = {
