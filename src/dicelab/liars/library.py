@@ -46,9 +46,10 @@ log = logging.getLogger("dicelab.liars.library")
 RECIPE_VERSION = 2
 ITERATIONS = 300
 MAX_WINDOW = 4  # beyond quick work (1 v 2 at 6 faces: window 4 reaches exploitability 2e-4 in 2 s, window 7 25x that)
-# ... but 5 for the abstract method up to 24 bids: 2 v 2 with 6 faces stops at exploitability 0.0115
-# after 300 iterations with 4 bids, and reaches 0.0067 (ones) / 0.0075 (highest) in 150-250 with 5
-WIDE_WINDOW, WIDE_BIDS = 5, 24
+# ... but 5 for the abstract method from 21 to 24 bids: 2 v 2 with 6 faces (24 bids) stops at
+# exploitability 0.0115 after 300 iterations with 4 bids, and reaches 0.0067 (ones) / 0.0075
+# (highest) in 150-250 with 5; up to 20 bids 4 suffice (1 v 2 with 6 faces, 18 bids: 2e-4)
+WIDE_WINDOW, WIDE_BIDS, WIDE_CELLS = 5, (21, 24), 8_500_000  # 2 v 2, 6 faces, window 5: 8.0 M rows x hands
 NS_PER_UNIT = 2.5  # measured: about 2.5 ns per (row x own hand x opponent hand) per iteration
 QUICK_WORK = 2e9  # about 5 s: below it a size is trained on demand
 CACHE_MIB = 200
@@ -63,12 +64,15 @@ def recipe(duel: Duel) -> dict[str, Any]:
 def _recipe(duel: Duel) -> tuple[tuple[str, Any], ...]:
     """The one training recipe of ``duel`` (what the cache entry is keyed by): the solver's default
     method, its default window when that is quick work, else at most :data:`MAX_WINDOW` bids
-    (:data:`WIDE_WINDOW` for the abstract method up to :data:`WIDE_BIDS` bids)."""
+    (:data:`WIDE_WINDOW` for the abstract method with :data:`WIDE_BIDS` bids)."""
     method = default_method(duel)
     samples = default_samples(duel) if method != "abstract" else 0
     window = default_window(duel)
     if _work(duel, window, samples) > QUICK_WORK:
-        window = min(window, WIDE_WINDOW if method == "abstract" and duel.n_bids <= WIDE_BIDS else MAX_WINDOW)
+        if method == "abstract" and WIDE_BIDS[0] <= duel.n_bids <= WIDE_BIDS[1]:
+            window = min(default_window(duel, WIDE_CELLS), WIDE_WINDOW)
+        else:
+            window = min(window, MAX_WINDOW)
     return tuple({"dice": list(duel.dice), "faces": duel.faces, "wild": duel.wild, "method": method,
                   "window": window, "iterations": ITERATIONS, "seed": 0, "samples": samples,
                   "recipe": RECIPE_VERSION}.items())
