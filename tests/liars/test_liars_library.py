@@ -243,3 +243,13 @@ def test_train_all_on_a_backend_fills_the_same_cache(cache_dir):
     assert library.on_disk(d)
     here = library._train(d)  # the same recipe and seed in this process: the same policy
     assert np.allclose(library.policy(d, train=False).strategy[0], here.strategy[0], atol=1e-3)
+
+
+def test_the_duel_coach_names_what_it_values():
+    # the round decides the game only with one die a seat: before that the coach values the round
+    for dice, kind in ((2, "chance to win the round"), (1, "win probability")):
+        rules = LiarsRules(players=2, dice=dice, faces=3, wild="none")
+        s = play_to(rules, 0, [])
+        c = PLAY.coach(s, s.to_move()[0])
+        assert c is not None and c["kind"] == kind
+        assert all(0.0 <= v["value"] <= 1.0 for v in c["values"])

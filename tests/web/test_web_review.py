@@ -18,12 +18,15 @@ from dicelab.core import registry
 
 THRESHOLDS = (("blunder", 0.08), ("mistake", 0.03), ("inaccuracy", 0.01))  # the numbers
 WIN = "win probability"
+ROUND = "chance to win the round"  # Liar's Dice duels: the coach values the round
 
 GAMES = {  # small games that stay quick; bots that build nothing heavy
     "pig": {"goal": 25, "opponent": "hold:10"},
     "hog": {"goal": 30},
     "supersix": {"sticks": 3},
     "simpig": {"goal": 20, "opponent": "hold:12"},
+    # 2 v 2 dice with 3 faces: every duel size it meets trains on demand; rounds valued on their own
+    "liars": {"players": 2, "dice": 2, "faces": 3},
 }
 
 
@@ -67,12 +70,12 @@ def expected(st: dict[str, Any]) -> list[dict[str, Any]]:
         for m in group:
             if m["actor"] == "human":
                 c = coach(play, state, human, st["opponents"][0])
-                if c and c["kind"] == WIN:
+                if c and c["kind"] in (WIN, ROUND):
                     vals = {str(v["action"]): v["value"] for v in c["values"]}
                     row.update(win=max(vals.values()), chosen=vals[str(m["action"])], best=max(vals.values()))
             elif len(seats) == 1 and len(state.returns()) == 2:
                 c = play.coach(state, m["player"])
-                if c and c["kind"] == WIN:
+                if c and c["kind"] in (WIN, ROUND):
                     row["win"] = 1 - max(v["value"] for v in c["values"])
         state.apply(group[0]["action"] if len(group) == 1 else {str(m["player"]): m["action"] for m in group})
         out.append(row)
@@ -93,6 +96,7 @@ def test_review_values_are_the_coachs_replayed_from_the_games_public_api(client,
     rv = r.json()
     want = expected(st)
     assert rv["graph"] is True and rv["why"] is None
+    assert rv["measure"] == ("round" if game == "liars" else "game")
     assert len(rv["steps"]) == len(want) - 1
     assert rv["thresholds"] == {name: over for name, over in THRESHOLDS}
     for step, w in zip(rv["steps"], want, strict=False):

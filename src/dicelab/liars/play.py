@@ -12,7 +12,8 @@ against random bots, seed 0, as in the seed).
 
 Coach: in a two-player round with a duel policy, the policy's probabilities and every legal
 action's chance to win the round when both seats follow the policy (the opponent's hand weighed
-by the public bids: :mod:`dicelab.liars.advice`), kind ``"win probability"``. Elsewhere, from the
+by the public bids: :mod:`dicelab.liars.advice`), kind ``"chance to win the round"`` (``"win
+probability"`` when both seats are down to one die, so the round decides the game). Elsewhere, from the
 seat's own hand only, for every legal bid the chance it holds, and for a call the chance the
 current bid is a lie (the call wins), naming no best action.
 
@@ -225,7 +226,9 @@ def duel_coach(view: PlayerView) -> dict[str, Any] | None:
     best = max(a["win"], key=lambda b: a["win"][b])
     ranked = sorted(a["policy"].items(), key=lambda kv: -kv[1])
     d = pol.duel
-    return {"kind": "win probability",
+    # the round decides the game only when both seats are down to one die
+    kind = "win probability" if max(view.dice_counts) == 1 else "chance to win the round"
+    return {"kind": kind,
             "values": values, "best": _action(best),
             "policy": [{"action": _action(b), "prob": p} for b, p in ranked],
             "policy_call": a["policy"].get(None, 0.0) if bids else None,

@@ -9,8 +9,10 @@ The stored game is replayed from its record (the rules, the seed and every seat'
   value (the games are zero-sum: one seat's win is the other's loss); with three or more players
   only the human's own decisions have a point (one seat's loss is not one other seat's gain). The
   last point is the game's result (1 a win, 0 a loss, a share for a tie).
-* Numbers are used only where the coach's ``kind`` is ``"win probability"``; a game whose coach
-  gives something else has the move list without graph or labels, and the answer says why.
+* Numbers are used only where the coach's ``kind`` is ``"win probability"`` or, for a game of
+  rounds whose coach values the round (Liar's Dice duels), ``"chance to win the round"`` (then
+  ``measure`` is ``"round"`` and the page says so); a game whose coach gives something else has
+  the move list without graph or labels, and the answer says why.
 * Each of the human's decisions is labelled by what it gave away (best value - chosen value):
   :data:`THRESHOLDS`. The worst ones (mistakes and blunders) get a sentence of advice: the game's
   optional ``Play.advice(state, seat, action)`` hook, else one made from the coach's values.
@@ -48,6 +50,8 @@ from dicelab.web.service import (
 )
 
 WIN = "win probability"
+ROUND = "chance to win the round"  # a game of rounds whose coach values the round (Liar's Dice)
+GRAPHED = {WIN, ROUND}
 # what a decision gave away in win probability, from the worst label down: (label, more than)
 THRESHOLDS = (("blunder", 0.08), ("mistake", 0.03), ("inaccuracy", 0.01))
 ADVISED = ("blunder", "mistake")  # the labels that get a sentence of advice
@@ -171,11 +175,11 @@ def review(db: Session, g: LiveGame, shared: bool = False) -> dict[str, Any]:
                                   "hinted": is_human and '"hint": true' in (m.events_json or "")}
             # once a coach has answered with something other than win probabilities there is no
             # graph: the rest of the game is not asked (a bid-judging coach costs real work)
-            asking = finished and kinds <= {WIN}
+            asking = finished and kinds <= GRAPHED
             c = _coach(play, state, m.player, is_human, specs) if asking else None
             if c and c.get("values"):
                 kinds.add(str(c.get("kind")))
-            if c and c.get("kind") == WIN and c.get("values"):
+            if c and c.get("kind") in GRAPHED and c.get("values"):
                 best = _best_value(c)
                 if is_human:
                     chosen = next((float(v["value"]) for v in c["values"] if same_json(v["action"], actions[m.player])
@@ -199,7 +203,7 @@ def review(db: Session, g: LiveGame, shared: bool = False) -> dict[str, Any]:
         steps.append(step)
     if at != len(rows) or not same_json(state.to_json(), json.loads(g.state_json or "{}")):
         raise Conflict("this game's record does not replay (it was changed outside the lab); it has no review")
-    graph = finished and bool(kinds) and kinds == {WIN}
+    graph = finished and bool(kinds) and kinds <= GRAPHED
     if not graph:
         for s in steps:
             s["win"] = None
@@ -219,7 +223,7 @@ def review(db: Session, g: LiveGame, shared: bool = False) -> dict[str, Any]:
         why = ("The coach gives no win probabilities for " + ("games of more than two players" if players > 2 else
                "this game") + ", so the review shows the moves without a graph or labels.")
     else:
-        why = (f"This game's coach gives \u201c{min(kinds - {WIN} or kinds)}\u201d, not a chance to win the game, "
+        why = (f"This game's coach gives \u201c{min(kinds - GRAPHED or kinds)}\u201d, not a chance to win, "
                "so the review shows the moves without a graph or labels.")
     names = {b.spec: b.name for b in play.bots(rules)}
     mine = [mv for s in steps for mv in s["moves"] if mv["actor"] == "human" and mv.get("loss") is not None]
@@ -229,6 +233,7 @@ def review(db: Session, g: LiveGame, shared: bool = False) -> dict[str, Any]:
         "human_seat": human, "players": players, "coach": bool(g.coach), "status": g.status, "winner": g.winner,
         "returns": json.loads(g.result_json) if finished and g.result_json else None,
         "thresholds": {name: over for name, over in THRESHOLDS}, "graph": graph, "why": why,
+        "measure": "round" if graph and ROUND in kinds else "game",
         "steps": steps, "final": final,
         "summary": {"decisions": len(mine), "labels": {name: sum(1 for mv in mine if mv.get("label") == name)
                                                        for name, _ in THRESHOLDS},

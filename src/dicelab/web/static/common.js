@@ -240,6 +240,7 @@ const lab = (function () {
     const top = vals.slice(0, 3).map((v) => actionText(v.action) + " " + pct(v.value)).join(", ") + (vals.length > 3 ? " and more" : "");
     const best = c.best !== null && c.best !== undefined ? "the best move is " + actionText(c.best) + ". " : "";
     if (c.kind === "win probability") return "Hint: " + best + "Your chance to win after each move: " + top + ".";
+    if (c.kind === "chance to win the round") return "Hint: " + best + "Your chance to win this round after each move: " + top + ".";
     if (c.kind && c.kind.startsWith("chance the bid holds"))
       return "Hint, from your own dice: how likely each move is to be right (a bid: that it holds; a call: that the last bid is a lie): " + top + ".";
     return "Hint: " + best + (c.kind ? c.kind.charAt(0).toUpperCase() + c.kind.slice(1) : "Value") + " of each move: " + top + ".";

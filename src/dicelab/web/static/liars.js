@@ -117,7 +117,7 @@
     const line = (text, cls) => { const p = document.createElement("p"); p.textContent = text; if (cls) p.className = cls; box.appendChild(p); return p; };
     const holds = c && c.current_bid_holds !== null && c.current_bid_holds !== undefined
       ? "Given your dice, the current bid holds with probability " + pct(c.current_bid_holds) + "." : null;
-    if (!c || c.kind !== "win probability") {
+    if (!c || (c.kind !== "win probability" && c.kind !== "chance to win the round")) {
       line(holds || (over ? "" : "No bid to judge yet: open with a bid your own dice support."));
       return;
     }

@@ -100,12 +100,14 @@
     out.push({ n: rv.steps.length, value: rv.final.win, final: true, label: labelOf(rv.steps.length) });
     return out.filter((p) => typeof p.value === "number");
   }
+  // what the graph measures: the game, or (a game of rounds whose coach values each round) the round
+  const chance = () => (rv && rv.measure === "round" ? "chance to win the round" : "chance to win");
   function drawGraph() {
     const box = $("graph");
     box.textContent = "";
     const N = rv.steps.length;
     const svg = svgEl("svg", { viewBox: "0 0 " + W + " " + H, role: "img", class: "wp-graph", id: "wp-graph",
-      "aria-label": "Your chance to win after each move, from the start (left) to the result (right)" });
+      "aria-label": "Your " + chance() + " after each move, from the start (left) to the result (right)" });
     for (const p of [0, 0.25, 0.5, 0.75, 1]) {
       svg.appendChild(svgEl("line", { x1: L, x2: W - R, y1: yOf(p), y2: yOf(p), class: p === 0.5 ? "grid mid" : "grid" }));
       const t = svgEl("text", { x: L - 6, y: yOf(p) + 4, "text-anchor": "end", class: "tick" });
@@ -181,7 +183,7 @@
     if ($("cursor")) { $("cursor").setAttribute("x1", xOf(at)); $("cursor").setAttribute("x2", xOf(at)); }
     const win = at < N ? rv.steps[at].win : rv.final.win;
     $("step-status").textContent = (at === 0 ? "The start" : "After move " + at + " of " + N) + (at === N ? " (" + resultText() + ")" : "") +
-      (typeof win === "number" ? "; your chance to win " + pct(win) : "") + ".";
+      (typeof win === "number" ? "; your " + chance() + " " + pct(win) : "") + ".";
     $("step-status").dataset.step = String(at);
     position(at < N ? rv.steps[at].position : rv.final.position, $("position"));
     decision(at > 0 ? rv.steps[at - 1] : null, at);
@@ -199,7 +201,7 @@
       const vals = mv.values.filter((v) => typeof v.value === "number").slice().sort((a, b) => b.value - a.value);
       const q = document.createElement("p");
       q.className = "coach-values";
-      q.textContent = "Your chance to win after each choice: " + vals.slice(0, 6).map((v) => lab.actionText(v.action) + " " + pct(v.value)).join(" \u00b7 ") +
+      q.textContent = "Your " + chance() + " after each choice: " + vals.slice(0, 6).map((v) => lab.actionText(v.action) + " " + pct(v.value)).join(" \u00b7 ") +
         (vals.length > 6 ? " and more" : "") + ". Best: " + lab.actionText(mv.best) + "; you chose " + lab.actionText(mv.action) +
         (mv.loss > 1e-9 ? ", giving away " + pct(mv.loss) + "." : " (best play).");
       box.appendChild(q);
@@ -243,9 +245,12 @@
     $("graph-panel").hidden = !rv.graph;
     if (rv.graph) {
       const th = rv.thresholds;
-      $("thresholds").textContent = "Each of your decisions is labelled by the chance to win it gave away against best play: " +
+      $("graph-title").textContent = "Your " + chance();
+      $("thresholds").textContent = "Each of your decisions is labelled by the " + chance() + " it gave away against best play: " +
         "inaccuracy over " + pct(th.inaccuracy) + ", mistake over " + pct(th.mistake) + ", blunder over " + pct(th.blunder) + ".";
-      $("graph-about").textContent = "Exact values from the coach: at your decisions your chance to win with best play; " +
+      $("graph-about").textContent = (rv.measure === "round"
+        ? "Each round is valued on its own (the coach's duel policy for both players: a near-equilibrium, exact under that policy); "
+        : "") + "Exact values from the coach: at your decisions your " + chance() + " with best play; " +
         (rv.players > 2 ? (rv.multiplayer_note || "") : "at the bot's, one minus the bot's own chance with best play; ") +
         "point 0 is the start, point n the position after n moves, the last point the result.";
       const s = rv.summary;
