@@ -27,6 +27,8 @@ import httpx
 import numpy as np
 import pytest
 
+from dicelab.core.cache import DEFAULT_TOTAL_MIB
+
 P95_LIMIT_MS = 50.0
 HEAVY_SIDES = (8, 7, 6, 5)  # a different rule set per request: no cache shares their work
 LIVE_GAMES = 4
@@ -240,7 +242,7 @@ def test_tables_from_the_worker_are_the_servers_own():
     assert np.array_equal(sol.p, solve(rules).p) and np.array_equal(sol.roll, solve(rules).roll)
 
 
-BUDGET_TOTAL_MIB = 24  # of the default 384: the Pig solutions get 128 * 24 / 384 = 8 MiB
+BUDGET_TOTAL_MIB = DEFAULT_TOTAL_MIB / 16  # the Pig solutions' 128 MiB of the default total: 8 MiB
 
 
 @pytest.mark.parametrize("goals", [list(range(40, 101, 10))])

@@ -36,16 +36,16 @@ from sqlalchemy.orm import Session
 from dicelab.core.errors import DicelabError
 from dicelab.web.gamecore import GAMES, Conflict, LiveGame, NotFound, public_seed
 from dicelab.web.service import (
-    same_json,
-    game_specs,
     check_ready,
     coach_of,
     entry_of,
+    game_specs,
     is_legacy,
     moves_of,
     play_of,
     players_of,
     rules_of,
+    same_json,
     share_id,
 )
 

@@ -189,14 +189,14 @@ def choose(db: Session, game: str | None = None, goal: int | None = None,
            participant: str | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
     """The filter the analysis uses (``game``, ``goal``, ``participant``) and the :func:`options`.
 
-    No game given: Pig (the study's game) when it has human turns, else the game with the most.
+    No game given: Pig, the study's game (even with no records yet: a figure never changes its game
+    because another game was played).
     No goal given: the goal with the most human turns in that game. A game the lab does not know is
     refused (422); a known game or goal without records gives an empty analysis."""
     opts = options(db)
     known = {g["key"]: g for g in opts["games"]}
     if game is None:
-        game = STUDY_GAME if STUDY_GAME in known or not known else max(known.values(), key=lambda g: g["turns"])["key"]
-        # (Pig whenever it has a game: the study is of Pig)
+        game = STUDY_GAME
     else:
         names = [e.name for e in registry.games()]
         require(game in names, f"There is no game called {game[:40]!r} in the lab; choose one of: "
