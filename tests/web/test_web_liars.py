@@ -171,4 +171,28 @@ def test_the_coach_panel_shows_the_policy_and_your_chances(browser, lab_url):  #
     for move, prob, win in rows:
         assert prob == pct(probs.get(move, 0.0)) and win == pct(wins[move])
     assert text(c["best"]) in page.inner_text("#coach-best")
+    # play the coach's last row (often not the best), then call: when the round's cups lift, the
+    # log says what your decisions of the round gave away (the coach's best minus your move's value)
+    lost, move = 0.0, rows[-1][0]
+    for _ in range(10):
+        lost += max(wins.values()) - wins[move]
+        if move == "Call":
+            page.click("#call")
+        else:
+            q, f = move.removeprefix("Bid ").removesuffix("s").split(" \u00d7 ")
+            page.fill("#quantity", q)
+            page.fill("#face", f)
+            page.click("#raise")
+        page.wait_for_function("() => /this round/.test(document.getElementById('log').textContent) || "
+                               "document.getElementById('raise').getAttribute('aria-disabled') === 'false'")
+        if "this round" in page.inner_text("#log"):
+            break
+        c = httpx.get(f"{lab_url}/api/games/{gid}", headers={"X-Game-Token": token}).json()["coach_view"]
+        wins = {text(v["action"]): v["value"] for v in c["values"]}
+        move = "Call"
+    log = page.inner_text("#log")
+    if lost > 1e-9:
+        assert f"gave away {pct(lost)} of your chance to win the round" in log
+    else:
+        assert "Your decisions this round were the policy's best." in log
     assert not watch.errors, watch.errors

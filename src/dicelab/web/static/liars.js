@@ -58,13 +58,26 @@
       ": the bid " + (e.matched >= e.bid[0] ? "holds" : "was a lie") + " \u2014 " + (e.loser === game.human_seat ? "you lose" : who(e.loser) + " loses") + " a die.";
   }
 
+  // what your decisions of this round gave away by the duel coach's numbers (said when the cups lift)
+  let roundLost = [];
+  const moveWords = (a) => (a === "call" ? "your call" : "your bid of " + bidText(a.bid));
+  function roundReview() {
+    if (!roundLost.length) return "";
+    const total = roundLost.reduce((t, x) => t + x.lost, 0), worst = roundLost.reduce((w, x) => (x.lost > w.lost ? x : w));
+    roundLost = [];
+    return total < 1e-9 ? " Your decisions this round were the policy's best." :
+      " Your decisions this round gave away " + pct(total) + " of your chance to win the round" +
+      (worst.lost > 1e-9 ? " (most: " + moveWords(worst.action) + ", " + pct(worst.lost) + "; best was " + (worst.best === "call" ? "to call" : bidText(worst.best.bid)) + ")" : "") + ".";
+  }
   // one record as words, and what it does to the board
   function step(rec, handAfter) {
     const call = rec.events.find((e) => e.action === "call");
     const fresh = rec.events.find((e) => e.round !== undefined);
     const won = rec.events.find((e) => e.winner !== undefined && e.winner !== null);
+    const rated = rec.actor === "human" && typeof rec.p_lost === "number" && rec.best !== null && rec.best !== undefined;
+    if (rated) roundLost.push({ action: rec.action, lost: rec.p_lost, best: rec.best });
     let text;
-    if (call) text = who(rec.player) + (rec.actor === "human" ? " call" : " calls") + " the bid of " + bidText(call.bid) + ". " + showdownText(call);
+    if (call) text = who(rec.player) + (rec.actor === "human" ? " call" : " calls") + " the bid of " + bidText(call.bid) + ". " + showdownText(call) + roundReview();
     else text = who(rec.player) + (rec.actor === "human" ? " bid " : " bids ") + bidText(rec.action.bid);
     if (won) text += " " + (won.winner === game.human_seat ? "You win!" : who(won.winner) + " wins.");
     else if (fresh) text += " New round: " + who(fresh.starter) + (fresh.starter === game.human_seat ? " start." : " starts.");
@@ -72,7 +85,9 @@
       if (call) { showdown(call); hand = handAfter || []; table(fresh ? fresh.dice_counts : game.dice_counts.map((n, p) => (p === call.loser ? n - 1 : n)), null, null); }
       else table(curCounts, rec.action.bid, rec.player);
       if (fresh) curCounts = fresh.dice_counts;
-      lab.logLine(text + (lab.hinted(rec) ? " (after a hint)" : "") + (rec.actor === "human" && !call && rec.value !== null && rec.value !== undefined ? " (holds with " + pct(rec.value) + ", given your dice)" : ""), rec.actor);
+      const note = rated ? (rec.p_lost > 1e-9 ? " (gave away " + pct(rec.p_lost) + " of your chance to win the round)" : " (the policy's best)")
+        : rec.actor === "human" && !call && rec.value !== null && rec.value !== undefined ? " (holds with " + pct(rec.value) + ", given your dice)" : "";
+      lab.logLine(text + (lab.hinted(rec) ? " (after a hint)" : "") + note, rec.actor);
     } };
   }
   let curCounts = [];
