@@ -117,7 +117,9 @@ def test_explorer_in_the_browser(browser, server_factory, sol):
     # a square of the win-probability map: the turn total of the map (3)
     page.click("#plot-winprob rect[data-i='2'][data-j='11']")
     page.wait_for_function("() => document.querySelector('#state-form [name=i]').value === '2'")
-    page.wait_for_function(f"() => Math.abs(+document.querySelector('#state-p-roll').dataset.value - {sol.values(2, 11, 3)[0]}) < 1e-12")
+    # (the answer is drawn again meanwhile: the element may be missing for a moment)
+    page.wait_for_function("() => { const e = document.querySelector('#state-p-roll'); "
+                           f"return !!e && Math.abs(+e.dataset.value - {sol.values(2, 11, 3)[0]}) < 1e-12; }}")
 
     # head to head, tournament and simultaneous Pig: tables and plots, names, never JSON
     page.click("#eval-form button")
