@@ -47,6 +47,7 @@ from dicelab.web.service import (
     rules_of,
     same_json,
     share_id,
+    verdict,
 )
 
 WIN = "win probability"
@@ -93,22 +94,6 @@ def label_of(loss: float | None) -> str | None:
     if loss is None:
         return None
     return next((name for name, over in THRESHOLDS if loss > over), None)
-
-
-def _coach(play: Any, state: Any, seat: int, human: bool, specs: list[str]) -> dict[str, Any] | None:
-    """The coach for ``seat``: as the game page asks it for the human (a coach that takes
-    ``against`` is told the first bot); a bot seat's own view without ``against``."""
-    if human:
-        return coach_of(play, state, seat, specs)
-    return coach_of(play, state, seat, [])
-
-
-def _best_value(c: dict[str, Any]) -> float | None:
-    vals = [v for v in c.get("values") or [] if isinstance(v.get("value"), (int, float))]
-    best = next((v["value"] for v in vals if same_json(v["action"], c.get("best"))), None)
-    if best is None:
-        best = max((v["value"] for v in vals), default=None)
-    return None if best is None else float(best)
 
 
 def generic_advice(c: dict[str, Any], action: Any, chosen: float, best: float) -> str:
@@ -176,14 +161,15 @@ def review(db: Session, g: LiveGame, shared: bool = False) -> dict[str, Any]:
             # once a coach has answered with something other than win probabilities there is no
             # graph: the rest of the game is not asked (a bid-judging coach costs real work)
             asking = finished and kinds <= GRAPHED
-            c = _coach(play, state, m.player, is_human, specs) if asking else None
+            # the human's coach as the game page asks it (a coach taking ``against`` is told the first
+            # bot); a bot seat's own view without ``against``
+            c = coach_of(play, state, m.player, specs if is_human else []) if asking else None
             if c and c.get("values"):
                 kinds.add(str(c.get("kind")))
             if c and c.get("kind") in GRAPHED and c.get("values"):
-                best = _best_value(c)
+                v = verdict(c, actions[m.player])
+                best, chosen = v["best_value"], v["value"]
                 if is_human:
-                    chosen = next((float(v["value"]) for v in c["values"] if same_json(v["action"], actions[m.player])
-                                   and isinstance(v.get("value"), (int, float))), None)
                     mv.update({"values": c["values"], "best": c.get("best"), "best_value": best, "value": chosen})
                     if best is not None and chosen is not None:
                         loss = max(0.0, best - chosen)

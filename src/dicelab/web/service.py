@@ -300,6 +300,18 @@ def _scores(state: Any, seat: int) -> list[int] | None:
     return [int(x) for x in sc] if isinstance(sc, list) and all(isinstance(x, int) for x in sc) else None
 
 
+def verdict(c: dict[str, Any], action: Any) -> dict[str, Any]:
+    """What a coach answer ``c`` says of ``action``: its ``value``, the ``best_value`` (the highest)
+    and the ``best`` action, and, where the coach names a best action, ``p_lost`` (best - chosen)."""
+    vals = [v for v in c.get("values") or [] if isinstance(v.get("value"), (int, float))]
+    chosen = next((float(v["value"]) for v in vals if same_json(v["action"], action)), None)
+    best = max((float(v["value"]) for v in vals), default=None)
+    out: dict[str, Any] = {"value": chosen, "best_value": best, "best": c.get("best")}
+    if c.get("best") is not None and chosen is not None and best is not None:
+        out["p_lost"] = max(0.0, best - chosen)
+    return out
+
+
 class Mover:
     """Applies actions to a :class:`Live` game and collects the rows and answer events."""
 
@@ -319,12 +331,7 @@ class Mover:
         c = coach_of(lv.play, lv.state, seat, lv.specs)
         if not c or not c.get("values"):
             return {}
-        vals = [v for v in c["values"] if isinstance(v.get("value"), (int, float))]
-        chosen = next((v["value"] for v in vals if same_json(v["action"], action)), None)
-        best = max((v["value"] for v in vals), default=None)
-        out: dict[str, Any] = {"value": chosen, "best_value": best, "best": c.get("best")}
-        if c.get("best") is not None and chosen is not None and best is not None:
-            out["p_lost"] = max(0.0, float(best) - float(chosen))
+        out = verdict(c, action)
         pos = c.get("position")
         if isinstance(pos, list) and all(isinstance(x, int) for x in pos):
             out["position"] = pos[:3]
