@@ -56,29 +56,39 @@ def count_distribution(n: int, faces: int, wild_face: int, bid_faces: tuple[int,
     return out / s if s > 0 else out
 
 
-def prob_holds(view: PlayerView, bid: Bid, bluff: float) -> float:
-    """The chance that ``bid`` holds, from ``view``'s own dice and the bids of this round."""
+def others_distribution(view: PlayerView, face: int, bluff: float) -> np.ndarray:
+    """P(k of the other players' dice count toward ``face``), k = 0.., given this round's bids."""
     r: LiarsRules = view.rules
     faces_bid: dict[int, list[int]] = {}
     for a in view.history:
         if a.bid is not None and a.player != view.player:
             faces_bid.setdefault(a.player, []).append(a.bid.face)
-    need = bid.quantity - r.count(view.hand, bid.face)
-    if need <= 0:
-        return 1.0
     dist = np.ones(1)
     plain = 0
     for p, n in enumerate(view.dice_counts):
         if p == view.player or n == 0:
             continue
         if p in faces_bid:
-            d = count_distribution(n, r.faces, r.wild_face, tuple(sorted(faces_bid[p])), bid.face, bluff)
-            dist = np.convolve(dist, d)
+            dist = np.convolve(dist, count_distribution(n, r.faces, r.wild_face, tuple(sorted(faces_bid[p])), face,
+                                                        bluff))
         else:
             plain += n
     if plain:
-        q = r.match_probability(bid.face)
+        q = r.match_probability(face)
         k = np.arange(plain + 1)
         binom = np.array([math.comb(plain, int(i)) for i in k]) * q**k * (1 - q) ** (plain - k)
         dist = np.convolve(dist, binom)
-    return float(dist[need:].sum()) if need < len(dist) else 0.0
+    return dist
+
+
+def holds_from(view: PlayerView, bid: Bid, others: np.ndarray) -> float:
+    """The chance that ``bid`` holds given the others' count distribution for its face."""
+    need = bid.quantity - view.rules.count(view.hand, bid.face)
+    if need <= 0:
+        return 1.0
+    return float(others[need:].sum()) if need < len(others) else 0.0
+
+
+def prob_holds(view: PlayerView, bid: Bid, bluff: float) -> float:
+    """The chance that ``bid`` holds, from ``view``'s own dice and the bids of this round."""
+    return holds_from(view, bid, others_distribution(view, bid.face, bluff))

@@ -33,7 +33,7 @@ import numpy as np
 
 from dicelab.core.errors import require
 from dicelab.core.stats import wilson_interval
-from dicelab.liars.beliefs import prob_holds
+from dicelab.liars.beliefs import holds_from, others_distribution
 from dicelab.liars.rules import Bid, LiarsRules, PlayerView, Policy, play_game
 
 
@@ -102,10 +102,14 @@ class ScoutBot:
         counts = [0] + [r.count(view.hand, f) for f in range(1, r.faces + 1)]
         out: dict[Bid | None, float] = {}
         cur = view.current_bid
+        others: dict[int, np.ndarray] = {}  # per face: the others' count distribution (bid model)
+
         def holds(b: Bid) -> float:
             if self.bluff is None:
                 return _tail(unseen, b.quantity - counts[b.face], r.match_probability(b.face))
-            return prob_holds(view, b, self.bluff)
+            if b.face not in others:
+                others[b.face] = others_distribution(view, b.face, self.bluff)
+            return holds_from(view, b, others[b.face])
 
         if cur is not None:
             ph = holds(cur)
