@@ -97,9 +97,11 @@ const lab = (function () {
   const PIPS = { 1: [[50, 50]], 2: [[27, 27], [73, 73]], 3: [[27, 27], [50, 50], [73, 73]],
     4: [[27, 27], [73, 27], [27, 73], [73, 73]], 5: [[27, 27], [73, 27], [50, 50], [27, 73], [73, 73]],
     6: [[27, 24], [73, 24], [27, 50], [73, 50], [27, 76], [73, 76]] };
-  function svgEl(name, attrs) {
+  // an SVG element with attributes (and text, when given): for the dice and every page's plots
+  function svgEl(name, attrs, text) {
     const el = document.createElementNS(SVG, name);
     for (const [k, v] of Object.entries(attrs || {})) el.setAttribute(k, v);
+    if (text !== undefined) el.textContent = text;
     return el;
   }
   // one die as an SVG image: pips for faces 1-6, the number for bigger dice; a coin for Piglet
@@ -370,7 +372,7 @@ const lab = (function () {
   describeBots();
   if ($("skip")) $("skip").addEventListener("click", () => skip());
 
-  return { $, pct, api, appendLog, logLine, showSetup, showBoard, coachValue, actionText, same, sentence,
+  return { $, pct, api, svgEl, appendLog, logLine, showSetup, showBoard, coachValue, actionText, same, sentence,
     botName, die, showDice, reveal, banner, revealDelay, skip, setOff, isOff, control, keys, hints, hintText, takeHint, hinted: hintedRecord,
     archive, saveArchive, track, rematch, settingsOf, resultOf, tokenOf, resumeGame,
     get revealing() { return revealing; } };

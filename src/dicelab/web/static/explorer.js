@@ -4,7 +4,6 @@
 "use strict";
 (function () {
   const { $, pct, sentence } = lab;
-  const NS = "http://www.w3.org/2000/svg";
   // ------------------------------------------------------------------ the API, errors as sentences
   async function getJSON(url) {
     let r;
@@ -32,12 +31,7 @@
     if (text !== undefined) e.textContent = text;
     return e;
   }
-  function svg(tag, attrs, text) {
-    const e = document.createElementNS(NS, tag);
-    for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
-    if (text !== undefined) e.textContent = text;
-    return e;
-  }
+  const svg = lab.svgEl;
   // a table from a header row and body rows (cells: text, or {text, num, cls, value})
   function table(head, rows, cls) {
     const t = el("table", { class: "grid " + (cls || "") });

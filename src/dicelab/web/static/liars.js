@@ -125,7 +125,7 @@
   // the coach panel: in a two-player round with a duel policy, what the near-equilibrium policy
   // plays and your chance to win the round after each move; otherwise the chance the bid holds
   const moveText = (a) => (a === "call" ? "Call" : "Bid " + bidText(a.bid));
-  const sameMove = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+  const sameMove = lab.same;
   function coachPanel(c, over) {
     const box = $("coach-now");
     box.textContent = "";

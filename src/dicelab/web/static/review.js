@@ -10,8 +10,7 @@
   const gameId = root.dataset.gameId, shareId = root.dataset.shareId;
   let rv = null;     // the review from the server
   let at = 0;        // the step shown: 0..steps.length (the last: the final position)
-  const SVG = "http://www.w3.org/2000/svg";
-  const svgEl = (name, attrs) => { const el = document.createElementNS(SVG, name); for (const [k, v] of Object.entries(attrs || {})) el.setAttribute(k, v); return el; };
+  const svgEl = lab.svgEl;
   const LABEL_WORD = { inaccuracy: "Inaccuracy", mistake: "Mistake", blunder: "Blunder" };
 
   // ------------------------------------------------------------------ words
