@@ -14,9 +14,9 @@ The public verbs: :func:`solve` (optimal play), :func:`evaluate` (exact, fixed s
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from dicelab.core.lazy import lazy_api
 from dicelab.core.registry import GameEntry, Param
 
 if TYPE_CHECKING:
@@ -55,18 +55,4 @@ GAME = GameEntry(
         Param("sides", 6, "faces of each die", lo=2, hi=6),
     ),
 )
-__all__ = sorted([*_PUBLIC, "GAME"])
-
-
-def __getattr__(name: str) -> Any:
-    """Load a public name on first use, so importing one submodule stays light."""
-    if name not in _PUBLIC:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    module, attr = _PUBLIC[name]
-    value = getattr(import_module(module), attr)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__, __all__ = lazy_api(__name__, _PUBLIC, "GAME")
