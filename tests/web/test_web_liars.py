@@ -152,7 +152,7 @@ def test_the_coach_panel_shows_the_policy_and_your_chances(browser, lab_url):  #
     page.fill("#dice", "1")
     page.click("#start")
     page.wait_for_selector("#coach-policy")
-    gid = page.evaluate("location.hash.slice(1)")
+    gid = page.evaluate("lab.gameId()")
     token = page.evaluate("(id) => sessionStorage.getItem('dicelab-token-' + id)", gid)
     c = httpx.get(f"{lab_url}/api/games/{gid}", headers={"X-Game-Token": token}).json()["coach_view"]
     assert c["kind"] == "win probability"

@@ -161,6 +161,7 @@ class GameEntry:
     cli_name: str | None = "cli_app"  # a typer.Typer: the game's command group
     play_name: str | None = None  # a :class:`Play`
     extra: dict[str, Any] = field(default_factory=dict)
+    popularity: int = 0  # how widely the game is played: front ends list the most played first
 
     def load(self, attr: str) -> Any:
         """The game package's public ``attr``."""

@@ -127,5 +127,6 @@ GAME = GameEntry(
         Param("faces", 6, "faces of each die", lo=2, hi=6),
         Param("wild", "none", "ones count as any face, or not", choices=("none", "ones")),
     ),
+    popularity=40,
 )
 __getattr__, __dir__, __all__ = lazy_api(__name__, _PUBLIC, "GAME")

@@ -85,5 +85,6 @@ GAME = GameEntry(
         Param("goal", 100, "points needed to win", lo=2, hi=100),
         Param("sides", None, "faces of the die (default: the variant's own)", lo=2, hi=12),
     ),
+    popularity=50,
 )
 __getattr__, __dir__, __all__ = lazy_api(__name__, _PUBLIC, "GAME")

@@ -71,5 +71,6 @@ GAME = GameEntry(
         Param("sticks", 4, "sticks each", lo=1, hi=30),
         Param("players", 2, "players", lo=2, hi=2),
     ),
+    popularity=30,
 )
 __getattr__, __dir__, __all__ = lazy_api(__name__, _PUBLIC, "GAME")
