@@ -26,7 +26,6 @@ from dicelab.core.game import Action, GameState
 from dicelab.core.registry import Bot
 from dicelab.simpig.rules import SIDES, SimPigRules
 
-OFFERED = ("br:hold:25", "svima", "equilibrium", "hold:25", "pw:25<40,30<60,goal")
 ALLOWED = "br:hold:N, svima, equilibrium, hold:N, pw:K<T,...,K"
 DEFAULT_AGAINST = "equilibrium"
 _SPEC = re.compile(r"^(br:)?(hold:(\d{1,3}|goal)|pw:[0-9a-z<,]{1,60}|equilibrium|optimal|svima|svima-b)$")
@@ -54,7 +53,7 @@ def parse_spec(spec: Any, rules: SimPigRules) -> str:
     the strategy (cached), since whether it fits the goal is known only then."""
     s = _form(spec)
     strat = strategy(s, rules.goal)
-    require(not (strat.two_player_only and rules.players > 2) or s in OFFERED,
+    require(not (strat.two_player_only and rules.players > 2) or s in {b.spec for b in SimPigPlay().bots(rules)},
             f"bot {spec!r} is a two-player table")
     return s
 
