@@ -206,6 +206,12 @@ class LiarsPlay:
         return [*hand, *(v["dice_counts"][(seat + m) % n] for m in range(n)), q, f, rel,
                 int(v["to_move"] == [seat])]
 
+    def grade(self, rules: LiarsRules, decide: Any, progress: bool = False) -> dict[str, Any]:
+        """The exact grade of a learned duel policy (:class:`dicelab.core.registry.Grades`)."""
+        from dicelab.liars.policy_grade import grade
+
+        return grade(rules, decide, progress)
+
 
 def _action(bid: Bid | None) -> GameAction:
     return "call" if bid is None else {"bid": [bid.quantity, bid.face]}

@@ -176,5 +176,11 @@ class SimPigPlay:
         n = len(scores)
         return [scores[(seat + m) % n] for m in range(n)]
 
+    def grade(self, rules: SimPigRules, decide: Any, progress: bool = False) -> dict[str, Any]:
+        """The exact grade of a learned policy (:class:`dicelab.core.registry.Grades`)."""
+        from dicelab.simpig.policy_grade import grade
+
+        return grade(rules, decide, progress)
+
 
 PLAY = SimPigPlay()
