@@ -121,7 +121,7 @@ class SimPigPlay:
     def bots(self, rules: SimPigRules) -> list[Bot]:
         n = min(25, rules.goal)  # the paper's hold:25, or hold at the goal below 25
         bots = [
-            Bot(f"br:hold:{n}", f"Best response to hold at {n}", f"the exact best reply to a hold-at-{n} player"),
+            Bot(f"br:hold:{n}", f"Best response to hold at {n}", f"the exact best reply to a player who always aims for {n}"),
             Bot("svima", "SVIMA", "Stackelberg value iteration (the paper's Algorithm 0.2)"),
             Bot("equilibrium", "Exact mixed equilibrium", "mixes its targets so that no reply beats it"),
             Bot(f"hold:{n}", f"Hold at {n}", f"always aims for a turn total of {n}"),
