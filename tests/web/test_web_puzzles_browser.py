@@ -101,3 +101,37 @@ def test_solve_puzzles_in_the_browser(browser, server_factory):
         assert page.locator("#choices button").count() == len(g["moves"])
         assert page.locator("#position .widget").count() == len(g["board"])
     assert not errors, errors
+
+
+@pytest.mark.parametrize("width", [1200, 390])
+def test_the_puzzle_pages_have_no_serious_accessibility_finding(browser, server_factory, width):
+    """axe-core (as tests/web/test_web_axe.py runs it) over the list, one puzzle of every game
+    (answered too for Pig and Liar's Dice), the missing-puzzle page and the start page with its
+    card; at a phone's width the list and a Liar's Dice puzzle, nothing wider than the screen."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    from tests.web.test_web_axe import findings
+
+    axe = Axe()
+    server = server_factory()
+    server.start()
+    page = browser.new_page(viewport={"width": width, "height": 900})
+    page.set_default_timeout(30_000)
+    bad: dict[str, list[str]] = {}
+    wide = width > 600  # at a phone's width: the list and one puzzle (the same widgets, narrower)
+    for path in ("/puzzles", "/puzzles/nope", "/") if wide else ("/puzzles",):
+        page.goto(server.url + path)
+        page.wait_for_load_state("load")
+        bad[path] = findings(axe, page)
+    for game in ("pig", "hog", "simpig", "supersix", "liars") if wide else ("liars",):
+        p = first(game)
+        page.goto(f"{server.url}/puzzles/{p['id']}")
+        page.wait_for_selector(READY, state="attached")
+        bad[game] = findings(axe, page)
+        assert page.evaluate("document.documentElement.scrollWidth") <= width, game
+        if game in ("pig", "liars"):  # the answer: the result, the values table, the why
+            page.locator("#choices button").first.click()
+            page.wait_for_selector("body[data-answered]", state="attached")
+            bad[game + " (answered)"] = findings(axe, page)
+            assert page.evaluate("document.documentElement.scrollWidth") <= width, game + " (answered)"
+    assert not any(bad.values()), {k: v for k, v in bad.items() if v}
