@@ -149,9 +149,8 @@ def load_sb3(path: Path, env: Any, algo: str | None = None) -> Any:
             data = json.loads(z.read("data").decode("utf-8"))
     except (zipfile.BadZipFile, KeyError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise DicelabError(f"{path.name} is not a Stable-Baselines3 model zip ({exc})") from None
-    pc = data.get("policy_class") or {}
-    module = str(pc.get("__module__", "")) if isinstance(pc, dict) else ""
-    guess = next((a for a in SB3_ALGOS if f".{a.lower()}." in module), None)
+    guess = ("DQN" if "exploration_schedule" in data or "target_update_interval" in data
+             else "PPO" if "clip_range" in data else "A2C" if "use_rms_prop" in data else None)
     name = (algo or guess or "").upper()
     require(name in SB3_ALGOS, f"{path.name}: cannot tell the algorithm; give one of {', '.join(SB3_ALGOS)}")
     cls = getattr(sb3, name)
@@ -161,15 +160,24 @@ def load_sb3(path: Path, env: Any, algo: str | None = None) -> Any:
         if not (isinstance(value, dict) and ":serialized:" in value):
             continue
         if key == "observation_space":
-            custom[key] = _matching_space(value, obs_space)
+            custom[key] = _matching_space(value, obs_space, path.name)
         elif key == "action_space":
+            n = str(value.get("n", ""))
+            require(n in ("", str(env.action_space.n)),
+                    f"{path.name} was trained with {n} actions; this environment has {env.action_space.n}")
             custom[key] = env.action_space
         elif key == "policy_class":
-            custom[key] = cls.policy_aliases.get(_policy_alias(value, obs_space), cls.policy_aliases["MlpPolicy"])
+            dict_obs = "Dict" in str(data.get("observation_space", {}).get(":type:", ""))
+            custom[key] = cls.policy_aliases["MultiInputPolicy" if dict_obs else "MlpPolicy"]
         elif key in ("lr_schedule", "exploration_schedule", "clip_range", "clip_range_vf", "learning_rate"):
-            custom[key] = lambda _progress: 0.0
+            custom[key] = _constant
+        elif key == "train_freq":
+            from stable_baselines3.common.type_aliases import TrainFreq, TrainFrequencyUnit
+
+            custom[key] = TrainFreq(1, TrainFrequencyUnit.STEP)
         elif key in ("_last_obs", "_last_original_obs", "_last_episode_starts", "ep_info_buffer",
-                     "ep_success_buffer", "_episode_storage", "replay_buffer_class", "replay_buffer_kwargs"):
+                     "ep_success_buffer", "_episode_storage", "rollout_buffer_class", "rollout_buffer_kwargs",
+                     "replay_buffer_class", "replay_buffer_kwargs", "action_noise"):
             custom[key] = None
         else:
             raise DicelabError(f"{path.name} stores {key!r} as pickled Python, which dicelab does not load")
@@ -181,17 +189,21 @@ def load_sb3(path: Path, env: Any, algo: str | None = None) -> Any:
         raise DicelabError(f"cannot load {path.name} as a {name} model: {type(exc).__name__}: {exc}") from None
 
 
-def _policy_alias(value: dict[str, Any], obs_space: Any) -> str:
-    return "MultiInputPolicy" if "MultiInput" in str(value.get("__name__", "")) + str(value) else "MlpPolicy"
+def _constant(_progress: float) -> float:
+    return 0.0
 
 
-def _matching_space(value: dict[str, Any], obs_space: Any) -> Any:
+def _matching_space(value: dict[str, Any], obs_space: Any, name: str) -> Any:
     """The environment's observation space, or its ``"observation"`` part when the model was trained
-    on the bare vector (as in dicelab's leaderboard wrappers)."""
-    text = str(value.get(":type:", ""))
-    if "Dict" in text:
+    on the bare vector (as in dicelab's leaderboard); refused when the sizes differ."""
+    if "Dict" in str(value.get(":type:", "")):
         return obs_space
-    return obs_space["observation"] if hasattr(obs_space, "spaces") else obs_space
+    vector = obs_space["observation"] if hasattr(obs_space, "spaces") else obs_space
+    got = " ".join(str(value.get("nvec", "")).strip("[]").split())
+    want = " ".join(str(x) for x in np.asarray(vector.nvec).tolist())
+    require(not got or got == want, f"{name} was trained on observations of sizes [{got}]; this environment's "
+                                    f"are [{want}] (other rules?)")
+    return vector
 
 
 def from_sb3(model: Any) -> Decide:
@@ -283,8 +295,8 @@ class Grade:
             out = [f"wins {r['win_first']:.2%} moving first and {r['win_second']:.2%} moving second against "
                    f"optimal play (optimal play itself: {r['optimal_first']:.2%} / {r['optimal_second']:.2%})",
                    f"gives away {r['mean_loss']:.3%} win chance per decision on average "
-                   f"({r['first']['decisions_per_game'] + r['second']['decisions_per_game']:.1f} decisions in a game "
-                   f"in each seat)"]
+                   f"({(r['first']['decisions_per_game'] + r['second']['decisions_per_game']) / 2:.1f} decisions "
+                   f"per game)"]
             if r.get("worst_state"):
                 out.append(f"worst decision: {r['worst_loss']:.2%} lost when it {r['worst_state']['text']}")
             return out
