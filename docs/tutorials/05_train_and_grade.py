@@ -25,7 +25,7 @@ import dicelab.envs  # noqa: F401  (registers dicelab/Pig-v0 and the others)
 
 QUICK = os.environ.get("DICELAB_TUTORIAL_QUICK") == "1"
 GAME = {"goal": 10, "variant": "piglet"}
-EPISODES = 1_500 if QUICK else 20_000
+EPISODES = 1_000 if QUICK else 20_000
 EVERY = 500 if QUICK else 1_000
 HOLD, ROLL = 0, 1
 
@@ -121,7 +121,7 @@ from dicelab.core.stats import wilson_interval  # noqa: E402
 env = gym.make("dicelab/Pig-v0", opponents="optimal", seat=None, **GAME).unwrapped
 policy = greedy(q)
 wins = 0
-games = 300 if QUICK else 1000
+games = 200 if QUICK else 1000
 for n in range(games):
     obs, _ = env.reset(seed=10_000 + n)
     reward, done = 0.0, not obs["action_mask"].any()

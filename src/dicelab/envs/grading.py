@@ -69,23 +69,31 @@ def _legal(actions: np.ndarray, masks: np.ndarray, obs: np.ndarray) -> np.ndarra
     return actions
 
 
-def from_callable(policy: Callable[[dict[str, np.ndarray]], Any]) -> Decide:
+def from_callable(policy: Callable[[dict[str, np.ndarray]], Any], progress: bool = False) -> Decide:
     """Ask a callable one observation at a time."""
+    from dicelab.core.progress import progress_bar
 
     def decide(obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
         obs, masks = obs.copy(), masks.copy()
         obs.flags.writeable = masks.flags.writeable = False  # the policy sees views it cannot change
         out = np.empty(len(obs), np.int64)
-        for r in range(len(obs)):
-            a = policy({"observation": obs[r], "action_mask": masks[r]})
-            try:
-                out[r] = a if type(a) is int else int(np.asarray(a).reshape(-1)[0])
-            except (TypeError, ValueError, IndexError):
-                raise DicelabError(f"the policy must return an action index, got {str(a)[:60]!r} at observation "
-                                   f"{obs[r].tolist()}") from None
+        with progress_bar("asking the policy", total=len(obs), enabled=progress and len(obs) > 50_000) as bar:
+            for r in range(len(obs)):
+                out[r] = _ask(policy, obs, masks, r)
+                if r % 10_000 == 9_999:
+                    bar.advance(10_000)
         return out
 
     return decide
+
+
+def _ask(policy: Callable[[dict[str, np.ndarray]], Any], obs: np.ndarray, masks: np.ndarray, r: int) -> int:
+    a = policy({"observation": obs[r], "action_mask": masks[r]})
+    try:
+        return a if type(a) is int else int(np.asarray(a).reshape(-1)[0])
+    except (TypeError, ValueError, IndexError):
+        raise DicelabError(f"the policy must return an action index, got {str(a)[:60]!r} at observation "
+                           f"{obs[r].tolist()}") from None
 
 
 def from_table(path: Path) -> Decide:
@@ -230,7 +238,7 @@ def from_sb3(model: Any) -> Decide:
     return decide
 
 
-def as_decide(policy: Any, env: Any = None, algo: str | None = None) -> tuple[Decide, str]:
+def as_decide(policy: Any, env: Any = None, algo: str | None = None, progress: bool = False) -> tuple[Decide, str]:
     """``(decide, description)`` for any policy form the module docstring lists."""
     if isinstance(policy, (str, Path)):
         path = Path(policy)
@@ -244,7 +252,7 @@ def as_decide(policy: Any, env: Any = None, algo: str | None = None) -> tuple[De
     if hasattr(policy, "predict") and hasattr(policy, "policy"):
         return from_sb3(policy), f"Stable-Baselines3 {type(policy).__name__}"
     if callable(policy):
-        return from_callable(policy), getattr(policy, "__name__", type(policy).__name__)
+        return from_callable(policy, progress), getattr(policy, "__name__", type(policy).__name__)
     raise DicelabError(f"a policy is a callable, a Stable-Baselines3 model or a policy file, got {type(policy).__name__}")
 
 
@@ -324,7 +332,7 @@ def grade(env_id: str, policy: Any, *, algo: str | None = None, progress: bool =
         name = env_id if "/" in env_id else next(k for k, v in dicelab.envs.ENVIRONMENTS.items()
                                                    if v[4]["game"] == game.name)
         env = gymnasium.make(name, **rule_params).unwrapped
-    decide, description = as_decide(policy, env, algo)
+    decide, description = as_decide(policy, env, algo, progress)
     t0 = time.perf_counter()
     result = play.grade(rules, checked(decide), progress=progress)
     to_dict = getattr(rules, "to_dict", None)
