@@ -179,6 +179,7 @@ class GameEntry:
     # a tuple of :class:`dicelab.core.reproduce.Reproduction`: the source documents it recomputes
     reproductions_name: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    popularity: int = 0  # how widely the game is played: front ends list the most played first
 
     def load(self, attr: str) -> Any:
         """The game package's public ``attr``."""

@@ -74,6 +74,7 @@ if TYPE_CHECKING:
 
 #: public name -> (module, attribute); loaded on first use
 _PUBLIC: dict[str, tuple[str, str]] = {
+    "PUZZLES": ("dicelab.liars.puzzles", "SOURCE"),
     "PLAY": ("dicelab.liars.play", "PLAY"),
     "REPRODUCTIONS": ("dicelab.liars.reproduce", "REPRODUCTIONS"),
     "cli_app": ("dicelab.liars.cli", "app"),
@@ -129,5 +130,6 @@ GAME = GameEntry(
         Param("faces", 6, "faces of each die", lo=2, hi=6),
         Param("wild", "none", "ones count as any face, or not", choices=("none", "ones")),
     ),
+    popularity=40,
 )
 __getattr__, __dir__, __all__ = lazy_api(__name__, _PUBLIC, "GAME")

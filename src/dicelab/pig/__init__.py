@@ -52,6 +52,7 @@ if TYPE_CHECKING:
 
 #: public name -> (module, attribute); loaded on first use
 _PUBLIC: dict[str, tuple[str, str]] = {
+    "PUZZLES": ("dicelab.pig.puzzles", "SOURCE"),
     "PLAY": ("dicelab.pig.play", "PLAY"),
     "REPRODUCTIONS": ("dicelab.pig.reproduce", "REPRODUCTIONS"),
     "parse_bot": ("dicelab.pig.play", "parse_spec"),
@@ -87,5 +88,6 @@ GAME = GameEntry(
         Param("goal", 100, "points needed to win", lo=2, hi=100),
         Param("sides", None, "faces of the die (default: the variant's own)", lo=2, hi=12),
     ),
+    popularity=50,
 )
 __getattr__, __dir__, __all__ = lazy_api(__name__, _PUBLIC, "GAME")

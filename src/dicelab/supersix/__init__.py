@@ -47,6 +47,7 @@ if TYPE_CHECKING:
 
 #: public name -> (module, attribute); loaded on first use
 _PUBLIC: dict[str, tuple[str, str]] = {
+    "PUZZLES": ("dicelab.supersix.puzzles", "SOURCE"),
     "PLAY": ("dicelab.supersix.play", "PLAY"),
     "REPRODUCTIONS": ("dicelab.supersix.reproduce", "REPRODUCTIONS"),
     "cli_app": ("dicelab.supersix.cli", "app"),
@@ -73,5 +74,6 @@ GAME = GameEntry(
         Param("sticks", 4, "sticks each", lo=1, hi=30),
         Param("players", 2, "players", lo=2, hi=2),
     ),
+    popularity=30,
 )
 __getattr__, __dir__, __all__ = lazy_api(__name__, _PUBLIC, "GAME")
