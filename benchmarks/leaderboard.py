@@ -215,15 +215,17 @@ def page(results: dict[str, Any]) -> str:
              "* **Liar's Dice duel**: the exact exploitability, what a best response gains against the "
              "policy per round (payoff +-1; 0 at an equilibrium, 1 for a policy a best response always beats).",
              "",
-             f"Made by `benchmarks/leaderboard.py` (`make leaderboard`) on {meta['machine']}, seed 0, "
-             f"{meta['when']}, in {meta['minutes']:.0f} minutes under `nice -n 10` while other jobs ran "
-             f"(load average {meta['load_start']} at the start, {meta['load_end']} at the end): wall times "
-             "are noisy (the CPU time the run got is in brackets), the grades are exact.", ""]
+             f"Made by `benchmarks/leaderboard.py` (`make leaderboard`: one process per game) on "
+             f"{meta['machine']}, seed 0, under `nice -n 10` while other jobs ran (the load average is given "
+             "with each game): wall times are noisy (the CPU time the run got is in brackets), the grades "
+             "are exact.", ""]
     for name, game in GAMES.items():
         runs = results["games"][name]
         lines += [f"## {game['title']}", "",
                   f"Budget: {runs['budget']:,} decisions per agent, graded every {runs['every']:,}; opponent "
-                  f"`{game['opponents']}`, seat drawn at random each game.", ""]
+                  f"`{game['opponents']}`, seat drawn at random each game. Run {runs['when']} UTC in "
+                  f"{runs['minutes']:.0f} minutes (load average {runs['load_start']} at the start, "
+                  f"{runs['load_end']} at the end).", ""]
         if "liars" in name:
             lines += ["| agent | exploitability | method | time (CPU) |", "|---|---|---|---|"]
         else:
@@ -251,6 +253,19 @@ def page(results: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _load(out: Path) -> dict[str, Any]:
+    path = out / "leaderboard.json"
+    return json.loads(path.read_text()) if path.exists() else {"games": {}, "meta": {}}
+
+
+def _render(out: Path, results: dict[str, Any]) -> None:
+    for name, game in GAMES.items():
+        if name in results["games"]:
+            plot(name, game, results["games"][name]["agents"], out / "img" / f"leaderboard-{name}.png")
+    if set(results["games"]) == set(GAMES):
+        (out / "leaderboard.md").write_text(page(results))
+
+
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", default="docs", help="folder for leaderboard.md, img/ and leaderboard.json")
@@ -260,21 +275,20 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--render", action="store_true", help="only redraw the page and plots from OUT/leaderboard.json")
     args = parser.parse_args(argv)
     out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
     if args.render:
-        results = json.loads((out / "leaderboard.json").read_text())
-        for name, game in GAMES.items():
-            plot(name, game, results["games"][name]["agents"], out / "img" / f"leaderboard-{name}.png")
-        (out / "leaderboard.md").write_text(page(results))
+        results = _load(out)
+        _render(out, results)
         return results
-    t0 = time.perf_counter()
-    results: dict[str, Any] = {"games": {}, "meta": {
-        "machine": f"{os.cpu_count()} cores, {platform.python_implementation()} {platform.python_version()}",
-        "when": time.strftime("%Y-%m-%d"), "load_start": round(os.getloadavg()[0], 1)}}
+    # one game at a time, saved after every agent, so games can run as separate processes (one per
+    # core) and an interrupted run keeps what it finished: the page is drawn once every game is in
     agents = [a for a in AGENTS if a in args.agents.split(",")]
     for name in args.games.split(","):
         game = GAMES[name]
         steps, every = QUICK[name] if args.quick else (game["steps"], game["every"])
-        runs: dict[str, Any] = {"budget": steps, "every": every, "agents": {}, "skipped": {}}
+        runs: dict[str, Any] = {"budget": steps, "every": every, "agents": {}, "skipped": {},
+                                "load_start": round(os.getloadavg()[0], 1), "when": time.strftime("%Y-%m-%d %H:%M")}
+        t0 = time.perf_counter()
         for agent in agents:
             print(f"{name}: {agent} ...", flush=True)
             if agent == "Q-learning":
@@ -286,16 +300,33 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                     runs["skipped"][agent] = "pip install 'dicelab[rl]'"
                     continue
             runs["agents"][agent] = curve
+            runs["load_end"] = round(os.getloadavg()[0], 1)
+            runs["minutes"] = (time.perf_counter() - t0) / 60
             print(f"  {curve[-1]}", flush=True)
-        results["games"][name] = runs
-        plot(name, game, runs["agents"], out / "img" / f"leaderboard-{name}.png")
-    results["meta"]["load_end"] = round(os.getloadavg()[0], 1)
-    results["meta"]["minutes"] = (time.perf_counter() - t0) / 60
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "leaderboard.json").write_text(json.dumps(results, indent=1))
-    if set(args.games.split(",")) == set(GAMES):
-        (out / "leaderboard.md").write_text(page(results))
+            with _lock(out):
+                results = _load(out)
+                results["games"][name] = runs
+                results["meta"] = {"machine": f"{os.cpu_count()} cores, {platform.python_implementation()} "
+                                              f"{platform.python_version()}"}
+                (out / "leaderboard.json").write_text(json.dumps(results, indent=1))
+        with _lock(out):
+            results = _load(out)
+            _render(out, results)
     return results
+
+
+def _lock(out: Path) -> Any:
+    """An exclusive lock on OUT (games run as parallel processes write the same file)."""
+    import contextlib
+    import fcntl
+
+    @contextlib.contextmanager
+    def held() -> Any:
+        with open(out / ".leaderboard.lock", "w") as f:
+            fcntl.flock(f, fcntl.LOCK_EX)
+            yield
+
+    return held()
 
 
 if __name__ == "__main__":

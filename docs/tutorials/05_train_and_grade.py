@@ -25,8 +25,8 @@ import dicelab.envs  # noqa: F401  (registers dicelab/Pig-v0 and the others)
 
 QUICK = os.environ.get("DICELAB_TUTORIAL_QUICK") == "1"
 GAME = {"goal": 10, "variant": "piglet"}
-EPISODES = 1_000 if QUICK else 20_000
-EVERY = 500 if QUICK else 1_000
+EPISODES = 400 if QUICK else 20_000
+EVERY = 200 if QUICK else 1_000
 HOLD, ROLL = 0, 1
 
 # %% [markdown]
@@ -145,9 +145,6 @@ print(f"simulated: {wins / games:.3f}, 95% interval [{lo:.3f}, {hi:.3f}]; exact:
 # PPO this way as they train.
 
 # %%
-try:
-    import stable_baselines3  # noqa: F401
-    have_sb3 = True
-except ImportError:
-    have_sb3 = False
-print("Stable-Baselines3 installed:", have_sb3)
+from importlib.util import find_spec  # noqa: E402
+
+print("Stable-Baselines3 installed:", find_spec("stable_baselines3") is not None)

@@ -67,8 +67,9 @@ def test_the_rl_extra_installs_and_trains_a_tiny_agent(tmp_path):
 
 @pytest.fixture(scope="module")
 def sb3_models(tmp_path_factory):
-    sb3 = pytest.importorskip("stable_baselines3")
-    gym = pytest.importorskip("gymnasium")
+    reason = "the [rl] extra is not installed (pip install -e '.[rl]'); make install leaves it out"
+    sb3 = pytest.importorskip("stable_baselines3", reason=reason)
+    gym = pytest.importorskip("gymnasium", reason=reason)
     import dicelab.envs  # noqa: F401
 
     class Vector(gym.ObservationWrapper):
