@@ -36,6 +36,7 @@ from sqlalchemy.orm import Session
 from dicelab.core.errors import DicelabError
 from dicelab.web.gamecore import GAMES, Conflict, LiveGame, NotFound, public_seed
 from dicelab.web.service import (
+    actor_for,
     check_ready,
     coach_of,
     entry_of,
@@ -48,6 +49,7 @@ from dicelab.web.service import (
     same_json,
     share_id,
     verdict,
+    viewer,
 )
 
 WIN = "win probability"
@@ -128,8 +130,10 @@ def _rows_by_step(state: Any, rows: list[Any], start: int) -> list[Any]:
 
 
 def review(db: Session, g: LiveGame, shared: bool = False) -> dict[str, Any]:
-    """The review of ``g``: the moves, the positions (finished games), the human's chance to win at
-    every decision, the labels and the advice; see the module docstring."""
+    """The review of ``g`` for the reader's seat (``g.viewer``; in a game between people each has
+    their own): the moves, the positions (finished games), that seat's chance to win at every
+    decision, the labels and the advice; see the module docstring. Actors as the reader sees them
+    (``human``: the reader, ``friend``: another person, ``bot``)."""
     entry = entry_of(g)
     if is_legacy(g):
         raise Conflict("this game was started by an older version of the lab whose dice cannot be replayed; "
@@ -141,7 +145,7 @@ def review(db: Session, g: LiveGame, shared: bool = False) -> dict[str, Any]:
     rules = rules_of(entry, params)
     state = entry.new_game(rules, g.seed)
     players = players_of(state)
-    human = g.human_seat
+    human = viewer(g)  # the reader's seat (a shared review: the creator's)
     finished = g.status == "finished"
     rows = moves_of(db, g)
     steps: list[dict[str, Any]] = []
@@ -155,8 +159,9 @@ def review(db: Session, g: LiveGame, shared: bool = False) -> dict[str, Any]:
             step["position"] = state.observe(human)
         actions = {m.player: json.loads(m.action_json) if m.action_json else m.action for m in group}
         for m in group:
-            is_human = m.actor == "human"
-            mv: dict[str, Any] = {"seat": m.player, "actor": m.actor, "action": actions[m.player],
+            actor = actor_for(m.actor, m.player, human)
+            is_human = actor == "human"
+            mv: dict[str, Any] = {"seat": m.player, "actor": actor, "action": actions[m.player],
                                   "hinted": is_human and '"hint": true' in (m.events_json or "")}
             # once a coach has answered with something other than win probabilities there is no
             # graph: the rest of the game is not asked (a bid-judging coach costs real work)
