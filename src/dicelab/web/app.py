@@ -544,10 +544,10 @@ def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | No
         require(body.people <= players, f"people must be from 1 to {players} (the seats of this game), got {body.people}")
         bot_seats = players - body.people
         specs = list(body.opponents or [body.opponent or play.bots(rules)[0].spec])
+        idle_bot = body.idle_bot or specs[0]  # the bot that takes an idle person's seat: the chosen one
         if len(specs) == 1:
             specs = specs * bot_seats
         require(len(specs) == bot_seats, f"give one bot, or one per bot seat ({bot_seats}), got {len(specs)}")
-        idle_bot = body.idle_bot or (specs[0] if specs else play.bots(rules)[0].spec)
         await prepare(entry, [*specs, idle_bot] if body.people > 1 else specs, params)
 
         def work(db: Session) -> dict[str, Any]:
