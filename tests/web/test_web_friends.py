@@ -45,7 +45,7 @@ def new(client, **body) -> tuple[str, dict[str, Any], list[dict[str, str]]]:
     j = r.json()
     seats = {j["state"]["human_seat"]: {"X-Game-Token": j["token"]}}
     for inv in j["invites"]:
-        assert inv["link"] == f"/play/{j['state']['game']}#{j['id']}.{inv['token']}"
+        assert inv["link"] == f"/play/{j['state']['game']}#seat={j['id']}.{inv['token']}"
         seats[inv["seat"]] = {"X-Game-Token": inv["token"]}
     return j["id"], j, [seats[s] for s in sorted(seats)]
 

@@ -76,10 +76,10 @@ def start_with_friend(browser, server, game: str, fill: dict[str, str], people: 
     a.click("#start")
     a.wait_for_selector("#board:not([hidden])", timeout=120_000)  # a first game may build its bots' tables
     link = a.input_value("#invite-links input")
-    assert re.fullmatch(re.escape(server.url) + rf"/play/{game}#[\w-]+\.[\w-]+", link)
+    assert re.fullmatch(re.escape(server.url) + rf"/play/{game}#seat=[\w-]+\.[\w-]+", link)
     cb, b, eb = open_page(browser, link)
     b.wait_for_selector("#board:not([hidden])")
-    assert "." not in b.evaluate("location.hash")  # the token does not stay in the address
+    assert "seat=" not in b.evaluate("location.hash")  # the token does not stay in the address
     return (ca, a, ea), (cb, b, eb)
 
 

@@ -3,7 +3,7 @@ each seat's event stream sends. Nothing here knows a game's rules: it builds on 
 (:mod:`dicelab.web.service`) and the ``seats`` table (:mod:`dicelab.web.db`).
 
 * **Seats and links.** Each seat a person plays has its own secret token (stored hashed); its invite
-  link is ``/play/<game>#<game id>.<token>``: the part after ``#`` never reaches a server (nor its
+  link is ``/play/<game>#seat=<game id>.<token>``: the part after ``#`` never reaches a server (nor its
   logs, nor a Referer), and the page keeps the token in the browser, as for the creator's seat.
 * **Idle seats.** The creator may choose a time limit (``idle_s``). A person who is to move (and
   has not made a secret choice) for longer than that, counted from the last change of the
@@ -56,7 +56,7 @@ MIN_IDLE_S, MAX_IDLE_S = 5, 7 * 24 * 3600
 
 def invites(g: LiveGame) -> list[dict[str, Any]]:
     """The other people's seat links of a new game (for its creator's answer only)."""
-    return [{"seat": s, "token": t, "link": f"/play/{g.game}#{g.id}.{t}"} for s, t in getattr(g, "invites", [])]
+    return [{"seat": s, "token": t, "link": f"/play/{g.game}#seat={g.id}.{t}"} for s, t in getattr(g, "invites", [])]
 
 
 def signature(g: LiveGame) -> tuple:

@@ -11,10 +11,11 @@
   const keep = (k, v) => { try { store.setItem(k, v); } catch (e) { /* storage off: the link still works in this tab */ } };
   const read = (k) => { try { return store.getItem(k); } catch (e) { return null; } };
 
-  // ------------------------------------------------------------------ a seat link: #<game id>.<token>
+  // ------------------------------------------------------------------ a seat link: #seat=<game id>.<token>
   // The part after # never reaches the server. The token is kept in this tab (and in My games once
-  // the page tracks the game); the address keeps only the game's id.
-  const link = /^#([\w-]{8,40})\.([\w-]{16,100})$/.exec(location.hash);
+  // the page tracks the game); the address keeps only the game's id. (A game's own address,
+  // #<share id>, is read by common.js: it opens nothing but the read-only view.)
+  const link = /^#seat=([\w-]{8,40})\.([\w-]{16,100})$/.exec(location.hash);
   if (link) {
     keep("dicelab-token-" + link[1], link[2]);
     history.replaceState(null, "", location.pathname + location.search + "#" + link[1]);

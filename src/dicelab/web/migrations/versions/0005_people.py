@@ -4,8 +4,8 @@ the others), and on ``games`` the write counter every change bumps (``stamp``: t
 key of moves, choices and hand-overs), the creator's idle limit (``idle_s``) and the rematch
 (``rematch_id``). Games against bots keep no ``seats`` rows: nothing to carry over.
 
-Revision ID: 0004
-Revises: 0003
+Revision ID: 0005
+Revises: 0004
 Create Date: 2026-12-02
 """
 
@@ -14,8 +14,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0004"
-down_revision = "0003"
+revision = "0005"
+down_revision = "0004"
 branch_labels = None
 depends_on = None
 
