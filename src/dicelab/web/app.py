@@ -8,7 +8,10 @@ Every registered game (:mod:`dicelab.core.registry`) is served by one game servi
 ``/openapi.json``)::
 
     POST /api/games                 create a game -> {id, token, state, events}: {"game": NAME,
-                                    "rules": {...} (or the rule parameters flat), "opponent": SPEC}
+                                    "rules": {...} (or the rule parameters flat), "opponent": SPEC};
+                                    with "people": N > 1 a game between people, whose answer's
+                                    "invites" give each other person's seat link (and "idle_s": the
+                                    seconds before an idle person's seat goes to a bot)
     GET  /api/games/{id}            read it        (header X-Game-Token)
     POST /api/games/{id}/moves      make a move    (header X-Game-Token; body {"action": ACTION,
                                     "expected_move": VERSION}: one of the state's legal_actions,
@@ -21,6 +24,10 @@ Every registered game (:mod:`dicelab.core.registry`) is served by one game servi
     GET  /api/games/shared/{share_id}
                                     the same review, read-only, without the token (the state's
                                     share_id; a live game shows only its public events)
+    POST /api/games/{id}/rematch    a finished game between people: its rematch, the same people
+                                    (the first to ask creates it; header X-Game-Token)
+    GET  /api/events/{id}           Server-Sent Events for your seat (header X-Game-Token): the
+                                    state and every move as it happens (games between people)
     GET  /api/opponents             every game's bots; GET /api/games/rules: every game's rules
     GET  /healthz                   {"status": "ok"}
 

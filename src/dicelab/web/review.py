@@ -48,6 +48,7 @@ from dicelab.web.service import (
     players_of,
     rules_of,
     same_json,
+    seats_view,
     share_id,
     verdict,
     viewer,
@@ -238,6 +239,9 @@ def review(db: Session, g: LiveGame, shared: bool = False) -> dict[str, Any]:
         "multiplayer_note": ("With more than two players one seat's loss is not one other seat's gain, so the graph "
                              "has a point only at your own decisions.") if graph and players > 2 else None,
     }
+    seats = seats_view(g, human, specs)
+    if seats is not None:  # a game between people: who sat where, from the reader's seat
+        out["seats"] = seats
     if public_seed(g) is not None:
         out["seed"] = public_seed(g)
     if not shared:
