@@ -82,21 +82,26 @@ def turn_distribution(k: int, goal: int) -> list[tuple[int, float]]:
 
 
 def target_values(spec: str, goal: int, i: int, j: int) -> list[float]:
-    """``Q(k)`` for k = 1 .. goal - i at scores ``(i, j)`` against the bot ``spec`` (two players)."""
+    """``Q(k)`` for k = 1 .. goal - i at scores ``(i, j)`` against the bot ``spec`` (two players):
+    the opponent's turn total is summed out once per own banked score (a column), then each target
+    weighs its seven outcomes (bust, k .. k + 5) over that column."""
+    from dicelab.simpig.rules import turn_total_table
+
     v = best_response(spec, goal).value
     opp: dict[int, float] = {}
     for w, kb in mixture(spec, goal, j, [i]):
         for y, p in turn_distribution(kb, goal):
             opp[y] = opp.get(y, 0.0) + w * p
-    q = []
-    for k in range(1, goal - i + 1):
-        total = 0.0
-        for x, px in turn_distribution(k, goal):
-            a = min(i + x, goal)
-            for y, py in opp.items():
-                total += px * py * v[a, min(j + y, goal)]
-        q.append(total)
-    return q
+    col = np.zeros(goal + 1)  # col[a]: the value once the own score is a, the opponent's turn summed out
+    for y, py in opp.items():
+        col += py * v[:goal + 1, min(j + y, goal)]
+    need = goal - i
+    p0, pk = turn_total_table(goal)
+    k = np.arange(1, need + 1)
+    q = p0[k] * col[i]
+    for r in range(6):
+        q = q + pk[k, r] * col[np.minimum(i + k + r, goal)]
+    return [float(x) for x in q]
 
 
 class SimPigBot:
