@@ -17,7 +17,7 @@ from typing import Any
 import typer
 
 from dicelab import __version__
-from dicelab.cli import serve, stats
+from dicelab.cli import grade, puzzles, reproduce, serve, stats
 from dicelab.core import registry
 from dicelab.core.errors import DicelabError
 
@@ -41,7 +41,10 @@ for _game in registry.games():
     if _group is not None:
         app.add_typer(_group, name=_game.name)
 app.add_typer(stats.app, name="stats")
+app.add_typer(puzzles.app, name="puzzles")
 app.command("serve")(serve.serve)
+app.command("reproduce")(reproduce.reproduce)
+app.command("grade")(grade.grade)
 
 
 @app.command("version")

@@ -26,7 +26,6 @@ from dicelab.core.game import Action, GameState
 from dicelab.core.registry import Bot
 from dicelab.simpig.rules import SIDES, SimPigRules
 
-OFFERED = ("br:hold:25", "svima", "equilibrium", "hold:25", "pw:25<40,30<60,goal")
 ALLOWED = "br:hold:N, svima, equilibrium, hold:N, pw:K<T,...,K"
 DEFAULT_AGAINST = "equilibrium"
 _SPEC = re.compile(r"^(br:)?(hold:(\d{1,3}|goal)|pw:[0-9a-z<,]{1,60}|equilibrium|optimal|svima|svima-b)$")
@@ -54,7 +53,7 @@ def parse_spec(spec: Any, rules: SimPigRules) -> str:
     the strategy (cached), since whether it fits the goal is known only then."""
     s = _form(spec)
     strat = strategy(s, rules.goal)
-    require(not (strat.two_player_only and rules.players > 2) or s in OFFERED,
+    require(not (strat.two_player_only and rules.players > 2) or s in {b.spec for b in SimPigPlay().bots(rules)},
             f"bot {spec!r} is a two-player table")
     return s
 
@@ -83,21 +82,26 @@ def turn_distribution(k: int, goal: int) -> list[tuple[int, float]]:
 
 
 def target_values(spec: str, goal: int, i: int, j: int) -> list[float]:
-    """``Q(k)`` for k = 1 .. goal - i at scores ``(i, j)`` against the bot ``spec`` (two players)."""
+    """``Q(k)`` for k = 1 .. goal - i at scores ``(i, j)`` against the bot ``spec`` (two players):
+    the opponent's turn total is summed out once per own banked score (a column), then each target
+    weighs its seven outcomes (bust, k .. k + 5) over that column."""
+    from dicelab.simpig.rules import turn_total_table
+
     v = best_response(spec, goal).value
     opp: dict[int, float] = {}
     for w, kb in mixture(spec, goal, j, [i]):
         for y, p in turn_distribution(kb, goal):
             opp[y] = opp.get(y, 0.0) + w * p
-    q = []
-    for k in range(1, goal - i + 1):
-        total = 0.0
-        for x, px in turn_distribution(k, goal):
-            a = min(i + x, goal)
-            for y, py in opp.items():
-                total += px * py * v[a, min(j + y, goal)]
-        q.append(total)
-    return q
+    col = np.zeros(goal + 1)  # col[a]: the value once the own score is a, the opponent's turn summed out
+    for y, py in opp.items():
+        col += py * v[:goal + 1, min(j + y, goal)]
+    need = goal - i
+    p0, pk = turn_total_table(goal)
+    k = np.arange(1, need + 1)
+    q = p0[k] * col[i]
+    for r in range(6):
+        q = q + pk[k, r] * col[np.minimum(i + k + r, goal)]
+    return [float(x) for x in q]
 
 
 class SimPigBot:
@@ -122,7 +126,7 @@ class SimPigPlay:
     def bots(self, rules: SimPigRules) -> list[Bot]:
         n = min(25, rules.goal)  # the paper's hold:25, or hold at the goal below 25
         bots = [
-            Bot(f"br:hold:{n}", f"Best response to hold at {n}", f"the exact best reply to a hold-at-{n} player"),
+            Bot(f"br:hold:{n}", f"Best response to hold at {n}", f"the exact best reply to a player who always aims for {n}"),
             Bot("svima", "SVIMA", "Stackelberg value iteration (the paper's Algorithm 0.2)"),
             Bot("equilibrium", "Exact mixed equilibrium", "mixes its targets so that no reply beats it"),
             Bot(f"hold:{n}", f"Hold at {n}", f"always aims for a turn total of {n}"),
@@ -176,6 +180,12 @@ class SimPigPlay:
         scores = state.observe(seat)["scores"]
         n = len(scores)
         return [scores[(seat + m) % n] for m in range(n)]
+
+    def grade(self, rules: SimPigRules, decide: Any, progress: bool = False) -> dict[str, Any]:
+        """The exact grade of a learned policy (:class:`dicelab.core.registry.Grades`)."""
+        from dicelab.simpig.policy_grade import grade
+
+        return grade(rules, decide, progress)
 
 
 PLAY = SimPigPlay()
