@@ -12,7 +12,7 @@ listed mover first (``goal^n`` of them); the turn inside is recomputed in micros
 >>> from dicelab.pig.rules import PigRules
 >>> sol = solve_n(PigRules(goal=20, players=3))
 >>> [round(p, 4) for p in sol.start()]          # seats 0, 1, 2 from the first roll
-[0.3683, 0.3264, 0.3053]
+[0.4964, 0.31, 0.1936]
 >>> sol.action((10, 15, 18), 6)
 'roll'
 """
@@ -25,10 +25,11 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from numba import njit
 
 from dicelab.core.errors import DicelabError, require
 from dicelab.core.store import cached, expect_array, load_as, save_table
-from dicelab.pig import nkernels as K
+import dicelab.pig.nkernels as K
 from dicelab.pig.rules import PigRules
 
 KIND = "pig-nsolution"
@@ -80,6 +81,24 @@ def dummies(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Placeholder tables, thresholds and solved table for kernels that use none of them."""
     return (np.zeros((1, 1, 1), dtype=np.bool_), np.zeros((1, 1), dtype=np.int16),
             np.zeros((1, max(n - 1, 1), 1)))
+
+
+@njit(cache=True)
+def greedy_table(W, ph, n, g, pts, prb, pb, out):
+    """out[idx, k] = the greedy choice (roll) at every mover-first tuple, for value table W[ph]."""
+    gn1 = 1
+    for r in range(n - 1):
+        gn1 *= g
+    v = np.zeros(g + 16)
+    row = np.zeros(g + 16)
+    for idx in range(out.shape[0]):
+        c0 = idx // gn1
+        y = W[ph, n - 2, (idx % gn1) * g + c0]
+        K.greedy_row(W, ph, g, gn1, idx, c0, y, pts, prb, pb, v, row)
+        for k in range(g - c0):
+            out[idx, k] = row[k] >= 0.5
+        for k in range(g - c0, g):
+            out[idx, k] = False
 
 
 @dataclass
@@ -193,9 +212,14 @@ class NPigSolution:
     def decision_table(self) -> np.ndarray:
         """The whole optimal policy as a boolean table ``(goal^n, goal)`` (True = roll), rows
         mover first like ``w`` (small problems: goal^(n+1) bytes)."""
-        from dicelab.pig.nevaluation import compile_rows
-
-        return compile_rows("optimal", self.rules)
+        n, g = self.players, self.goal
+        check_size(self.rules, "a decision table")
+        pts, prb, pb = kernel_outcomes(self.rules)
+        out = np.zeros((g ** n, g), dtype=np.bool_)
+        greedy_table(self.w[None], 0, n, g, pts, prb, pb, out)
+        for _, idx, kk, p in self.mixes:
+            out[int(idx), int(kk)] = p >= 0.5
+        return out
 
     def summary(self) -> dict[str, Any]:
         """The figures ``dicelab pig solve --players N`` reports."""
