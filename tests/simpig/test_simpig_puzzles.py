@@ -48,7 +48,8 @@ def test_shipped_simpig_puzzles_agree_with_the_equilibrium_values():
         assert len(support) == 1, p["id"]  # the equilibrium plays one target here
         for m in p["moves"]:
             assert m["value"] == pytest.approx(q_value(m["action"]["target"], i, j, eq), abs=1e-9), p["id"]
-        curve = p["extra"]["targets"]
+        curve = p["extra"]["curve"]["y"]
+        assert p["extra"]["curve"]["x0"] == 1
         assert len(curve) == need
         k_best = max(range(1, need + 1), key=lambda k: curve[k - 1])
         assert p["best"] == {"target": k_best} and k_best == next(iter(support))

@@ -13,7 +13,8 @@ of thumb's:
 * *hold at 20*, the Pig rule of thumb;
 * *go for the goal*: aim for all the points still needed in one turn.
 
-The value of every target (1 to what is still needed) is kept too (``extra["targets"]``).
+The value of every target (1 to what is still needed) is kept too, as the answer's curve
+(``extra["curve"]``, see :mod:`dicelab.core.puzzles`).
 """
 
 from __future__ import annotations
@@ -94,7 +95,8 @@ class SimPigPuzzles:
             thumbs=thumbs, why=lambda b, second, wrong: why(goal, i, j, b, second),
             details=(f"state ({i}, {j}); values of holding at each target against the exact mixed equilibrium "
                      f"(Shapley), which here aims for {mix}; best target over all 1..{need}: {best}"),
-            extra={"targets": [round(float(v), 5) for v in q]})
+            extra={"curve": {"title": "Your chance to win for every target", "x_label": "target", "x0": 1,
+                             "y": [round(float(v), 5) for v in q]}})
 
 
 def _pct(p: float) -> str:
