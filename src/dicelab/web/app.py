@@ -32,8 +32,9 @@ Answers: 201/200 on success; 404 for an unknown game, 403 for a wrong token, 409
 or a move in a finished game, 413 for a body over 16 KiB, 422 for malformed JSON or bad values, 400
 for JSON nested too deeply to parse. The study's data (``/export/*``, ``/api/analysis``,
 ``/analysis``, ``/analysis/plot/*``) need the researcher key (header ``X-Admin-Key``): 401 without
-it, 403 for a wrong one. Every answer carries a Content-Security-Policy and no-framing headers;
-bound to loopback, a request whose Host is not a loopback name gets 400 (DNS rebinding).
+it, 403 for a wrong one. Every answer carries a Content-Security-Policy and no-framing headers; a
+request whose Host names neither this machine nor an allowed name (``dicelab serve --allow-host``)
+gets 400 (DNS rebinding), and so does one with two Host headers.
 """
 
 from __future__ import annotations
@@ -270,21 +271,51 @@ def host_name(header: str) -> str:
     return header.rsplit(":", 1)[0] if header.count(":") == 1 else header
 
 
-class LoopbackHost:
-    """ASGI middleware for a lab bound to loopback: 400 unless the Host header names a loopback
-    address (with any port). A web page that rebinds its own domain to 127.0.0.1 (DNS rebinding)
-    still sends its domain as the Host, so it cannot reach the lab."""
+LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
+WILDCARD_HOSTS = ("0.0.0.0", "::")
 
-    def __init__(self, app: Any) -> None:
-        self.app = app
+
+def host_allow_list(bind_host: str | None, allow_hosts: list[str] | None = None) -> frozenset[str] | None:
+    """The Host names the lab answers when it listens on ``bind_host``: this machine's loopback
+    names, the bound address itself, and ``allow_hosts`` (``dicelab serve --allow-host``); None
+    (any Host) for the in-process test client (no ``bind_host``) or with ``"*"`` among them.
+    Listening on every interface (0.0.0.0, ::) needs ``allow_hosts``: without an explicit list any
+    web page could reach the lab through DNS rebinding (a one-line :class:`DicelabError`)."""
+    given = [h.lower() for h in (allow_hosts or [])]
+    if bind_host is None or "*" in given:
+        return None
+    bound = host_name(bind_host).lower()
+    require(bound not in WILDCARD_HOSTS or given,
+            f"listening on every interface ({bind_host}) needs --allow-host with the names or addresses "
+            "clients use to reach the lab (e.g. --allow-host lab.example.org; '*' accepts any Host)")
+    names = {*LOOPBACK_NAMES, *given}
+    if bound not in WILDCARD_HOSTS:
+        names.add(bound)
+    return frozenset(names)
+
+
+class HostCheck:
+    """ASGI middleware: 400 for a request with two Host headers (a proxy and the app could read
+    different ones), and, with an ``allowed`` set, for a Host header that names none of them (with
+    any port; every loopback address counts as ``127.0.0.1``). A web page that rebinds its own
+    domain to the lab's address (DNS rebinding) still sends its domain as the Host, so it cannot
+    reach the lab."""
+
+    def __init__(self, app: Any, allowed: frozenset[str] | None = None) -> None:
+        self.app, self.allowed = app, allowed
 
     async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
         if scope["type"] == "http":
-            host = dict(scope.get("headers", [])).get(b"host", b"").decode("latin-1")
-            if not is_loopback(host_name(host)):
-                await _send_detail(send, 400, "the Host header must name this machine (localhost, 127.0.0.1 or "
-                                              "[::1]) while the lab listens on a loopback address")
+            hosts = [v for k, v in scope.get("headers", []) if k == b"host"]
+            if len(hosts) > 1:
+                await _send_detail(send, 400, "the request has more than one Host header; send one")
                 return
+            if self.allowed is not None:
+                name = host_name(hosts[0].decode("latin-1") if hosts else "").lower()
+                if not (name in self.allowed or ("127.0.0.1" in self.allowed and is_loopback(name))):
+                    await _send_detail(send, 400, "the Host header must name this lab: localhost, 127.0.0.1, "
+                                                  "[::1], its address, or a name given by dicelab serve --allow-host")
+                    return
         await self.app(scope, receive, send)
 
 
@@ -406,15 +437,17 @@ def rules_listing(entry: registry.GameEntry) -> list[dict[str, Any]]:
 
 
 def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | None = None,
-               bind_host: str | None = None) -> FastAPI:
+               bind_host: str | None = None, allow_hosts: list[str] | None = None) -> FastAPI:
     """The web lab on ``db_url`` (default: SQLite in the user data folder).
 
     ``warm`` solves Pig to 100 in a background thread at start-up (from the disk cache when it is
     there), so the first game against the optimal bot starts at once. ``admin_key`` opens the
     study's data (None: a random key nobody knows, so they stay closed). ``bind_host`` is the
-    address the server listens on: on a loopback address only loopback Host headers are served
-    (None: any Host, as for the in-process test client).
+    address the server listens on, ``allow_hosts`` the further names clients may use: only Host
+    headers naming these are served (:func:`host_allow_list`; None: any Host, as for the in-process
+    test client); two Host headers are refused in any case.
     """
+    allowed = host_allow_list(bind_host, allow_hosts)
     url = db_url or default_db_url()
     engine = open_database(url)  # a damaged SQLite file stops here with one line
     sessions = make_sessionmaker(engine)
@@ -452,8 +485,7 @@ def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | No
     app.state.admin_key = admin_key or secrets.token_urlsafe(24)
     app.add_middleware(BodyLimit)
     app.add_middleware(Admission)  # game requests over its limit: 503 at once, before any other work
-    if bind_host is not None and is_loopback(host_name(bind_host)):
-        app.add_middleware(LoopbackHost)
+    app.add_middleware(HostCheck, allowed=allowed)
     app.add_middleware(SecurityHeaders)  # outermost: on every answer, 400 and 413 included
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
     templates = Jinja2Templates(directory=str(HERE / "templates"))

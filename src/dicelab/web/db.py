@@ -53,7 +53,6 @@ Tables
 from __future__ import annotations
 
 import logging
-import os
 import re
 import sqlite3
 import threading
@@ -80,6 +79,7 @@ from sqlalchemy.engine import URL, Engine, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, InterfaceError, OperationalError
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, sessionmaker
 
+from dicelab.core import env
 from dicelab.core.errors import DicelabError
 
 MIGRATIONS_DIR = Path(__file__).with_name("migrations")
@@ -187,9 +187,9 @@ class Turn(Base):
 
 def default_db_url() -> str:
     """``sqlite:///`` + the user data folder's ``weblab.sqlite`` (``DICELAB_DB`` overrides)."""
-    env = os.environ.get("DICELAB_DB")
-    if env:
-        return env
+    url = env.get("DICELAB_DB")
+    if url:
+        return url
     folder = Path(platformdirs.user_data_dir("dicelab"))
     folder.mkdir(parents=True, exist_ok=True)
     return f"sqlite:///{folder / 'weblab.sqlite'}"
@@ -222,7 +222,7 @@ def runs_locally(url: URL) -> bool:
         value = url.query.get(key)
         hosts += list(value) if isinstance(value, tuple) else [value] if value else []
     if not hosts:
-        hosts = [h for h in os.environ.get("PGHOST", "").split(",") if h]
+        hosts = [h for h in (env.get("PGHOST") or "").split(",") if h]
     return all(h.startswith("/") or h in LOOPBACK_HOSTS for h in ",".join(hosts).split(",") if h)
 
 
@@ -267,9 +267,7 @@ def make_engine(url: str) -> Engine:
             f"sqlite:///lab.sqlite or postgresql+psycopg://user@host/dicelab, with its driver installed{hint})"
         ) from None
     if is_sqlite:
-        sync = os.environ.get("DICELAB_SQLITE_SYNC", "NORMAL").upper()
-        if sync not in ("NORMAL", "FULL", "EXTRA"):
-            raise DicelabError(f"DICELAB_SQLITE_SYNC must be NORMAL, FULL or EXTRA, got {sync!r}")
+        sync = env.get("DICELAB_SQLITE_SYNC")  # NORMAL, FULL or EXTRA, or a one-line error
 
         @event.listens_for(engine, "connect")
         def _pragmas(dbapi_conn, _record) -> None:  # pragma: no cover - trivial
