@@ -69,13 +69,21 @@ import dicelab.web.service as service
 import dicelab.web.study as study
 from dicelab.web.db import (
     DB_ERRORS,
+    DISK_FULL_RETRY_S,
+    MIN_FREE_BYTES,
+    QUICK_CHECK_EVERY_S,
     damage_of,
     default_db_url,
+    final_checkpoint,
+    free_bytes,
+    full_of,
     health_read,
     make_sessionmaker,
     open_database,
     runs_locally,
+    sqlite_damage,
     start_checkpoints,
+    start_quick_checks,
     unavailable_of,
 )
 from dicelab.web.gamecore import Conflict, Forbidden, NotFound, Unauthorized
@@ -350,6 +358,8 @@ async def run_db(request: Request, fn: Callable[[Session], T], quick: bool = Fal
     runs in a worker thread, at most ``DB_THREADS`` at once.
     """
     sessions = request.app.state.sessions
+    if request.app.state.damaged is not None:  # nothing more is read from or written into it
+        raise DatabaseDamaged(request.app.state.damaged)
 
     def call() -> T:
         with sessions() as db:
@@ -360,11 +370,39 @@ async def run_db(request: Request, fn: Callable[[Session], T], quick: bool = Fal
     return await anyio.to_thread.run_sync(call, limiter=request.app.state.db_limiter)
 
 
+class DatabaseDamaged(Exception):
+    """The database is known to be damaged: every request that would use it gets 503."""
+
+
 def mark_damaged(app: FastAPI, detail: str) -> None:
-    """Remember database damage met by a request: ``/healthz`` reports it until a restart."""
+    """Remember database damage met by a request or the background check: ``/healthz`` reports it,
+    every database request answers 503 and nothing more is written into the file (no checkpoint,
+    also not at shutdown) until a restart."""
     if app.state.damaged is None:
         log.error("%s", detail)
     app.state.damaged = detail
+
+
+def mark_full(app: FastAPI, detail: str) -> None:
+    """Remember a full disk met by a request: ``/healthz`` reports it until there is room again."""
+    if app.state.disk_full is None:
+        log.error("%s", detail)
+    app.state.disk_full = (detail, time.monotonic())
+
+
+def disk_full(app: FastAPI) -> str | None:
+    """The full-disk detail while the disk is still full: on SQLite while less than
+    :data:`~dicelab.web.db.MIN_FREE_BYTES` are free beside the file; elsewhere for
+    :data:`~dicelab.web.db.DISK_FULL_RETRY_S` seconds after the last request that met it."""
+    if app.state.disk_full is None:
+        return None
+    detail, since = app.state.disk_full
+    free = free_bytes(app.state.engine)
+    if (free is not None and free >= MIN_FREE_BYTES) or (free is None and time.monotonic() - since > DISK_FULL_RETRY_S):
+        app.state.disk_full = None
+        log.warning("the disk under the database has room again")
+        return None
+    return detail
 
 
 async def run_game_db(request: Request, fn: Callable[[Session], T]) -> T:
@@ -437,7 +475,8 @@ def rules_listing(entry: registry.GameEntry) -> list[dict[str, Any]]:
 
 
 def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | None = None,
-               bind_host: str | None = None, allow_hosts: list[str] | None = None) -> FastAPI:
+               bind_host: str | None = None, allow_hosts: list[str] | None = None,
+               check_every: float = QUICK_CHECK_EVERY_S) -> FastAPI:
     """The web lab on ``db_url`` (default: SQLite in the user data folder).
 
     ``warm`` solves Pig to 100 in a background thread at start-up (from the disk cache when it is
@@ -445,7 +484,9 @@ def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | No
     study's data (None: a random key nobody knows, so they stay closed). ``bind_host`` is the
     address the server listens on, ``allow_hosts`` the further names clients may use: only Host
     headers naming these are served (:func:`host_allow_list`; None: any Host, as for the in-process
-    test client); two Host headers are refused in any case.
+    test client); two Host headers are refused in any case. ``check_every``: seconds between the
+    background ``PRAGMA quick_check`` runs on an SQLite file (damage found: 503 and ``/healthz``
+    says so; the file is written no more, not even at shutdown).
     """
     allowed = host_allow_list(bind_host, allow_hosts)
     url = db_url or default_db_url()
@@ -460,10 +501,16 @@ def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | No
     async def lifespan(app: FastAPI):
         if warm:
             threading.Thread(target=_warm, name="dicelab-warm", daemon=True).start()
-        stop_checkpoints = start_checkpoints(engine)
+        damaged = lambda: app.state.damaged is not None  # noqa: E731
+        stop_checkpoints = start_checkpoints(engine, paused=damaged)
+        stop_checks = start_quick_checks(engine, lambda detail: mark_damaged(app, detail), every=check_every,
+                                         paused=damaged)
         yield
+        stop_checks()
         stop_checkpoints()
         app.state.heavy.close()
+        if not damaged():  # a damaged file is left exactly as it was found (for a repair or a backup)
+            final_checkpoint(engine)
         engine.dispose()
 
     app = FastAPI(
@@ -481,6 +528,8 @@ def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | No
     app.state.quick_in_loop = runs_locally(engine.url)
     app.state.db_url = url
     app.state.damaged = None  # the one-line description of damage a request met, for /healthz
+    app.state.disk_full = None  # (detail, since) after a request met a full disk
+    app.state.last_check = 0.0  # when a database error last made the lab check its file
     app.state.heavy = HeavyPool()  # the explorer's worker process (started at its first request)
     app.state.admin_key = admin_key or secrets.token_urlsafe(24)
     app.add_middleware(BodyLimit)
@@ -519,15 +568,32 @@ def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | No
         return JSONResponse({"detail": "Internal error: the lab logged it; please try again."}, status_code=500)
 
     async def _db_error(req: Request, exc: Exception) -> JSONResponse:
+        full = full_of(exc, req.app.state.engine)
+        if full is not None:  # not damage: the lab goes on once there is room again
+            mark_full(req.app, full)
+            return JSONResponse({"detail": full}, status_code=503, headers={"Retry-After": str(DISK_FULL_RETRY_S)})
         detail = damage_of(exc)
         if detail is None:
             down = unavailable_of(exc)
             if down is not None:  # a database server that does not answer: 503, try again later
                 log.warning("%s", down)
                 return JSONResponse({"detail": down}, status_code=503, headers={"Retry-After": "5"})
-            return await _unexpected(req, exc)
+            detail = await check_file(req.app)  # any other database error: is the file sound?
+            if detail is None:
+                return await _unexpected(req, exc)
         mark_damaged(req.app, detail)
         return JSONResponse({"detail": detail}, status_code=503)
+
+    async def check_file(app: FastAPI) -> str | None:
+        """``PRAGMA quick_check`` after an unexplained database error (at most every 5 s)."""
+        if time.monotonic() - app.state.last_check < 5:
+            return None
+        app.state.last_check = time.monotonic()
+        return await anyio.to_thread.run_sync(sqlite_damage, app.state.engine)
+
+    @app.exception_handler(DatabaseDamaged)
+    async def _damaged(_req: Request, exc: DatabaseDamaged) -> JSONResponse:
+        return JSONResponse({"detail": str(exc)}, status_code=503)
 
     for db_error in DB_ERRORS:
         app.add_exception_handler(db_error, _db_error)
@@ -539,16 +605,21 @@ def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | No
     # ------------------------------------------------------------------ API
     @app.get("/healthz", tags=["meta"])
     async def healthz(request: Request) -> Any:
-        """ok after a real read of the database; 503 ``damaged`` once this or any request met damage."""
+        """ok after a real read of the database; 503 ``damaged`` once this, any request or the
+        background check met damage; 503 ``disk-full`` while the disk under it is full."""
         if request.app.state.damaged is None:
             try:
                 await run_db(request, health_read, quick=True)
             except DB_ERRORS as exc:
-                if damage_of(exc) is None:
+                if damage_of(exc) is None or full_of(exc, request.app.state.engine) is not None:
                     raise
                 mark_damaged(request.app, damage_of(exc))
         if request.app.state.damaged is not None:
             return JSONResponse({"status": "damaged", "detail": request.app.state.damaged}, status_code=503)
+        full = disk_full(request.app)
+        if full is not None:
+            return JSONResponse({"status": "disk-full", "detail": full}, status_code=503,
+                                headers={"Retry-After": str(DISK_FULL_RETRY_S)})
         return {"status": "ok", "version": __version__, "games": [g.name for g in registry.games()],
                 "caches": cache_stats(), "explorer_admitted": request.app.state.heavy.admitted}
 
