@@ -530,6 +530,10 @@ def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | No
     app.state.damaged = None  # the one-line description of damage a request met, for /healthz
     app.state.disk_full = None  # (detail, since) after a request met a full disk
     app.state.last_check = 0.0  # when a database error last made the lab check its file
+    free = free_bytes(engine)
+    if free is not None and free < MIN_FREE_BYTES:  # it starts (reads work), and says so from the start
+        mark_full(app, f"the disk under the database is full ({free:,} bytes free in "
+                       f"{Path(str(engine.url.database)).parent}); free some space, then try again")
     app.state.heavy = HeavyPool()  # the explorer's worker process (started at its first request)
     app.state.admin_key = admin_key or secrets.token_urlsafe(24)
     app.add_middleware(BodyLimit)
