@@ -589,6 +589,11 @@ BASE_ARGS: dict[tuple[str, ...], list[str]] = {
     ("simpig", "svima"): ["--goal", "8"],
     ("supersix", "plot"): ["--sticks", "2"],
     ("supersix", "simulate"): ["--sticks", "2", "--games", "5", "optimal", "always"],
+    ("grade",): ["pig"],
+    ("puzzles", "build"): ["--game", "pig", "--count", "1"],
+    ("puzzles", "list"): [],
+    ("reproduce",): ["999"],  # a folder ('.' and '/' are folders): the document is refused, not run
+    ("serve",): ["--port", "1"],  # every empty name is refused before the server would start
 }
 # options that take a file (or a bot name) as text rather than as a Path
 TEXT_PATH_OPTIONS = {("liars", "eval"): ["--agent"], ("liars", "exploit"): ["--agent"],

@@ -16,8 +16,13 @@ from typing import Any
 
 import typer
 
+# the submodules by their full names: dicelab.cli (the package) imports this module to run it
+import dicelab.cli.grade as grade
+import dicelab.cli.puzzles as puzzles
+import dicelab.cli.reproduce as reproduce
+import dicelab.cli.serve as serve
+import dicelab.cli.stats as stats
 from dicelab import __version__
-from dicelab.cli import serve, stats
 from dicelab.core import env, registry
 from dicelab.core.cli import quiet_stdout
 from dicelab.core.errors import DicelabError
@@ -42,7 +47,10 @@ for _game in registry.games():
     if _group is not None:
         app.add_typer(_group, name=_game.name)
 app.add_typer(stats.app, name="stats")
+app.add_typer(puzzles.app, name="puzzles")
 app.command("serve")(serve.serve)
+app.command("reproduce")(reproduce.reproduce)
+app.command("grade")(grade.grade)
 
 
 @app.command("version")

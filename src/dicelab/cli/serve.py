@@ -12,6 +12,7 @@ import ipaddress
 import re
 import secrets
 import socket
+from pathlib import Path
 from typing import Any
 
 import typer
@@ -87,6 +88,8 @@ def serve(
         None, "--admin-key",
         help="Researcher key for the study's exports and analysis (header X-Admin-Key; or the environment "
              "variable DICELAB_ADMIN_KEY); default: a new random key, printed at start-up."),
+    puzzles: Path = typer.Option(None, "--puzzles", help="A puzzle set to serve (dicelab puzzles build --out); "
+                                                         "default: the one shipped with dicelab."),
 ) -> None:
     """Start the web lab: play, coach, human-play study and strategy explorer."""
     require(1 <= port <= 65535, f"port must be from 1 to 65535, got {port}")
@@ -97,6 +100,10 @@ def serve(
     admin_key = admin_key or env.get("DICELAB_ADMIN_KEY")
     host = check_host(host)
     allowed = [a if a == "*" else check_host(a, "--allow-host") for a in (allow_host or [])]
+    if puzzles is not None:
+        from dicelab.core.puzzles import load
+
+        load(puzzles)  # a missing or damaged set stops here with one line
     from dicelab.web.app import create_app, host_allow_list
     from dicelab.web.db import default_db_url, hide_password
 
@@ -105,7 +112,7 @@ def serve(
     try:
         url = db or default_db_url()
         key = admin_key or secrets.token_urlsafe(24)
-        app = create_app(url, warm=warm, admin_key=key, bind_host=host, allow_hosts=allowed)
+        app = create_app(url, warm=warm, admin_key=key, bind_host=host, allow_hosts=allowed, puzzle_set=puzzles)
     except BaseException:
         sock.close()
         raise

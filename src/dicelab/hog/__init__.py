@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 
 #: public name -> (module, attribute); loaded on first use
 _PUBLIC: dict[str, tuple[str, str]] = {
+    "PUZZLES": ("dicelab.hog.puzzles", "SOURCE"),
     "cli_app": ("dicelab.hog.cli", "app"),
     "PLAY": ("dicelab.hog.play", "PLAY"),
     "HogRules": ("dicelab.hog.rules", "HogRules"),
@@ -54,5 +55,6 @@ GAME = GameEntry(
         Param("max_dice", 10, "most dice a turn may roll", lo=1, hi=10),
         Param("sides", 6, "faces of each die", lo=2, hi=6),
     ),
+    popularity=20,
 )
 __getattr__, __dir__, __all__ = lazy_api(__name__, _PUBLIC, "GAME")

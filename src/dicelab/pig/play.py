@@ -225,5 +225,11 @@ class PigPlay:
         v = state.observe(seat)
         return [v["scores"][seat], v["scores"][1 - seat], v["turn_total"], int(v["to_move"] == [seat])]
 
+    def grade(self, rules: PigRules, decide: Any, progress: bool = False) -> dict[str, Any]:
+        """The exact grade of a learned policy (:class:`dicelab.core.registry.Grades`)."""
+        from dicelab.pig.policy_grade import grade
+
+        return grade(rules, decide, progress)
+
 
 PLAY = PigPlay()

@@ -82,21 +82,26 @@ def turn_distribution(k: int, goal: int) -> list[tuple[int, float]]:
 
 
 def target_values(spec: str, goal: int, i: int, j: int) -> list[float]:
-    """``Q(k)`` for k = 1 .. goal - i at scores ``(i, j)`` against the bot ``spec`` (two players)."""
+    """``Q(k)`` for k = 1 .. goal - i at scores ``(i, j)`` against the bot ``spec`` (two players):
+    the opponent's turn total is summed out once per own banked score (a column), then each target
+    weighs its seven outcomes (bust, k .. k + 5) over that column."""
+    from dicelab.simpig.rules import turn_total_table
+
     v = best_response(spec, goal).value
     opp: dict[int, float] = {}
     for w, kb in mixture(spec, goal, j, [i]):
         for y, p in turn_distribution(kb, goal):
             opp[y] = opp.get(y, 0.0) + w * p
-    q = []
-    for k in range(1, goal - i + 1):
-        total = 0.0
-        for x, px in turn_distribution(k, goal):
-            a = min(i + x, goal)
-            for y, py in opp.items():
-                total += px * py * v[a, min(j + y, goal)]
-        q.append(total)
-    return q
+    col = np.zeros(goal + 1)  # col[a]: the value once the own score is a, the opponent's turn summed out
+    for y, py in opp.items():
+        col += py * v[:goal + 1, min(j + y, goal)]
+    need = goal - i
+    p0, pk = turn_total_table(goal)
+    k = np.arange(1, need + 1)
+    q = p0[k] * col[i]
+    for r in range(6):
+        q = q + pk[k, r] * col[np.minimum(i + k + r, goal)]
+    return [float(x) for x in q]
 
 
 class SimPigBot:
@@ -121,7 +126,7 @@ class SimPigPlay:
     def bots(self, rules: SimPigRules) -> list[Bot]:
         n = min(25, rules.goal)  # the paper's hold:25, or hold at the goal below 25
         bots = [
-            Bot(f"br:hold:{n}", f"Best response to hold at {n}", f"the exact best reply to a hold-at-{n} player"),
+            Bot(f"br:hold:{n}", f"Best response to hold at {n}", f"the exact best reply to a player who always aims for {n}"),
             Bot("svima", "SVIMA", "Stackelberg value iteration (the paper's Algorithm 0.2)"),
             Bot("equilibrium", "Exact mixed equilibrium", "mixes its targets so that no reply beats it"),
             Bot(f"hold:{n}", f"Hold at {n}", f"always aims for a turn total of {n}"),
@@ -175,6 +180,12 @@ class SimPigPlay:
         scores = state.observe(seat)["scores"]
         n = len(scores)
         return [scores[(seat + m) % n] for m in range(n)]
+
+    def grade(self, rules: SimPigRules, decide: Any, progress: bool = False) -> dict[str, Any]:
+        """The exact grade of a learned policy (:class:`dicelab.core.registry.Grades`)."""
+        from dicelab.simpig.policy_grade import grade
+
+        return grade(rules, decide, progress)
 
 
 PLAY = SimPigPlay()

@@ -52,6 +52,7 @@ from typing import Annotated, Any, Literal, TypeVar
 
 import anyio
 from fastapi import Depends, FastAPI, Header, Query, Request
+from fastapi import Path as PathParam
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
@@ -64,6 +65,7 @@ from dicelab.core import registry
 from dicelab.core.errors import DicelabError, require
 import dicelab.web.explorer as explorer
 import dicelab.web.messages as messages
+import dicelab.web.puzzles as puzzles
 import dicelab.web.review as review
 import dicelab.web.service as service
 import dicelab.web.study as study
@@ -169,6 +171,14 @@ class MoveIn(BaseModel):
     hint: bool = Field(False, strict=True, description=(
         "true: you saw a hint (GET /api/games/{id}/hint) before this move; the move is recorded as hinted "
         "(a hint fetched from the server at this version counts even without the flag)"))
+
+
+class PuzzleAnswer(BaseModel):
+    """Your answer to a puzzle: one of its choices' actions, as the question lists them."""
+
+    model_config = ConfigDict(extra="forbid")
+    action: str | dict[Annotated[str, Field(max_length=20)], int | list[int] | str] = Field(
+        description="the action of one of the puzzle's choices (GET /api/puzzles/{id} lists them)")
 
 
 class BodyLimit:
@@ -443,12 +453,14 @@ Spec = Annotated[str, Query(max_length=80)]
 StudyGame = Annotated[str | None, Query(max_length=16)]  # the analysis's filters
 StudyGoal = Annotated[int | None, Query(ge=1, le=10_000)]
 Participant = Annotated[str | None, Query(max_length=80)]
+PuzzleId = Annotated[str, PathParam(max_length=40)]
 
 
 def games_listing() -> list[dict[str, Any]]:
-    """The start page's cards: every registered game; playable when it offers bots (a Play)."""
+    """The start page's cards: every registered game, the most played first (its ``popularity``);
+    playable when it offers bots (a Play)."""
     out = []
-    for g in registry.games():
+    for g in sorted(registry.games(), key=lambda g: (-g.popularity, g.title)):
         ready = g.play_name is not None
         out.append({"key": g.name, "name": g.title, "href": f"/play/{g.name}", "about": g.about, "ready": ready,
                     "status": "ready" if ready else "coming"})
@@ -476,7 +488,7 @@ def rules_listing(entry: registry.GameEntry) -> list[dict[str, Any]]:
 
 def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | None = None,
                bind_host: str | None = None, allow_hosts: list[str] | None = None,
-               check_every: float = QUICK_CHECK_EVERY_S) -> FastAPI:
+               check_every: float = QUICK_CHECK_EVERY_S, puzzle_set: str | Path | None = None) -> FastAPI:
     """The web lab on ``db_url`` (default: SQLite in the user data folder).
 
     ``warm`` solves Pig to 100 in a background thread at start-up (from the disk cache when it is
@@ -486,7 +498,8 @@ def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | No
     headers naming these are served (:func:`host_allow_list`; None: any Host, as for the in-process
     test client); two Host headers are refused in any case. ``check_every``: seconds between the
     background ``PRAGMA quick_check`` runs on an SQLite file (damage found: 503 and ``/healthz``
-    says so; the file is written no more, not even at shutdown).
+    says so; the file is written no more, not even at shutdown). ``puzzle_set`` is the puzzle set
+    to serve (None: the one shipped with dicelab).
     """
     allowed = host_allow_list(bind_host, allow_hosts)
     url = db_url or default_db_url()
@@ -536,6 +549,7 @@ def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | No
                        f"{Path(str(engine.url.database)).parent}); free some space, then try again")
     app.state.heavy = HeavyPool()  # the explorer's worker process (started at its first request)
     app.state.admin_key = admin_key or secrets.token_urlsafe(24)
+    app.state.puzzles = puzzles.PuzzleBook(puzzle_set)
     app.add_middleware(BodyLimit)
     app.add_middleware(Admission)  # game requests over its limit: 503 at once, before any other work
     app.add_middleware(HostCheck, allowed=allowed)
@@ -724,6 +738,22 @@ def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | No
         """Every game's bots (under its default rules) and the games list."""
         return {"opponents": {g.name: opponents_of(g) for g in registry.games()}, "games": games_listing()}
 
+    # ------------------------------------------------------------------ puzzles (a stored set)
+    @app.get("/api/puzzles", tags=["puzzles"])
+    def puzzle_list(request: Request) -> dict[str, Any]:
+        """Every puzzle's id, game, setting and rating, and today's puzzle (no answers)."""
+        return request.app.state.puzzles.listing()
+
+    @app.get("/api/puzzles/{puzzle_id}", tags=["puzzles"])
+    def puzzle_question(puzzle_id: PuzzleId, request: Request) -> dict[str, Any]:
+        """A puzzle's position and choices, without the values."""
+        return request.app.state.puzzles.question(puzzle_id)
+
+    @app.post("/api/puzzles/{puzzle_id}/answer", tags=["puzzles"])
+    def puzzle_answer(puzzle_id: PuzzleId, body: PuzzleAnswer, request: Request) -> dict[str, Any]:
+        """Whether your choice was the best, every choice's exact value, the rules of thumb and why."""
+        return request.app.state.puzzles.answer(puzzle_id, body.action)
+
     # ------------------------------------------------------------------ study: export, analysis
 
     @app.get("/export/{table}.{fmt}", tags=["study"], dependencies=[Depends(researcher)])
@@ -808,7 +838,22 @@ def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | No
 
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
     def index(request: Request) -> HTMLResponse:
-        return page(request, "index.html", games=games_listing())
+        return page(request, "index.html", games=games_listing(), daily=request.app.state.puzzles.daily())
+
+    @app.get("/puzzles", response_class=HTMLResponse, include_in_schema=False)
+    def puzzles_page(request: Request) -> HTMLResponse:
+        """The puzzles: a list, your rating and streak (this browser's), and a puzzle to solve."""
+        book = request.app.state.puzzles
+        return page(request, "puzzles.html", puzzle_id="", listing=book.listing())
+
+    @app.get("/puzzles/{puzzle_id}", response_class=HTMLResponse, include_in_schema=False)
+    def puzzle_page(request: Request, puzzle_id: str) -> HTMLResponse:
+        """One puzzle; its script asks for the question and sends the answer."""
+        book = request.app.state.puzzles
+        known = puzzle_id[:40] in {p["id"] for p in book.puzzles}
+        return page(request, "puzzles.html", status_code=200 if known else 404,
+                    puzzle_id=puzzle_id[:40] if known else "", missing=None if known else puzzle_id[:40],
+                    listing=book.listing())
 
     @app.get("/play/{game}", response_class=HTMLResponse, include_in_schema=False)
     def play_page(request: Request, game: str) -> HTMLResponse:
@@ -843,11 +888,12 @@ def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | No
     @app.get("/analysis", response_class=HTMLResponse, include_in_schema=False)
     async def analysis_page(request: Request, x_admin_key: AdminKey = None, game: StudyGame = None,
                             goal: StudyGoal = None, participant: Participant = None) -> HTMLResponse:
-        """With the key (the page's script sends it) the study's numbers; without, the form asking for it."""
+        """With the key (the page's script sends it) the study's numbers; without, the form asking
+        for it (200: a visitor's browser meets a page that asks, not a failed request); a wrong key 403."""
         try:
             check_admin_key(request.app.state.admin_key, x_admin_key)
         except (Unauthorized, Forbidden) as exc:
-            return page(request, "analysis.html", status_code=401 if isinstance(exc, Unauthorized) else 403, a=None)
+            return page(request, "analysis.html", status_code=200 if isinstance(exc, Unauthorized) else 403, a=None)
         a = await run_db(request, lambda db: study.analysis(db, game, goal, participant))
         return page(request, "analysis.html", a=a, setting=study.setting(a), answer_label=study.ANSWER_LABEL,
                     pref_label=study.PREF_LABEL)

@@ -594,7 +594,7 @@ def public_state(db: Session, g: LiveGame, with_moves: bool = True, live: Live |
         out["moves"] = [{"seq": m.seq, "turn_no": m.turn_no, "player": m.player, "actor": m.actor,
                          "action": json.loads(m.action_json) if m.action_json else m.action,
                          "events": json.loads(m.events_json) if m.events_json else [],
-                         **({"p_lost": m.p_lost, "best": action_of_text(m.optimal_action)}
+                         **({"p_lost": m.p_lost, "best": action_of_text(m.optimal_action), "value": m.p_roll}
                             if g.coach and m.actor == "human" else {})}
                         for m in moves_of(db, g)]
     return out
