@@ -8,7 +8,10 @@ Every registered game (:mod:`dicelab.core.registry`) is served by one game servi
 ``/openapi.json``)::
 
     POST /api/games                 create a game -> {id, token, state, events}: {"game": NAME,
-                                    "rules": {...} (or the rule parameters flat), "opponent": SPEC}
+                                    "rules": {...} (or the rule parameters flat), "opponent": SPEC};
+                                    with "people": N > 1 a game between people, whose answer's
+                                    "invites" give each other person's seat link (and "idle_s": the
+                                    seconds before an idle person's seat goes to a bot)
     GET  /api/games/{id}            read it        (header X-Game-Token)
     POST /api/games/{id}/moves      make a move    (header X-Game-Token; body {"action": ACTION,
                                     "expected_move": VERSION}: one of the state's legal_actions,
@@ -21,6 +24,10 @@ Every registered game (:mod:`dicelab.core.registry`) is served by one game servi
     GET  /api/games/shared/{share_id}
                                     the same review, read-only, without the token (the state's
                                     share_id; a live game shows only its public events)
+    POST /api/games/{id}/rematch    a finished game between people: its rematch, the same people
+                                    (the first to ask creates it; header X-Game-Token)
+    GET  /api/events/{id}           Server-Sent Events for your seat (header X-Game-Token): the
+                                    state and every move as it happens (games between people)
     GET  /api/opponents             every game's bots; GET /api/games/rules: every game's rules
     GET  /healthz                   {"status": "ok"}
 
@@ -32,12 +39,14 @@ Answers: 201/200 on success; 404 for an unknown game, 403 for a wrong token, 409
 or a move in a finished game, 413 for a body over 16 KiB, 422 for malformed JSON or bad values, 400
 for JSON nested too deeply to parse. The study's data (``/export/*``, ``/api/analysis``,
 ``/analysis``, ``/analysis/plot/*``) need the researcher key (header ``X-Admin-Key``): 401 without
-it, 403 for a wrong one. Every answer carries a Content-Security-Policy and no-framing headers;
-bound to loopback, a request whose Host is not a loopback name gets 400 (DNS rebinding).
+it, 403 for a wrong one. Every answer carries a Content-Security-Policy and no-framing headers; a
+request whose Host names neither this machine nor an allowed name (``dicelab serve --allow-host``)
+gets 400 (DNS rebinding), and so does one with two Host headers.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import ipaddress
 import json
@@ -53,7 +62,7 @@ import anyio
 from fastapi import Depends, FastAPI, Header, Query, Request
 from fastapi import Path as PathParam
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import HTMLResponse, JSONResponse, Response
+from fastapi.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
@@ -64,22 +73,31 @@ from dicelab.core import registry
 from dicelab.core.errors import DicelabError, require
 import dicelab.web.explorer as explorer
 import dicelab.web.messages as messages
+import dicelab.web.people as people_mod
 import dicelab.web.puzzles as puzzles
 import dicelab.web.review as review
 import dicelab.web.service as service
 import dicelab.web.study as study
 from dicelab.web.db import (
     DB_ERRORS,
+    DISK_FULL_RETRY_S,
+    MIN_FREE_BYTES,
+    QUICK_CHECK_EVERY_S,
     damage_of,
     default_db_url,
+    final_checkpoint,
+    free_bytes,
+    full_of,
     health_read,
     make_sessionmaker,
     open_database,
     runs_locally,
+    sqlite_damage,
     start_checkpoints,
+    start_quick_checks,
     unavailable_of,
 )
-from dicelab.web.gamecore import Conflict, Forbidden, NotFound, Unauthorized
+from dicelab.web.gamecore import Conflict, Forbidden, NotFound, Stale, Unauthorized
 from dicelab.web.limits import Admission, Busy, HeavyPool, cache_stats
 
 HERE = Path(__file__).parent
@@ -87,6 +105,8 @@ MAX_BODY = 16 * 1024
 log = logging.getLogger("dicelab.web")
 T = TypeVar("T")
 DB_THREADS = 16
+MOVE_TRIES = 3  # a move that lost only to another seat's secret choice or a hand-over is read again
+MAX_STREAMS = 4000  # open event streams (two per game between two people)
 
 
 class Questionnaire(BaseModel):
@@ -132,6 +152,14 @@ class NewGame(BaseModel):
     human_first: bool | None = Field(True, description="true: you take seat 0; false: the last seat; null: a coin")
     coach: bool = False
     questionnaire: Questionnaire | None = None
+    people: int = Field(1, ge=1, le=4, strict=True, description=(
+        "the seats people play, yours included: more than 1 invites friends (the answer's invites give "
+        "each other person's seat link); the bots play the rest"))
+    idle_s: int | None = Field(None, ge=people_mod.MIN_IDLE_S, le=people_mod.MAX_IDLE_S, strict=True, description=(
+        "a game between people: seconds after which a person's seat, idle on its turn, is handed to a bot "
+        "(null: never)"))
+    idle_bot: str | None = Field(None, max_length=80, description=(
+        "the bot that takes an idle seat over (default: the game's first bot)"))
 
     def rule_values(self) -> dict[str, Any]:
         """``rules`` and the flat rule fields together (a field given both ways is refused)."""
@@ -280,21 +308,51 @@ def host_name(header: str) -> str:
     return header.rsplit(":", 1)[0] if header.count(":") == 1 else header
 
 
-class LoopbackHost:
-    """ASGI middleware for a lab bound to loopback: 400 unless the Host header names a loopback
-    address (with any port). A web page that rebinds its own domain to 127.0.0.1 (DNS rebinding)
-    still sends its domain as the Host, so it cannot reach the lab."""
+LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
+WILDCARD_HOSTS = ("0.0.0.0", "::")
 
-    def __init__(self, app: Any) -> None:
-        self.app = app
+
+def host_allow_list(bind_host: str | None, allow_hosts: list[str] | None = None) -> frozenset[str] | None:
+    """The Host names the lab answers when it listens on ``bind_host``: this machine's loopback
+    names, the bound address itself, and ``allow_hosts`` (``dicelab serve --allow-host``); None
+    (any Host) for the in-process test client (no ``bind_host``) or with ``"*"`` among them.
+    Listening on every interface (0.0.0.0, ::) needs ``allow_hosts``: without an explicit list any
+    web page could reach the lab through DNS rebinding (a one-line :class:`DicelabError`)."""
+    given = [h.lower() for h in (allow_hosts or [])]
+    if bind_host is None or "*" in given:
+        return None
+    bound = host_name(bind_host).lower()
+    require(bound not in WILDCARD_HOSTS or given,
+            f"listening on every interface ({bind_host}) needs --allow-host with the names or addresses "
+            "clients use to reach the lab (e.g. --allow-host lab.example.org; '*' accepts any Host)")
+    names = {*LOOPBACK_NAMES, *given}
+    if bound not in WILDCARD_HOSTS:
+        names.add(bound)
+    return frozenset(names)
+
+
+class HostCheck:
+    """ASGI middleware: 400 for a request with two Host headers (a proxy and the app could read
+    different ones), and, with an ``allowed`` set, for a Host header that names none of them (with
+    any port; every loopback address counts as ``127.0.0.1``). A web page that rebinds its own
+    domain to the lab's address (DNS rebinding) still sends its domain as the Host, so it cannot
+    reach the lab."""
+
+    def __init__(self, app: Any, allowed: frozenset[str] | None = None) -> None:
+        self.app, self.allowed = app, allowed
 
     async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
         if scope["type"] == "http":
-            host = dict(scope.get("headers", [])).get(b"host", b"").decode("latin-1")
-            if not is_loopback(host_name(host)):
-                await _send_detail(send, 400, "the Host header must name this machine (localhost, 127.0.0.1 or "
-                                              "[::1]) while the lab listens on a loopback address")
+            hosts = [v for k, v in scope.get("headers", []) if k == b"host"]
+            if len(hosts) > 1:
+                await _send_detail(send, 400, "the request has more than one Host header; send one")
                 return
+            if self.allowed is not None:
+                name = host_name(hosts[0].decode("latin-1") if hosts else "").lower()
+                if not (name in self.allowed or ("127.0.0.1" in self.allowed and is_loopback(name))):
+                    await _send_detail(send, 400, "the Host header must name this lab: localhost, 127.0.0.1, "
+                                                  "[::1], its address, or a name given by dicelab serve --allow-host")
+                    return
         await self.app(scope, receive, send)
 
 
@@ -329,6 +387,8 @@ async def run_db(request: Request, fn: Callable[[Session], T], quick: bool = Fal
     runs in a worker thread, at most ``DB_THREADS`` at once.
     """
     sessions = request.app.state.sessions
+    if request.app.state.damaged is not None:  # nothing more is read from or written into it
+        raise DatabaseDamaged(request.app.state.damaged)
 
     def call() -> T:
         with sessions() as db:
@@ -339,11 +399,39 @@ async def run_db(request: Request, fn: Callable[[Session], T], quick: bool = Fal
     return await anyio.to_thread.run_sync(call, limiter=request.app.state.db_limiter)
 
 
+class DatabaseDamaged(Exception):
+    """The database is known to be damaged: every request that would use it gets 503."""
+
+
 def mark_damaged(app: FastAPI, detail: str) -> None:
-    """Remember database damage met by a request: ``/healthz`` reports it until a restart."""
+    """Remember database damage met by a request or the background check: ``/healthz`` reports it,
+    every database request answers 503 and nothing more is written into the file (no checkpoint,
+    also not at shutdown) until a restart."""
     if app.state.damaged is None:
         log.error("%s", detail)
     app.state.damaged = detail
+
+
+def mark_full(app: FastAPI, detail: str) -> None:
+    """Remember a full disk met by a request: ``/healthz`` reports it until there is room again."""
+    if app.state.disk_full is None:
+        log.error("%s", detail)
+    app.state.disk_full = (detail, time.monotonic())
+
+
+def disk_full(app: FastAPI) -> str | None:
+    """The full-disk detail while the disk is still full: on SQLite while less than
+    :data:`~dicelab.web.db.MIN_FREE_BYTES` are free beside the file; elsewhere for
+    :data:`~dicelab.web.db.DISK_FULL_RETRY_S` seconds after the last request that met it."""
+    if app.state.disk_full is None:
+        return None
+    detail, since = app.state.disk_full
+    free = free_bytes(app.state.engine)
+    if (free is not None and free >= MIN_FREE_BYTES) or (free is None and time.monotonic() - since > DISK_FULL_RETRY_S):
+        app.state.disk_full = None
+        log.warning("the disk under the database has room again")
+        return None
+    return detail
 
 
 async def run_game_db(request: Request, fn: Callable[[Session], T]) -> T:
@@ -418,16 +506,21 @@ def rules_listing(entry: registry.GameEntry) -> list[dict[str, Any]]:
 
 
 def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | None = None,
-               bind_host: str | None = None, puzzle_set: str | Path | None = None) -> FastAPI:
+               bind_host: str | None = None, allow_hosts: list[str] | None = None,
+               check_every: float = QUICK_CHECK_EVERY_S, puzzle_set: str | Path | None = None) -> FastAPI:
     """The web lab on ``db_url`` (default: SQLite in the user data folder).
 
     ``warm`` solves Pig to 100 in a background thread at start-up (from the disk cache when it is
     there), so the first game against the optimal bot starts at once. ``admin_key`` opens the
     study's data (None: a random key nobody knows, so they stay closed). ``bind_host`` is the
-    address the server listens on: on a loopback address only loopback Host headers are served
-    (None: any Host, as for the in-process test client). ``puzzle_set`` is the puzzle set to serve
-    (None: the one shipped with dicelab).
+    address the server listens on, ``allow_hosts`` the further names clients may use: only Host
+    headers naming these are served (:func:`host_allow_list`; None: any Host, as for the in-process
+    test client); two Host headers are refused in any case. ``check_every``: seconds between the
+    background ``PRAGMA quick_check`` runs on an SQLite file (damage found: 503 and ``/healthz``
+    says so; the file is written no more, not even at shutdown). ``puzzle_set`` is the puzzle set
+    to serve (None: the one shipped with dicelab).
     """
+    allowed = host_allow_list(bind_host, allow_hosts)
     url = db_url or default_db_url()
     engine = open_database(url)  # a damaged SQLite file stops here with one line
     sessions = make_sessionmaker(engine)
@@ -440,10 +533,16 @@ def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | No
     async def lifespan(app: FastAPI):
         if warm:
             threading.Thread(target=_warm, name="dicelab-warm", daemon=True).start()
-        stop_checkpoints = start_checkpoints(engine)
+        damaged = lambda: app.state.damaged is not None  # noqa: E731
+        stop_checkpoints = start_checkpoints(engine, paused=damaged)
+        stop_checks = start_quick_checks(engine, lambda detail: mark_damaged(app, detail), every=check_every,
+                                         paused=damaged)
         yield
+        stop_checks()
         stop_checkpoints()
         app.state.heavy.close()
+        if not damaged():  # a damaged file is left exactly as it was found (for a repair or a backup)
+            final_checkpoint(engine)
         engine.dispose()
 
     app = FastAPI(
@@ -461,13 +560,18 @@ def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | No
     app.state.quick_in_loop = runs_locally(engine.url)
     app.state.db_url = url
     app.state.damaged = None  # the one-line description of damage a request met, for /healthz
+    app.state.disk_full = None  # (detail, since) after a request met a full disk
+    app.state.last_check = 0.0  # when a database error last made the lab check its file
+    free = free_bytes(engine)
+    if free is not None and free < MIN_FREE_BYTES:  # it starts (reads work), and says so from the start
+        mark_full(app, f"the disk under the database is full ({free:,} bytes free in "
+                       f"{Path(str(engine.url.database)).parent}); free some space, then try again")
     app.state.heavy = HeavyPool()  # the explorer's worker process (started at its first request)
     app.state.admin_key = admin_key or secrets.token_urlsafe(24)
     app.state.puzzles = puzzles.PuzzleBook(puzzle_set)
     app.add_middleware(BodyLimit)
     app.add_middleware(Admission)  # game requests over its limit: 503 at once, before any other work
-    if bind_host is not None and is_loopback(host_name(bind_host)):
-        app.add_middleware(LoopbackHost)
+    app.add_middleware(HostCheck, allowed=allowed)
     app.add_middleware(SecurityHeaders)  # outermost: on every answer, 400 and 413 included
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
     templates = Jinja2Templates(directory=str(HERE / "templates"))
@@ -501,15 +605,32 @@ def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | No
         return JSONResponse({"detail": "Internal error: the lab logged it; please try again."}, status_code=500)
 
     async def _db_error(req: Request, exc: Exception) -> JSONResponse:
+        full = full_of(exc, req.app.state.engine)
+        if full is not None:  # not damage: the lab goes on once there is room again
+            mark_full(req.app, full)
+            return JSONResponse({"detail": full}, status_code=503, headers={"Retry-After": str(DISK_FULL_RETRY_S)})
         detail = damage_of(exc)
         if detail is None:
             down = unavailable_of(exc)
             if down is not None:  # a database server that does not answer: 503, try again later
                 log.warning("%s", down)
                 return JSONResponse({"detail": down}, status_code=503, headers={"Retry-After": "5"})
-            return await _unexpected(req, exc)
+            detail = await check_file(req.app)  # any other database error: is the file sound?
+            if detail is None:
+                return await _unexpected(req, exc)
         mark_damaged(req.app, detail)
         return JSONResponse({"detail": detail}, status_code=503)
+
+    async def check_file(app: FastAPI) -> str | None:
+        """``PRAGMA quick_check`` after an unexplained database error (at most every 5 s)."""
+        if time.monotonic() - app.state.last_check < 5:
+            return None
+        app.state.last_check = time.monotonic()
+        return await anyio.to_thread.run_sync(sqlite_damage, app.state.engine)
+
+    @app.exception_handler(DatabaseDamaged)
+    async def _damaged(_req: Request, exc: DatabaseDamaged) -> JSONResponse:
+        return JSONResponse({"detail": str(exc)}, status_code=503)
 
     for db_error in DB_ERRORS:
         app.add_exception_handler(db_error, _db_error)
@@ -521,16 +642,21 @@ def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | No
     # ------------------------------------------------------------------ API
     @app.get("/healthz", tags=["meta"])
     async def healthz(request: Request) -> Any:
-        """ok after a real read of the database; 503 ``damaged`` once this or any request met damage."""
+        """ok after a real read of the database; 503 ``damaged`` once this, any request or the
+        background check met damage; 503 ``disk-full`` while the disk under it is full."""
         if request.app.state.damaged is None:
             try:
                 await run_db(request, health_read, quick=True)
             except DB_ERRORS as exc:
-                if damage_of(exc) is None:
+                if damage_of(exc) is None or full_of(exc, request.app.state.engine) is not None:
                     raise
                 mark_damaged(request.app, damage_of(exc))
         if request.app.state.damaged is not None:
             return JSONResponse({"status": "damaged", "detail": request.app.state.damaged}, status_code=503)
+        full = disk_full(request.app)
+        if full is not None:
+            return JSONResponse({"status": "disk-full", "detail": full}, status_code=503,
+                                headers={"Retry-After": str(DISK_FULL_RETRY_S)})
         return {"status": "ok", "version": __version__, "games": [g.name for g in registry.games()],
                 "caches": cache_stats(), "explorer_admitted": request.app.state.heavy.admitted}
 
@@ -543,18 +669,26 @@ def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | No
         params = service.rule_params(entry, body.rule_values())
         rules = entry.make_rules(**params)
         players = service.players_of(entry.new_game(rules, 0))
+        require(body.people <= players, f"people must be from 1 to {players} (the seats of this game), got {body.people}")
+        bot_seats = players - body.people
         specs = list(body.opponents or [body.opponent or play.bots(rules)[0].spec])
+        idle_bot = body.idle_bot or specs[0]  # the bot that takes an idle person's seat: the chosen one
         if len(specs) == 1:
-            specs = specs * (players - 1)
-        require(len(specs) == players - 1, f"give one bot, or one per bot seat ({players - 1}), got {len(specs)}")
-        await prepare(entry, specs, params)
+            specs = specs * bot_seats
+        require(len(specs) == bot_seats, f"give one bot, or one per bot seat ({bot_seats}), got {len(specs)}")
+        await prepare(entry, [*specs, idle_bot] if body.people > 1 else specs, params)
 
         def work(db: Session) -> dict[str, Any]:
-            checked = service.seat_specs(entry, rules, players, specs[0], specs)
+            checked = service.seat_specs(entry, rules, bot_seats + 1, specs[0], specs) if specs else []
+            idle = service.seat_specs(entry, rules, 2, idle_bot, [idle_bot])[0] if body.people > 1 else None
             with write_lock:
                 g, token, events = service.create(db, entry, params, checked, human_first=body.human_first,
-                                                  coach=body.coach, questionnaire=q)
-            return {"id": g.id, "token": token, "events": events, "state": service.public_state(db, g)}
+                                                  coach=body.coach, questionnaire=q, people=body.people,
+                                                  idle_s=body.idle_s, idle_bot=idle)
+            out = {"id": g.id, "token": token, "events": events, "state": service.public_state(db, g)}
+            if body.people > 1:
+                out["invites"] = people_mod.invites(g)
+            return out
 
         return await run_game_db(request, work)
 
@@ -565,28 +699,49 @@ def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | No
 
     @app.get("/api/games/{game_id}", tags=["games"])
     async def read_game(game_id: str, request: Request, x_game_token: Token = None) -> dict[str, Any]:
+        changed = False
+
         def work(db: Session) -> dict[str, Any]:
+            nonlocal changed
             g = service.load(db, game_id, x_game_token)
+            if g.people:  # a game between people: the reader joined; an idle seat goes to its bot
+                with write_lock:
+                    people_mod.mark_joined(db, g)
+                    try:
+                        changed = people_mod.hand_over(db, g) is not None
+                    except Stale:  # a move won meanwhile: nothing to hand over now
+                        changed = True
+                if changed:
+                    g = service.load(db, game_id, x_game_token)
             live = service.open_live(g) if not service.is_legacy(g) else None
             return service.public_state(db, g, live=live)
 
-        return await run_game_db(request, work)
+        out = await run_game_db(request, work)
+        if changed:
+            hub.notify(game_id)
+        return out
 
-    hints: dict[str, int] = {}  # game id -> the version at which its player fetched a hint
+    hub = people_mod.Hub()
+    app.state.hub = hub
+    hints: dict[tuple[str, int], int] = {}  # (game id, seat) -> the version at which that seat fetched a hint
     MAX_HINT_MARKS = 10_000
 
     @app.get("/api/games/{game_id}/hint", tags=["games"])
     async def game_hint(game_id: str, request: Request, x_game_token: Token = None) -> dict[str, Any]:
         """What each of your legal actions is worth now (the coach, from only what your seat may see),
         whether or not the game was started with the coach; your next move is recorded as hinted."""
+        seat = 0
+
         def work(db: Session) -> dict[str, Any]:
+            nonlocal seat
             g = service.load(db, game_id, x_game_token)
+            seat = service.viewer(g)
             return service.hint(g)
 
         out = await run_game_db(request, work)
         if len(hints) >= MAX_HINT_MARKS:
             hints.pop(next(iter(hints)))
-        hints[game_id] = out["version"]
+        hints[(game_id, seat)] = out["version"]
         return out
 
     @app.post("/api/games/{game_id}/moves", tags=["games"])
@@ -597,24 +752,110 @@ def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | No
                                                     "dice": body.dice})
 
         def work(db: Session) -> dict[str, Any]:
-            with write_lock:
-                g = service.load(db, game_id, x_game_token)
-                hinted = body.hint or hints.get(game_id) == body.expected_move
-                live, events, bot_s = service.move(db, g, action, body.expected_move, hinted=hinted)
-                hints.pop(game_id, None)
-            return {"events": events, "bot_ms": bot_s * 1000,
-                    "state": service.public_state(db, g, with_moves=False, live=live)}
+            for attempt in range(MOVE_TRIES):
+                with write_lock:
+                    g = service.load(db, game_id, x_game_token)
+                    seat = service.viewer(g)
+                    hinted = body.hint or hints.get((game_id, seat)) == body.expected_move
+                    try:
+                        live, events, bot_s = service.move(db, g, action, body.expected_move, hinted=hinted)
+                    except Stale:  # another seat's secret choice or a hand-over won: read again
+                        if attempt == MOVE_TRIES - 1:
+                            raise
+                        continue
+                    hints.pop((game_id, seat), None)
+                return {"events": service.seen_by(events, seat), "bot_ms": bot_s * 1000,
+                        "state": service.public_state(db, g, with_moves=False, live=live)}
+            raise AssertionError("unreachable")  # pragma: no cover
 
         out = await run_game_db(request, work)
+        hub.notify(game_id)
         response.headers["Server-Timing"] = f"bot;dur={out['bot_ms']:.3f}"  # the bots' share
         return out
+
+    @app.post("/api/games/{game_id}/rematch", status_code=201, tags=["games"])
+    async def rematch(game_id: str, request: Request, x_game_token: Token = None) -> dict[str, Any]:
+        """A finished game between people: its rematch (the same people, rules and bots, every seat one
+        place on), created by the first of its people to ask, found by the others; your seat in it opens
+        with the same token as in this game."""
+        def work(db: Session) -> dict[str, Any]:
+            with write_lock:
+                g = people_mod.rematch(db, service.load(db, game_id, x_game_token))
+            return {"id": g.id, "state": service.public_state(db, g)}
+
+        out = await run_game_db(request, work)
+        hub.notify(game_id)
+        return out
+
+    @app.get("/api/events/{game_id}", tags=["games"])
+    async def game_events(game_id: str, request: Request, after: int = Query(0, ge=0, le=10**9),
+                          x_game_token: Token = None) -> Response:
+        """Server-Sent Events for your seat (header X-Game-Token): at once and after every change of
+        the game, one ``update`` event whose data is ``{"events": [the move records from seq
+        after on], "state": the game as your seat sees it}``, as a move's answer; a comment line
+        every few seconds keeps the connection open. A game between people's pages follow the
+        other people's moves with it."""
+        if hub.streams >= MAX_STREAMS:
+            raise Busy(f"the server follows {MAX_STREAMS} games already; retry shortly", 5)
+
+        async def look(since: int, seen: tuple | None) -> dict[str, Any] | None:
+            def work(db: Session) -> dict[str, Any] | None:
+                g = service.load(db, game_id, x_game_token)
+                if g.people and (g.idle_s or seen is None):
+                    with write_lock:
+                        if seen is None:
+                            people_mod.mark_joined(db, g)
+                        try:
+                            return people_mod.stream_update(db, g, since, seen)
+                        except Stale:  # a move won the race with the hand-over: look again
+                            return people_mod.stream_update(db, service.load(db, game_id, x_game_token), since, seen)
+                return people_mod.stream_update(db, g, since, seen)
+            return await run_game_db(request, work)
+
+        fut = hub.subscribe(game_id)
+        try:
+            first = await look(after, None)  # 403 / 404 answered here, before the stream starts
+        except BaseException:
+            hub.unsubscribe(game_id, fut)
+            raise
+
+        async def stream():
+            nonlocal fut
+            upd: dict[str, Any] | None = first
+            since, seen = after, None
+            try:
+                while True:
+                    if upd is not None and "state" in upd:
+                        since = max(since, upd["state"]["version"])
+                        data = json.dumps({"events": upd["events"], "state": upd["state"]}, separators=(",", ":"))
+                        yield f"id: {upd['state']['version']}\nevent: update\ndata: {data}\n\n"
+                    else:
+                        yield ": ping\n\n"
+                    if upd is not None:
+                        seen = upd["sig"]
+                        if upd.get("handed"):  # this stream handed an idle seat over: wake the others
+                            hub.notify(game_id)
+                    wait = upd["next"] if upd is not None else people_mod.HEARTBEAT_S
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(asyncio.shield(fut), wait)
+                    hub.unsubscribe(game_id, fut)
+                    fut = hub.subscribe(game_id)
+                    try:
+                        upd = await look(since, seen)
+                    except (NotFound, Forbidden):
+                        return
+            finally:
+                hub.unsubscribe(game_id, fut)
+
+        return StreamingResponse(stream(), media_type="text/event-stream",
+                                 headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
 
     @app.get("/api/games/{game_id}/review", tags=["games"])
     async def game_review(game_id: str, request: Request, x_game_token: Token = None) -> dict[str, Any]:
         """The game replayed with the coach at every decision (header X-Game-Token): the human's
         chance to win at each, the labels of the human's decisions and advice on the worst."""
         def work(db: Session) -> dict[str, Any]:
-            return review.review(db, service.load(db, game_id, x_game_token))
+            return review.review(db, service.load(db, game_id, x_game_token))  # for the reader's seat
 
         return await run_game_db(request, work)
 
