@@ -19,6 +19,7 @@ import typer
 from dicelab import __version__
 from dicelab.cli import serve, stats
 from dicelab.core import registry
+from dicelab.core.cli import add_levels_command
 from dicelab.core.errors import DicelabError
 
 try:  # typer >= 0.22 vendors click
@@ -39,6 +40,7 @@ app = typer.Typer(
 for _game in registry.games():
     _group = _game.cli()
     if _group is not None:
+        add_levels_command(_group, _game)
         app.add_typer(_group, name=_game.name)
 app.add_typer(stats.app, name="stats")
 app.command("serve")(serve.serve)

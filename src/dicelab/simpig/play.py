@@ -23,13 +23,15 @@ import numpy as np
 from dicelab.core.cache import bounded_cache
 from dicelab.core.errors import require
 from dicelab.core.game import Action, GameState
+from dicelab.core.levels import Level
 from dicelab.core.registry import Bot
 from dicelab.simpig.rules import SIDES, SimPigRules
 
 OFFERED = ("br:hold:25", "svima", "equilibrium", "hold:25", "pw:25<40,30<60,goal")
-ALLOWED = "br:hold:N, svima, equilibrium, hold:N, pw:K<T,...,K"
+ALLOWED = "br:hold:N, svima, equilibrium, hold:N, pw:K<T,...,K, mix:P*hold:N+P*hold:N+..."
 DEFAULT_AGAINST = "equilibrium"
-_SPEC = re.compile(r"^(br:)?(hold:(\d{1,3}|goal)|pw:[0-9a-z<,]{1,60}|equilibrium|optimal|svima|svima-b)$")
+_SPEC = re.compile(r"^(br:)?(hold:(\d{1,3}|goal)|pw:[0-9a-z<,]{1,60}|equilibrium|optimal|svima|svima-b)$"
+                   r"|^mix:(0?\.\d{1,3}\*(hold:\d{1,3}|br:hold:\d{1,3})\+?){2,6}$")
 _strategies = bounded_cache("simpig strategies", 32)
 _br = bounded_cache("simpig best responses", 64)
 
@@ -134,6 +136,19 @@ class SimPigPlay:
 
     def bot(self, spec: str, rules: SimPigRules, *, seed: int = 0) -> SimPigBot:
         return SimPigBot(parse_spec(spec, rules), rules, seed)
+
+    # ---- levels of strength (the optional hook of dicelab.core.levels)
+    def levels(self, rules: SimPigRules) -> list[Level]:
+        """The ladder, weakest first (:mod:`dicelab.simpig.levels`)."""
+        from dicelab.simpig.levels import levels
+
+        return levels(rules)
+
+    def measure(self, rules: SimPigRules, progress: bool = False) -> dict[str, Any]:
+        """Each level's exact share of the win against the equilibrium (two players)."""
+        from dicelab.simpig.levels import measure
+
+        return measure(rules, progress)
 
     def coach(self, state: GameState, seat: int, against: str | None = None) -> dict[str, Any] | None:
         """The value of every target for ``seat`` (two players), against the bot ``against``
