@@ -16,7 +16,8 @@ def serve(
     host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on."),
     port: int = typer.Option(8000, "--port", help="Port to listen on (1-65535)."),
     db: str = typer.Option(None, "--db", help="SQLAlchemy database URL (default: SQLite in the user data folder)."),
-    warm: bool = typer.Option(True, "--warm/--no-warm", help="Solve Pig to 100 at start-up (from the cache)."),
+    warm: bool = typer.Option(True, "--warm/--no-warm", help="Build every game's opponents, levels and trained policies in the background at start-up "
+                                                            "(from the cache when there); --no-warm: build when a game needs them."),
     admin_key: str = typer.Option(
         None, "--admin-key", envvar="DICELAB_ADMIN_KEY", show_envvar=True,
         help="Researcher key for the study's exports and analysis (header X-Admin-Key); "

@@ -85,21 +85,22 @@ def turn_distribution(k: int, goal: int) -> list[tuple[int, float]]:
 
 
 def target_values(spec: str, goal: int, i: int, j: int) -> list[float]:
-    """``Q(k)`` for k = 1 .. goal - i at scores ``(i, j)`` against the bot ``spec`` (two players)."""
+    """``Q(k)`` for k = 1 .. goal - i at scores ``(i, j)`` against the bot ``spec`` (two players):
+    the opponent's turn law summed once per own score (``vy[a]``), then every target at once."""
+    from dicelab.simpig.rules import turn_total_table
+
     v = best_response(spec, goal).value
     opp: dict[int, float] = {}
     for w, kb in mixture(spec, goal, j, [i]):
         for y, p in turn_distribution(kb, goal):
             opp[y] = opp.get(y, 0.0) + w * p
-    q = []
-    for k in range(1, goal - i + 1):
-        total = 0.0
-        for x, px in turn_distribution(k, goal):
-            a = min(i + x, goal)
-            for y, py in opp.items():
-                total += px * py * v[a, min(j + y, goal)]
-        q.append(total)
-    return q
+    ys = np.array(list(opp), dtype=np.int64)
+    py = np.array(list(opp.values()))
+    vy = v[:goal + 1][:, np.minimum(j + ys, goal)] @ py  # vy[a]: the value once own score is a
+    p0, pk = turn_total_table(goal)
+    ks = np.arange(1, goal - i + 1)
+    reach = np.minimum(i + ks[:, None] + np.arange(pk.shape[1])[None, :], goal)
+    return (p0[ks] * vy[min(i, goal)] + (pk[ks] * vy[reach]).sum(axis=1)).tolist()
 
 
 class SimPigBot:
@@ -167,8 +168,11 @@ class SimPigPlay:
 
     # ---- optional build hooks (see :mod:`dicelab.core.registry`)
     def ready(self, specs: list[str], rules: SimPigRules) -> bool:
+        """Whether the bots, the human's coach (against the first bot) and the bots' own coach (against
+        the equilibrium: what a review asks at a bot's decision) are in memory."""
         checked = [_form(s) for s in specs]
-        coach = rules.players != 2 or (checked[0] if checked else DEFAULT_AGAINST, rules.goal) in _br
+        coach = rules.players != 2 or all((s, rules.goal) in _br for s in {checked[0] if checked else DEFAULT_AGAINST,
+                                                                             DEFAULT_AGAINST})
         return coach and all((s, rules.goal) in _strategies for s in checked)
 
     def heavy(self, specs: list[str], rules: SimPigRules) -> bool:
@@ -178,6 +182,7 @@ class SimPigPlay:
         checked = [parse_spec(s, rules) for s in specs]  # builds the strategies
         if rules.players == 2:
             best_response(checked[0] if checked else DEFAULT_AGAINST, rules.goal)
+            best_response(DEFAULT_AGAINST, rules.goal)
 
     # ---- the environment form (dicelab.envs.generic), a simultaneous game: action a holds at
     # k = a + 1; a seat sees [own score, the other players' scores in seat order after its own]

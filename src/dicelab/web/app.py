@@ -38,6 +38,7 @@ bound to loopback, a request whose Host is not a loopback name gets 400 (DNS reb
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import ipaddress
 import json
@@ -59,6 +60,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
 from sqlalchemy.orm import Session
 
 from dicelab import __version__
+from dicelab.core import levels as core_levels
 from dicelab.core import registry
 from dicelab.core.errors import DicelabError, require
 import dicelab.web.explorer as explorer
@@ -78,6 +80,7 @@ from dicelab.web.db import (
     unavailable_of,
 )
 from dicelab.web.gamecore import Conflict, Forbidden, NotFound, Unauthorized
+from dicelab.web.ahead import Readiness
 from dicelab.web.limits import Admission, Busy, HeavyPool, cache_stats
 
 HERE = Path(__file__).parent
@@ -349,6 +352,8 @@ async def run_game_db(request: Request, fn: Callable[[Session], T]) -> T:
 
 # heavy bot builds (two-dice Pig solves, best responses on big dice): one worker process for all
 BOT_BUILDS = HeavyPool(queue=16, name="the bot builder")
+# the background builder's own worker (dicelab.web.ahead): its long builds never delay a request's
+AHEAD_BUILDS = HeavyPool(queue=2, name="the background builder")
 
 
 async def prepare(entry: registry.GameEntry, specs: list[str], params: dict[str, Any]) -> None:
@@ -368,6 +373,8 @@ async def prepare(entry: registry.GameEntry, specs: list[str], params: dict[str,
 
 
 Token = Annotated[str | None, Header(alias="X-Game-Token", max_length=200)]
+IdemKey = Annotated[str | None, Header(alias="Idempotency-Key", max_length=80)]
+MAX_STARTS_KEPT = 1000  # the game starts remembered by their Idempotency-Key (the oldest go first)
 Goal = Annotated[int, Query(ge=2, le=100)]  # the explorer's query parameters
 Sides = Annotated[int | None, Query(ge=2, le=12)]
 Spec = Annotated[str, Query(max_length=80)]
@@ -399,6 +406,42 @@ def opponents_of(entry: registry.GameEntry) -> list[dict[str, Any]]:
             for b in play.bots(default_rules(entry))]
 
 
+def levels_of(entry: registry.GameEntry) -> list[dict[str, Any]]:
+    """A game's levels of strength under its default rules, for people: name, spec, measured
+    strength (None until measured: :func:`dicelab.core.levels.known` never measures), the option's
+    ``label`` ("Casual: wins 34% against perfect play"), its details line, and which level a
+    newcomer starts at (``default``: the middle one)."""
+    play = entry.play
+    ranked = core_levels.ranks(play)
+    if ranked is None:
+        return []
+    rules = default_rules(entry)
+    ladder = ranked.levels(rules)
+    try:
+        measured = core_levels.known(entry.name, play, rules)
+    except DicelabError:
+        measured = None
+    by_spec = {lv["spec"]: lv for lv in measured["levels"]} if measured else {}
+    exact = bool(measured and measured["details"].get("exact"))
+    against = "perfect play" if exact else f"the {ladder[-1].name} level"
+    out = []
+    for n, lv in enumerate(ladder):
+        m = by_spec.get(lv.spec, {})
+        s, iv = m.get("strength"), m.get("interval")
+        if n == len(ladder) - 1:
+            label = f"{lv.name}: the strongest" + (" (perfect play)" if exact and lv.name != "Perfect" else "")
+        elif s is None:
+            label = f"{lv.name}: strength being measured"
+        else:
+            label = f"{lv.name}: wins {100 * s:.0f}% against {against}"
+        how = ("" if s is None or n == len(ladder) - 1 else f"; wins {100 * s:.1f}%" + (
+            f" (95% interval {100 * iv[0]:.1f}-{100 * iv[1]:.1f}%)" if iv else " (exact)") + f" against {against}")
+        out.append({"name": lv.name, "spec": lv.spec, "strength": s, "interval": iv, "label": label,
+                    "details": lv.details, "default": n == len(ladder) // 2,
+                    "description": f"{lv.details}{how} · bot {lv.spec}"})
+    return out
+
+
 def rules_listing(entry: registry.GameEntry) -> list[dict[str, Any]]:
     """A game's rule parameters as a form needs them."""
     return [{"name": p.name, "default": p.default, "help": p.help, "lo": p.lo, "hi": p.hi,
@@ -409,8 +452,10 @@ def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | No
                bind_host: str | None = None) -> FastAPI:
     """The web lab on ``db_url`` (default: SQLite in the user data folder).
 
-    ``warm`` solves Pig to 100 in a background thread at start-up (from the disk cache when it is
-    there), so the first game against the optimal bot starts at once. ``admin_key`` opens the
+    ``warm`` starts the background builder (:mod:`dicelab.web.ahead`): every game's opponents and
+    coach under the default rules, the levels' strengths and Liar's Dice's trained policies, most
+    likely needed first (from the disk cache when they are there), so no game start waits;
+    without it (tests) tables are built when a game first needs them. ``admin_key`` opens the
     study's data (None: a random key nobody knows, so they stay closed). ``bind_host`` is the
     address the server listens on: on a loopback address only loopback Host headers are served
     (None: any Host, as for the in-process test client).
@@ -425,12 +470,18 @@ def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | No
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI):
-        if warm:
-            threading.Thread(target=_warm, name="dicelab-warm", daemon=True).start()
+        builder = None
+        if warm:  # every game's opponents, levels and trained policies, in the background
+            app.state.ready.plan()
+            builder = asyncio.get_running_loop().create_task(app.state.ready.run())
         stop_checkpoints = start_checkpoints(engine)
         yield
+        if builder is not None:
+            builder.cancel()
+            app.state.ready.stop()
         stop_checkpoints()
         app.state.heavy.close()
+        AHEAD_BUILDS.close()
         engine.dispose()
 
     app = FastAPI(
@@ -450,6 +501,8 @@ def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | No
     app.state.damaged = None  # the one-line description of damage a request met, for /healthz
     app.state.heavy = HeavyPool()  # the explorer's worker process (started at its first request)
     app.state.admin_key = admin_key or secrets.token_urlsafe(24)
+    app.state.ready = Readiness(AHEAD_BUILDS, prepare)  # the background builder (warm), its progress
+    starts: dict[str, asyncio.Future] = {}  # Idempotency-Key -> the answer of the game it started
     app.add_middleware(BodyLimit)
     app.add_middleware(Admission)  # game requests over its limit: 503 at once, before any other work
     if bind_host is not None and is_loopback(host_name(bind_host)):
@@ -520,9 +573,34 @@ def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | No
         return {"status": "ok", "version": __version__, "games": [g.name for g in registry.games()],
                 "caches": cache_stats(), "explorer_admitted": request.app.state.heavy.admitted}
 
+    @app.get("/api/ready", tags=["meta"])
+    def ready() -> dict[str, Any]:
+        """How far the background builder is (opponents, levels, trained policies): the start page's block."""
+        return app.state.ready.progress()
+
     @app.post("/api/games", status_code=201, tags=["games"])
-    async def new_game(body: NewGame, request: Request) -> dict[str, Any]:
-        """Create a game against bots; the answer carries the id and the secret token."""
+    async def new_game(body: NewGame, request: Request, idempotency_key: IdemKey = None) -> dict[str, Any]:
+        """Create a game against bots; the answer carries the id and the secret token. The same
+        ``Idempotency-Key`` header twice (a double click, a retry) answers the one game it started."""
+        if not idempotency_key:
+            return await start_game(body, request)
+        found = starts.get(idempotency_key)
+        if found is not None:
+            return await asyncio.shield(found)
+        while len(starts) >= MAX_STARTS_KEPT:
+            starts.pop(next(iter(starts)))
+        fut = starts[idempotency_key] = asyncio.get_running_loop().create_future()
+        try:
+            out = await start_game(body, request)
+        except BaseException as exc:
+            starts.pop(idempotency_key, None)
+            fut.set_exception(exc if isinstance(exc, Exception) else DicelabError("the game was not started"))
+            fut.exception()  # retrieved: nobody may be waiting
+            raise
+        fut.set_result(out)
+        return out
+
+    async def start_game(body: NewGame, request: Request) -> dict[str, Any]:
         q = study_answers(body.questionnaire)
         entry = registry.get(body.game)
         play = service.play_of(entry)
@@ -534,6 +612,10 @@ def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | No
             specs = specs * (players - 1)
         require(len(specs) == players - 1, f"give one bot, or one per bot seat ({players - 1}), got {len(specs)}")
         await prepare(entry, specs, params)
+        if hasattr(play, "wants"):  # trained policies this game plays without until they are built
+            wanted = await anyio.to_thread.run_sync(play.wants, specs, rules)
+            if wanted:
+                app.state.ready.first(entry.name, wanted)
 
         def work(db: Session) -> dict[str, Any]:
             checked = service.seat_specs(entry, rules, players, specs[0], specs)
@@ -614,8 +696,9 @@ def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | No
 
     @app.get("/api/opponents", tags=["meta"])
     def opponents() -> dict[str, Any]:
-        """Every game's bots (under its default rules) and the games list."""
-        return {"opponents": {g.name: opponents_of(g) for g in registry.games()}, "games": games_listing()}
+        """Every game's bots and levels of strength (under its default rules) and the games list."""
+        return {"opponents": {g.name: opponents_of(g) for g in registry.games()},
+                "levels": {g.name: levels_of(g) for g in registry.games()}, "games": games_listing()}
 
     # ------------------------------------------------------------------ study: export, analysis
 
@@ -715,8 +798,9 @@ def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | No
             return page(request, "index.html", games=games_listing())
         own = f"{entry.name}.html"
         name = own if (HERE / "templates" / own).is_file() else "play.html"
+        levels = levels_of(entry)
         return page(request, name, game=entry, bots=opponents_of(entry), opponents=opponents_of(entry),
-                    rules=rules_listing(entry))
+                    rules=rules_listing(entry), levels=levels, level_specs=[lv["spec"] for lv in levels])
 
     @app.get("/review/{game_id}", response_class=HTMLResponse, include_in_schema=False)
     def review_page(request: Request, game_id: str) -> HTMLResponse:
@@ -762,16 +846,3 @@ def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | No
 
     return app
 
-
-def _warm() -> None:
-    """Build every game's default bot and coach for its default rules (best effort, in the background)."""
-    for entry in registry.games():
-        play: Any = entry.play
-        if play is None or not hasattr(play, "prepare"):
-            continue
-        try:
-            rules = default_rules(entry)
-            if not play.heavy([play.bots(rules)[0].spec], rules):
-                play.prepare([play.bots(rules)[0].spec], rules)
-        except Exception:  # pragma: no cover - warm-up is best effort; requests build on demand
-            log.exception("warm-up of %s failed", entry.name)
