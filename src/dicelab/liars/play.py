@@ -192,6 +192,12 @@ class LiarsPlay:
 
         return measure(rules, self, progress)
 
+    def measured(self, rules: LiarsRules) -> dict[str, Any] | None:
+        """The shipped measurement of the default table's ladder (:data:`dicelab.liars.levels.SHIPPED`)."""
+        from dicelab.liars.levels import default_rules, load_shipped
+
+        return load_shipped() if rules == default_rules() else None
+
     def agent(self, rules: LiarsRules) -> Any:
         """Seed 004's Q-learning agent for ``rules`` (:func:`agent`)."""
         return agent(rules)

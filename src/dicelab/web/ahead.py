@@ -103,6 +103,9 @@ class Readiness:
         """Build the ``ahead`` items ``wanted`` of ``game`` next (a game is playing their fallback)."""
         front = []
         for params in wanted:
+            if any(it.game == game and it.kind == "ahead" and _same(it.params, params)
+                   for it in ([self.now] if self.now else []) + self.done):
+                continue  # being built now, or built already
             found = next((it for it in self.pending if it.game == game and it.kind == "ahead"
                           and _same(it.params, params)), None)
             if found is not None:
