@@ -12,7 +12,7 @@ TEST_WORKERS ?= auto
 PG_BINARIES := ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || command -v initdb >/dev/null
 INSTALL_PG  := $(PG_BINARIES) || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null)
 
-.PHONY: run test test-all bench docs install clean
+.PHONY: run test test-all bench docs install clean reproductions
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -30,6 +30,11 @@ run: $(STAMP)
 # The documentation site (mkdocs.yml, docs/): strict, so a broken reference or docstring fails.
 docs: $(STAMP)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict -q -d site
+
+# The docs' Reproductions section: every source document recomputed at full size (about 20 minutes
+# on 2 cores); the reports are committed, so `make docs` does not wait for them.
+reproductions: $(STAMP)
+	nice -n 10 $(BIN)/dicelab reproduce all --out docs/reproductions
 
 test: $(STAMP) docs
 	@command -v chromium >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null)

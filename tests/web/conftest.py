@@ -100,6 +100,18 @@ def sql(db_url: str, query: str, **params: object) -> list[tuple]:
         engine.dispose()
 
 
+def head_revision() -> str:
+    """The newest Alembic revision the lab ships (what a migrated database must say)."""
+    from alembic.config import Config
+    from alembic.script import ScriptDirectory
+
+    from dicelab.web.db import MIGRATIONS_DIR
+
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS_DIR))
+    return str(ScriptDirectory.from_config(cfg).get_current_head())
+
+
 @pytest.fixture()
 def admin() -> dict[str, str]:
     """The researcher's key header."""

@@ -22,7 +22,10 @@ RECORDS = [
     ("p30-bob", "pig", 30, "bob", "loving", 14),  # 29 turns to 30: one short of the threshold
     ("p100-ann", "pig", 100, "ann", "averse", 18),
     ("p100-bob", "pig", 100, "bob", "neutral", 12),  # 30 turns to 100: at the threshold
-    ("hog-cy", "hog", 50, "cy", None, 6),
+    ("hog-cy", "hog", 50, "cy", "neutral", 6),
+    # played without joining the study (no questionnaire): recorded, never in a figure or a filter
+    ("p100-anon", "pig", 100, None, None, 25),
+    ("hog-anon", "hog", 40, None, None, 9),
 ]
 
 
@@ -108,14 +111,15 @@ def test_one_goal_per_analysis_and_the_few_turns_warning(client, seeded):
     # one participant: only their game at that goal
     ann = client.get("/api/analysis", params={"goal": 100, "participant": "ann"}, headers=ADMIN).json()
     assert ann["selection"]["games"] == 1 and ann["turns"] == 18
-    assert ann["games"] == 4  # every Pig game recorded, of every goal and participant
+    assert ann["games"] == 5  # every Pig game recorded, of every goal and participant, in the study or not
     assert list(ann["average"]) == ["averse"]
     assert ann["warnings"]["average"] is not None  # 18 turns
 
     # another game: its own goal by default
     hog = client.get("/api/analysis", params={"game": "hog"}, headers=ADMIN).json()
     assert hog["filter"]["goal"] == 50 and hog["turns"] == 6
-    assert hog["average"]["not asked"]["mean_score"] == pytest.approx(expected_average(["hog-cy"]))
+    assert hog["average"]["neutral"]["mean_score"] == pytest.approx(expected_average(["hog-cy"]))
+    assert "not asked" not in hog["average"] and "not asked" not in a["average"] and "not asked" not in a["quality"]
 
 
 def test_the_page_and_plots_follow_the_filter(client, seeded):

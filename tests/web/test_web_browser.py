@@ -76,7 +76,7 @@ def test_play_whole_pig_game_with_coach_and_questionnaire(browser, server_factor
     assert "Your last move" in page.inner_text("#coach-last")
     assert not errors
 
-    game_id = page.evaluate("location.hash.slice(1)")
+    game_id = page.evaluate("lab.gameId()")
     con = sqlite3.connect(db)
     row = con.execute("select status, risk_preference, q2, q3, participant, coach from games where id=?",
                       (game_id,)).fetchone()
@@ -117,9 +117,9 @@ def test_play_whole_pig_game_with_coach_and_questionnaire(browser, server_factor
     assert not errors
 
 
-def test_play_hog_in_the_browser_through_the_generic_page(browser, server_factory, tmp_path):
-    # Hog has no page of its own: the generic page serves it from the registry (rules, bots, legal
-    # actions, what the seat sees, the coach), with no Hog-specific code in the web lab
+def test_play_hog_in_the_browser(browser, server_factory, tmp_path):
+    # Hog's own page (issue 21): a score panel, "Roll N dice" buttons, the dice, a 1 scoring nothing
+    # said in words; no raw state (JSON, the share id) and no "winner 1" anywhere on the board
     db = tmp_path / "hog.sqlite"
     server = server_factory(f"sqlite:///{db}")
     server.start()
@@ -136,10 +136,11 @@ def test_play_hog_in_the_browser_through_the_generic_page(browser, server_factor
     page.check("#coach")
     page.click("#start")
     page.wait_for_selector("#board:not([hidden])")
-    # one button per number of dice (1 to 10), each with the coach's exact P(win)
+    # one button per number of dice (1 to 10), each with the coach's exact chance to win
     labels = [page.inner_text(f"#action-{n}") for n in range(10)]
-    assert [lab.split(" (")[0] for lab in labels] == [f"dice {n}" for n in range(1, 11)]
+    assert [lab.split(" (")[0] for lab in labels] == ["Roll 1 die"] + [f"Roll {n} dice" for n in range(2, 11)]
     assert all(lab.endswith("%)") for lab in labels)
+    assert page.inner_text("#score-human") == "0" and page.inner_text("#score-bot") == "0"
     clicks = 0
     ready = "#action-0[aria-disabled=false], #status[data-state=finished]"
     while page.get_attribute("#status", "data-state") != "finished":
@@ -150,10 +151,25 @@ def test_play_hog_in_the_browser_through_the_generic_page(browser, server_factor
         page.click("#action-3")  # always four dice
         clicks += 1
         page.wait_for_selector(ready)
-    assert re.search(r"win", page.inner_text("#status"))
+    assert page.inner_text("#status") in ("You win!", "The bot wins.")  # one bot: "the bot", not "a bot"
     assert "decisions" in page.inner_text("#summary")
+    board, log = page.inner_text("#board"), page.inner_text("#log")
+    game_id = page.evaluate("lab.gameId()")
+    share = page.evaluate("location.hash.slice(1)")
+    assert "." in share and share not in board and game_id not in board
+    assert not re.search(r"scores \[|last \{|winner \d|share id|\{\"", board), board
+    # every roll in words: "You rolled 4 dice: 3 5 6 2 - 16 points (score 16)" or "... - a 1, scores nothing"
+    lines = page.eval_on_selector_all("#log li", "ls => ls.map((l) => l.textContent)")
+    assert len(lines) >= clicks
+    for line in lines:
+        m = re.match(r"(You|Bot) rolled (\d+) (die|dice): ([1-6](?: [1-6])*) \u2014 (a 1, scores nothing|(\d+) points)", line)
+        assert m, line
+        faces = [int(x) for x in m.group(4).split()]
+        assert len(faces) == int(m.group(2))
+        assert (1 in faces) == (m.group(5) == "a 1, scores nothing")
+        assert 1 in faces or int(m.group(6)) == sum(faces)
+    assert int(page.inner_text("#score-human")) >= 30 or int(page.inner_text("#score-bot")) >= 30
     assert not errors
-    game_id = page.evaluate("location.hash.slice(1)")
     con = sqlite3.connect(db)
     assert con.execute("select game, status from games where id=?", (game_id,)).fetchone() == ("hog", "finished")
     human = con.execute("select action_json, p_lost from moves where game_id=? and actor='human'", (game_id,)).fetchall()

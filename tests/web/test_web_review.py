@@ -159,12 +159,14 @@ def test_liars_review_shows_the_moves_and_says_why_without_win_probabilities(cli
     c = coach(entry.play, state, st["human_seat"], st["opponents"][0]) if st["human_seat"] in state.to_move() else None
     assert len(rv["steps"]) == len(st["moves"])
     assert [mv["action"] for s in rv["steps"] for mv in s["moves"]] == [m["action"] for m in st["moves"]]
-    if c is not None and c["kind"] != WIN:  # today: "chance the bid holds"
-        assert rv["graph"] is False and c["kind"] in rv["why"] and "not a chance to win" in rv["why"]
-        assert all(s["win"] is None and all("values" not in mv and "label" not in mv for mv in s["moves"])
-                   for s in rv["steps"])
-    elif c is not None:
-        assert rv["graph"] is True
+    want = expected(st)  # a point where the coach gives a chance to win (a duel at the end), none elsewhere
+    assert [s["win"] for s in rv["steps"]] == pytest.approx([w["win"] for w in want[:-1]])
+    graphed = any(w["win"] is not None for w in want[:-1])
+    assert rv["graph"] is graphed
+    if c is not None and c["kind"] not in (WIN, ROUND):  # four players: "chance the bid holds"
+        assert c["kind"] in rv["why"] and "not a chance to win" in rv["why"]
+        assert all("values" not in mv and "label" not in mv for s, w in zip(rv["steps"], want, strict=False)
+                   if w["win"] is None for mv in s["moves"])
 
 
 def test_a_live_games_review_and_share_show_public_events_only(client):

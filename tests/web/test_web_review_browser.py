@@ -52,7 +52,7 @@ def play_pig_by_keyboard(page, lab_url: str) -> str:
         page.keyboard.press("h" if int(page.inner_text("#turn-total")) >= (8 if n % 3 else 14) else "r")
     else:
         raise AssertionError("the game did not end")
-    return page.evaluate("location.hash.slice(1)")
+    return page.evaluate("lab.gameId()")
 
 
 def test_review_share_my_games_and_rematch(browser, lab_url):
@@ -130,7 +130,7 @@ def test_review_share_my_games_and_rematch(browser, lab_url):
     page.click("#review-rematch")
     page.wait_for_selector("#board:not([hidden])")
     page.wait_for_function("location.hash.length > 1")
-    new_id = page.evaluate("location.hash.slice(1)")
+    new_id = page.evaluate("lab.gameId()")
     assert new_id != gid
     new_token = page.evaluate("(id) => sessionStorage.getItem('dicelab-token-' + id)", new_id)
     new = httpx.get(f"{lab_url}/api/games/{new_id}", headers={"X-Game-Token": new_token}).json()

@@ -216,8 +216,10 @@ def test_the_bots_turn_is_announced_and_revealed_move_by_move(browser, lab_url):
     # one log line at a time, each the banner's line of that step, in order, with the delay between
     assert [s["log"] for s in logs] == list(range(1, len(logs) + 1))
     assert all(s["last"].startswith("Bot ") for s in logs)
+    # each move is announced once: the last one with whose turn it is now (the final line)
     steps = banners[start + 1:-1]
-    assert steps == [s["last"] for s in logs]
+    assert steps == [s["last"] for s in logs][:-1]
+    assert banners[-1].startswith(logs[-1]["last"] + " \u2014 ")
     gaps = [b["t"] - a["t"] for a, b in zip(logs, logs[1:])]
     assert all(g >= delay * 0.8 for g in gaps), gaps
     # while the bot's turn is shown you cannot move; then a closing line hands the turn to you
@@ -328,7 +330,7 @@ def test_plain_language_names_sentences_credits_and_a_skip_link(browser, lab_url
     page.fill("#quantity", "0")
     page.press("#quantity", "Enter")
     assert page.inner_text("#move-error") == "Bid at least one die."
-    said = page.evaluate("""async () => { try { await lab.api("POST", "/api/games/" + location.hash.slice(1) + "/moves",
+    said = page.evaluate("""async () => { try { await lab.api("POST", "/api/games/" + lab.gameId() + "/moves",
         { action: "bid", quantity: 0, face: 2, expected_move: 0 }); return "accepted"; } catch (e) { return e.message; } }""")
     assert said == "Bid at least one die."
     said = page.evaluate("""async () => { try { await lab.api("POST", "/api/games", { game: "pig", goal: 1 });
@@ -382,7 +384,7 @@ def test_a_games_address_reopens_the_game(browser, lab_url, game):
     page.goto(f"{lab_url}/play/{game}")
     _setup(page, game)
     page.wait_for_selector(f"{READY[game]}, {FINISHED}")
-    url, gid = page.url, page.evaluate("location.hash.slice(1)")
+    url, gid = page.url, page.evaluate("lab.gameId()")
     assert gid
     version = httpx.get(f"{lab_url}/api/games/{gid}", headers={"X-Game-Token": page.evaluate(
         "(id) => JSON.parse(localStorage.getItem('dicelab-games')).find((x) => x.id === id).token", gid)}).json()["version"]

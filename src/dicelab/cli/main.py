@@ -17,7 +17,7 @@ from typing import Any
 import typer
 
 from dicelab import __version__
-from dicelab.cli import serve, stats
+from dicelab.cli import grade, reproduce, serve, stats
 from dicelab.core import registry
 from dicelab.core.cli import add_levels_command
 from dicelab.core.errors import DicelabError
@@ -44,6 +44,8 @@ for _game in registry.games():
         app.add_typer(_group, name=_game.name)
 app.add_typer(stats.app, name="stats")
 app.command("serve")(serve.serve)
+app.command("reproduce")(reproduce.reproduce)
+app.command("grade")(grade.grade)
 
 
 @app.command("version")

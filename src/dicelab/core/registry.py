@@ -180,6 +180,22 @@ def build_ahead_in_worker(game: str, params: dict[str, Any]) -> bytes:
     return play.build_ahead(params)
 
 
+class Grades(Protocol):
+    """An optional hook of a :class:`Play` with the environment form: the exact grade of a learned
+    policy (``dicelab.grade``, :mod:`dicelab.envs.grading`). The game enumerates every decision a
+    seat can face, as the observations its ``encode`` gives (no simulation), asks the policy for all
+    of them at once, and grades the decision table with its own exact evaluators."""
+
+    def grade(self, rules: Any, decide: Any, progress: bool = False) -> dict[str, Any]:
+        """``decide(observations, masks) -> actions``: ``observations`` an int64 array with one
+        encoded observation per row, ``masks`` the legal actions of each row (int8, one column per
+        action of ``actions(rules)``), the answer one action index per row. Returns the grade as
+        plain JSON values: for a race to a goal ``kind`` ``"win"`` with ``win_first``,
+        ``win_second``, ``optimal_first``, ``optimal_second``, ``mean_loss``, ``worst_loss``,
+        ``worst_state``; for a game of hidden information ``kind`` ``"exploitability"``."""
+        ...
+
+
 def export_in_worker(game: str, specs: list[str], params: dict[str, Any]) -> bytes:
     """In a worker process: ``get(game).play.export(specs, rules)`` with the rules made from
     ``params`` (plain names and numbers cross the process border, the answer is bytes)."""
@@ -204,7 +220,10 @@ class GameEntry:
     state_from_json_name: str = "state_from_json"
     cli_name: str | None = "cli_app"  # a typer.Typer: the game's command group
     play_name: str | None = None  # a :class:`Play`
+    # a tuple of :class:`dicelab.core.reproduce.Reproduction`: the source documents it recomputes
+    reproductions_name: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    popularity: int = 0  # how widely the game is played: front ends list the most played first
 
     def load(self, attr: str) -> Any:
         """The game package's public ``attr``."""

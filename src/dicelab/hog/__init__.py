@@ -54,5 +54,6 @@ GAME = GameEntry(
         Param("max_dice", 10, "most dice a turn may roll", lo=1, hi=10),
         Param("sides", 6, "faces of each die", lo=2, hi=6),
     ),
+    popularity=20,
 )
 __getattr__, __dir__, __all__ = lazy_api(__name__, _PUBLIC, "GAME")

@@ -23,7 +23,7 @@ from dicelab.core.game import Action
 from dicelab.core.levels import Level
 from dicelab.core.registry import Bot
 from dicelab.hog.rules import HogRules
-from dicelab.hog.solver import HogSolution, solve
+from dicelab.hog.solver import HogSolution, action_values, solve
 from dicelab.hog.specs import parse_strategy
 from dicelab.hog.state import HogState
 
@@ -142,20 +142,11 @@ class HogPlay:
         view = state.observe(seat)
         return [view["scores"][seat], view["scores"][1 - seat], int(view["to_move"] == [seat])]
 
+    def grade(self, rules: HogRules, decide: Any, progress: bool = False) -> dict[str, Any]:
+        """The exact grade of a learned policy (:class:`dicelab.core.registry.Grades`)."""
+        from dicelab.hog.policy_grade import grade
 
-def action_values(sol: HogSolution, i: int, j: int) -> np.ndarray:
-    """P(the mover wins) when rolling n = 1..max_dice dice at (i, j), optimal play afterwards:
-    sum over the turn's score o of P(o) * (1 if i + o reaches the goal, else 1 - W[j, i + o])."""
-    rules = sol.rules
-    rules.check_state(i, j)
-    g = rules.goal
-    P = rules.outcome_table()
-    after = np.ones(P.shape[1])  # after[o]: the mover's chance once the turn scored o
-    reach = min(g - i, P.shape[1])
-    after[:reach] = 1.0 - sol.W[j, i:i + reach]
-    values = P[1:] @ after
-    require(values.shape == (rules.max_dice,), "internal: one value per number of dice")
-    return values
+        return grade(rules, decide, progress)
 
 
 PLAY = HogPlay()

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from dicelab.core.errors import require
 from dicelab.hog.rules import HogRules
 
 OPTIMISE = 0  # a table entry 0 means "choose the best number of dice here"
@@ -179,3 +180,18 @@ def solve(rules: HogRules | None = None) -> HogSolution:
     res.U.setflags(write=False)
     res.a_dice.setflags(write=False)
     return HogSolution(rules=rules, W=res.U, dice=res.a_dice, max_residual=residual, seconds=seconds)
+
+
+def action_values(sol: HogSolution, i: int, j: int) -> np.ndarray:
+    """P(the mover wins) when rolling n = 1..max_dice dice at (i, j), optimal play afterwards:
+    sum over the turn's score o of P(o) * (1 if i + o reaches the goal, else 1 - W[j, i + o])."""
+    rules = sol.rules
+    rules.check_state(i, j)
+    g = rules.goal
+    P = rules.outcome_table()
+    after = np.ones(P.shape[1])  # after[o]: the mover's chance once the turn scored o
+    reach = min(g - i, P.shape[1])
+    after[:reach] = 1.0 - sol.W[j, i:i + reach]
+    values = P[1:] @ after
+    require(values.shape == (rules.max_dice,), "internal: one value per number of dice")
+    return values

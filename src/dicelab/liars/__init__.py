@@ -75,6 +75,7 @@ if TYPE_CHECKING:
 #: public name -> (module, attribute); loaded on first use
 _PUBLIC: dict[str, tuple[str, str]] = {
     "PLAY": ("dicelab.liars.play", "PLAY"),
+    "REPRODUCTIONS": ("dicelab.liars.reproduce", "REPRODUCTIONS"),
     "cli_app": ("dicelab.liars.cli", "app"),
     "Bid": ("dicelab.liars.rules", "Bid"),
     "DuelRules": ("dicelab.liars.cfr", "DuelRules"),
@@ -119,6 +120,7 @@ _PUBLIC: dict[str, tuple[str, str]] = {
 #: this game in the registry (:mod:`dicelab.core.registry`): entry point ``liars = "dicelab.liars:GAME"``
 GAME = GameEntry(
     name="liars", title="Liar's Dice", module=__name__, rules_name="LiarsRules", cli_name="cli_app", play_name="PLAY",
+    reproductions_name="REPRODUCTIONS",
     about="Bid on the hidden dice or call the last bid a lie; lose a die for every lost round.",
     players=(2, 4),
     params=(
@@ -127,5 +129,6 @@ GAME = GameEntry(
         Param("faces", 6, "faces of each die", lo=2, hi=6),
         Param("wild", "none", "ones count as any face, or not", choices=("none", "ones")),
     ),
+    popularity=40,
 )
 __getattr__, __dir__, __all__ = lazy_api(__name__, _PUBLIC, "GAME")

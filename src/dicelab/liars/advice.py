@@ -58,7 +58,9 @@ def advise(policy: DuelPolicy, seat: int, hand: tuple[int, ...] | list[int],
     payoff and win probability when both seats follow the policy afterwards.
 
     Returns ``{"policy": {bid or None: prob}, "values": {bid or None: expected payoff},
-    "win": {bid or None: (1 + payoff) / 2}, "posterior": "bids" or "prior"}``.
+    "win": {bid or None: (1 + payoff) / 2}, "posterior": "bids" or "prior", "holds": {bid: the
+    chance it holds, for the standing bid and every raise}, "called": {raise: the chance the
+    opponent calls it at once}}`` (holds and called from the opponent's hands as weighed).
     """
     d, dag = policy.duel, policy.dag
     probs = policy.action_probabilities(seat, hand, history)
@@ -99,5 +101,17 @@ def advise(policy: DuelPolicy, seat: int, hand: tuple[int, ...] | list[int],
         c = int(dag.child[m0, r])
         require(c >= 0, "the policy's DAG has no node for a legal raise")
         values[Bid.from_rank(r, F)] = float(np.dot(w, V[c]))
+    # what differs between moves the policy mixes (issue 21): the chance each bid holds, from this
+    # hand and the opponent's hands as weighed above, and the chance the opponent calls a raise at once
+    holds: dict[Bid, float] = {}
+    called: dict[Bid, float] = {}
+    for b in ([history[-1]] if history else []) + [Bid.from_rank(r, F) for r in range(t0 + 1, n)]:
+        holds[b] = float(np.dot(w, c_own[b.face] + c_opp[:, b.face] >= b.quantity))
+    for r in range(t0 + 1, n):
+        c = int(dag.child[m0, r])
+        k = n - r  # the raises above r, then the call (the last row)
+        block = s_opp[int(dag.loc[c]):int(dag.loc[c]) + k]
+        tot = block.sum(axis=0)
+        called[Bid.from_rank(r, F)] = float(np.dot(w, np.where(tot > 0, block[k - 1] / np.where(tot > 0, tot, 1.0), 0.0)))
     return {"policy": probs, "values": values, "win": {a: (1.0 + v) / 2.0 for a, v in values.items()},
-            "posterior": posterior}
+            "posterior": posterior, "holds": holds, "called": called}

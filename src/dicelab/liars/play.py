@@ -13,7 +13,10 @@ against random bots, seed 0, as in the seed).
 Coach: in a two-player round with a duel policy, the policy's probabilities and every legal
 action's chance to win the round when both seats follow the policy (the opponent's hand weighed
 by the public bids: :mod:`dicelab.liars.advice`), kind ``"chance to win the round"`` (``"win
-probability"`` when both seats are down to one die, so the round decides the game). Elsewhere, from the
+probability"`` when both seats are down to one die, so the round decides the game); with each
+value the chance the bid holds and, for a raise, the chance the opponent calls it at once, and
+``equal``: the moves the policy mixes that are worth the same (what differs between them is risk,
+not value). Elsewhere, from the
 seat's own hand only, for every legal bid the chance it holds, and for a call the chance the
 current bid is a lie (the call wins), naming no best action.
 
@@ -364,6 +367,12 @@ class LiarsPlay:
         return [*hand, *(v["dice_counts"][(seat + m) % n] for m in range(n)), q, f, rel,
                 int(v["to_move"] == [seat])]
 
+    def grade(self, rules: LiarsRules, decide: Any, progress: bool = False) -> dict[str, Any]:
+        """The exact grade of a learned duel policy (:class:`dicelab.core.registry.Grades`)."""
+        from dicelab.liars.policy_grade import grade
+
+        return grade(rules, decide, progress)
+
 
 def _action(bid: Bid | None) -> GameAction:
     return "call" if bid is None else {"bid": [bid.quantity, bid.face]}
@@ -371,6 +380,10 @@ def _action(bid: Bid | None) -> GameAction:
 
 TOP_RAISES = 5  # the raises the coach names: the policy's most likely ones, at least 0.1% each
 SHOWN_PROB = 0.001
+# moves the policy plays at least this often and worth within EQUAL_WITHIN of the best are "worth the
+# same": at an equilibrium every move of the mix is (the trained policy is near one, so nearly)
+MIXED_PROB = 0.01
+EQUAL_WITHIN = 0.005
 
 
 def duel_coach(view: PlayerView) -> dict[str, Any] | None:
@@ -383,8 +396,16 @@ def duel_coach(view: PlayerView) -> dict[str, Any] | None:
         return None
     pol, duel_seat, bids = found
     a = advise(pol, duel_seat, view.hand, bids)
-    values = [{"action": _action(b), "value": v} for b, v in a["win"].items()]
+    last = bids[-1] if bids else None
+    # per move, beside its value, what differs between moves of equal value: the chance the bid
+    # holds (a call: the standing bid), and for a raise the chance the opponent calls it at once
+    values = [{"action": _action(b), "value": v, "holds": a["holds"][last if b is None else b],
+               **({} if b is None else {"called": a["called"][b]})} for b, v in a["win"].items()]
     best = max(a["win"], key=lambda b: a["win"][b])
+    top = a["win"][best]
+    # the moves the policy mixes that are worth the same (an equilibrium's mix: none is better)
+    equal = [b for b, p in sorted(a["policy"].items(), key=lambda kv: -kv[1])
+             if p >= MIXED_PROB and a["win"][b] >= top - EQUAL_WITHIN]
     ranked = sorted(a["policy"].items(), key=lambda kv: -kv[1])
     d = pol.duel
     # the round decides the game only when both seats are down to one die
@@ -396,6 +417,7 @@ def duel_coach(view: PlayerView) -> dict[str, Any] | None:
             "policy_top_raises": [{"action": _action(b), "prob": p} for b, p in ranked
                                   if b is not None and p >= SHOWN_PROB][:TOP_RAISES],
             "current_bid_holds": None if view.current_bid is None else view.prob_bid_holds(),
+            "equal": [_action(b) for b in equal] if len(equal) > 1 else [],
             "duel": {"dice": list(d.dice), "faces": d.faces, "wild": d.wild, "seat": duel_seat,
                      "window": pol.window},
             "method": "exact under the duel policy for both seats; the opponent's hand weighed by its bids"

@@ -53,6 +53,7 @@ if TYPE_CHECKING:
 #: public name -> (module, attribute); loaded on first use
 _PUBLIC: dict[str, tuple[str, str]] = {
     "PLAY": ("dicelab.pig.play", "PLAY"),
+    "REPRODUCTIONS": ("dicelab.pig.reproduce", "REPRODUCTIONS"),
     "parse_bot": ("dicelab.pig.play", "parse_spec"),
     "play_solution": ("dicelab.pig.play", "solution"),
     "work_units": ("dicelab.pig.play", "work_units"),
@@ -78,6 +79,7 @@ _PUBLIC: dict[str, tuple[str, str]] = {
 #: this game in the registry (:mod:`dicelab.core.registry`): entry point ``pig = "dicelab.pig:GAME"``
 GAME = GameEntry(
     name="pig", title="Pig", module=__name__, rules_name="PigRules", cli_name="cli_app", play_name="PLAY",
+    reproductions_name="REPRODUCTIONS",
     about="Two players race to the goal; roll as often as you dare, a 1 loses the turn.",
     params=(
         Param("variant", "standard", "standard, piglet (a coin) or two-dice",
@@ -85,5 +87,6 @@ GAME = GameEntry(
         Param("goal", 100, "points needed to win", lo=2, hi=100),
         Param("sides", None, "faces of the die (default: the variant's own)", lo=2, hi=12),
     ),
+    popularity=50,
 )
 __getattr__, __dir__, __all__ = lazy_api(__name__, _PUBLIC, "GAME")

@@ -133,10 +133,22 @@ class PigBot:
         return "roll" if self.rng.random() < q else "hold"
 
 
+def _fits(spec: str, rules: PigRules) -> bool:
+    try:
+        parse_spec(spec, rules)
+    except DicelabError:
+        return False
+    return True
+
+
 class PigPlay:
     """Pig's :class:`~dicelab.core.registry.Play`, with the optional build hooks."""
 
     def bots(self, rules: PigRules) -> list[Bot]:
+        return [b for b in self._bots() if _fits(b.spec, rules)]  # hold:25 is no bot at goal 20
+
+    @staticmethod
+    def _bots() -> list[Bot]:
         return [
             Bot("optimal", "Optimal (Neller & Presser)", "plays to maximise its chance to win"),
             Bot("hold:20", "Hold at 20", "rolls until the turn total reaches 20"),
@@ -246,6 +258,12 @@ class PigPlay:
     def encode(self, state: GameState, seat: int) -> list[int]:
         v = state.observe(seat)
         return [v["scores"][seat], v["scores"][1 - seat], v["turn_total"], int(v["to_move"] == [seat])]
+
+    def grade(self, rules: PigRules, decide: Any, progress: bool = False) -> dict[str, Any]:
+        """The exact grade of a learned policy (:class:`dicelab.core.registry.Grades`)."""
+        from dicelab.pig.policy_grade import grade
+
+        return grade(rules, decide, progress)
 
 
 PLAY = PigPlay()

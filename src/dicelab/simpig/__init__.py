@@ -75,6 +75,7 @@ if TYPE_CHECKING:
 #: public name -> (module, attribute); loaded on first use
 _PUBLIC: dict[str, tuple[str, str]] = {
     "PLAY": ("dicelab.simpig.play", "PLAY"),
+    "REPRODUCTIONS": ("dicelab.simpig.reproduce", "REPRODUCTIONS"),
     "cli_app": ("dicelab.simpig.cli", "app"),
     "BestResponse": ("dicelab.simpig.solver", "BestResponse"),
     "Equilibrium": ("dicelab.simpig.equilibrium", "Equilibrium"),
@@ -105,12 +106,14 @@ _PUBLIC: dict[str, tuple[str, str]] = {
 #: this game in the registry (:mod:`dicelab.core.registry`): entry point ``simpig = "dicelab.simpig:GAME"``
 GAME = GameEntry(
     name="simpig", title="Simultaneous Pig", module=__name__, rules_name="SimPigRules", cli_name="cli_app", play_name="PLAY",
-    about="Everyone picks a hold-at target at once; 2 to 4 players race to the goal.",
+    reproductions_name="REPRODUCTIONS",
+    about="Everyone picks a target at once, then rolls until the turn reaches it or a 1 wipes it out; 2 to 4 players race to the goal.",
     players=(2, 4),
     extra={"env_id": "dicelab/SimPig-v0"},
     params=(
         Param("goal", 100, "points needed to win", lo=2, hi=100),
         Param("players", 2, "players, you included", lo=2, hi=4),
     ),
+    popularity=10,
 )
 __getattr__, __dir__, __all__ = lazy_api(__name__, _PUBLIC, "GAME")

@@ -27,7 +27,6 @@ from dicelab.core.levels import Level
 from dicelab.core.registry import Bot
 from dicelab.simpig.rules import SIDES, SimPigRules
 
-OFFERED = ("br:hold:25", "svima", "equilibrium", "hold:25", "pw:25<40,30<60,goal")
 ALLOWED = "br:hold:N, svima, equilibrium, hold:N, pw:K<T,...,K, mix:P*hold:N+P*hold:N+..."
 DEFAULT_AGAINST = "equilibrium"
 _SPEC = re.compile(r"^(br:)?(hold:(\d{1,3}|goal)|pw:[0-9a-z<,]{1,60}|equilibrium|optimal|svima|svima-b)$"
@@ -56,7 +55,7 @@ def parse_spec(spec: Any, rules: SimPigRules) -> str:
     the strategy (cached), since whether it fits the goal is known only then."""
     s = _form(spec)
     strat = strategy(s, rules.goal)
-    require(not (strat.two_player_only and rules.players > 2) or s in OFFERED,
+    require(not (strat.two_player_only and rules.players > 2) or s in {b.spec for b in SimPigPlay().bots(rules)},
             f"bot {spec!r} is a two-player table")
     return s
 
@@ -125,7 +124,7 @@ class SimPigPlay:
     def bots(self, rules: SimPigRules) -> list[Bot]:
         n = min(25, rules.goal)  # the paper's hold:25, or hold at the goal below 25
         bots = [
-            Bot(f"br:hold:{n}", f"Best response to hold at {n}", f"the exact best reply to a hold-at-{n} player"),
+            Bot(f"br:hold:{n}", f"Best response to hold at {n}", f"the exact best reply to a player who always aims for {n}"),
             Bot("svima", "SVIMA", "Stackelberg value iteration (the paper's Algorithm 0.2)"),
             Bot("equilibrium", "Exact mixed equilibrium", "mixes its targets so that no reply beats it"),
             Bot(f"hold:{n}", f"Hold at {n}", f"always aims for a turn total of {n}"),
@@ -196,6 +195,12 @@ class SimPigPlay:
         scores = state.observe(seat)["scores"]
         n = len(scores)
         return [scores[(seat + m) % n] for m in range(n)]
+
+    def grade(self, rules: SimPigRules, decide: Any, progress: bool = False) -> dict[str, Any]:
+        """The exact grade of a learned policy (:class:`dicelab.core.registry.Grades`)."""
+        from dicelab.simpig.policy_grade import grade
+
+        return grade(rules, decide, progress)
 
 
 PLAY = SimPigPlay()

@@ -48,6 +48,7 @@ if TYPE_CHECKING:
 #: public name -> (module, attribute); loaded on first use
 _PUBLIC: dict[str, tuple[str, str]] = {
     "PLAY": ("dicelab.supersix.play", "PLAY"),
+    "REPRODUCTIONS": ("dicelab.supersix.reproduce", "REPRODUCTIONS"),
     "cli_app": ("dicelab.supersix.cli", "app"),
     "MaxNSolution": ("dicelab.supersix.solver", "MaxNSolution"),
     "Strategy": ("dicelab.supersix.strategies", "Strategy"),
@@ -66,10 +67,12 @@ _PUBLIC: dict[str, tuple[str, str]] = {
 #: this game in the registry (:mod:`dicelab.core.registry`): entry point ``supersix = "dicelab.supersix:GAME"``
 GAME = GameEntry(
     name="supersix", title="Super Six", module=__name__, rules_name="SuperSixRules", cli_name="cli_app", play_name="PLAY",
+    reproductions_name="REPRODUCTIONS",
     about="Put sticks into the lid's pits; the first with no sticks left wins.",
     params=(
         Param("sticks", 4, "sticks each", lo=1, hi=30),
         Param("players", 2, "players", lo=2, hi=2),
     ),
+    popularity=30,
 )
 __getattr__, __dir__, __all__ = lazy_api(__name__, _PUBLIC, "GAME")

@@ -155,5 +155,11 @@ class SuperSixPlay:
         return [v["lid"], int(mine and v["forced"]), v["counts"][seat],
                 *(v["counts"][(seat + m) % n] for m in range(1, n))]
 
+    def grade(self, rules: SuperSixRules, decide: Any, progress: bool = False) -> dict[str, Any]:
+        """The exact grade of a learned policy (:class:`dicelab.core.registry.Grades`)."""
+        from dicelab.supersix.policy_grade import grade
+
+        return grade(rules, decide, progress)
+
 
 PLAY = SuperSixPlay()

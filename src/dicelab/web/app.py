@@ -384,9 +384,10 @@ Participant = Annotated[str | None, Query(max_length=80)]
 
 
 def games_listing() -> list[dict[str, Any]]:
-    """The start page's cards: every registered game; playable when it offers bots (a Play)."""
+    """The start page's cards: every registered game, the most played first (its ``popularity``);
+    playable when it offers bots (a Play)."""
     out = []
-    for g in registry.games():
+    for g in sorted(registry.games(), key=lambda g: (-g.popularity, g.title)):
         ready = g.play_name is not None
         out.append({"key": g.name, "name": g.title, "href": f"/play/{g.name}", "about": g.about, "ready": ready,
                     "status": "ready" if ready else "coming"})
@@ -820,11 +821,12 @@ def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | No
     @app.get("/analysis", response_class=HTMLResponse, include_in_schema=False)
     async def analysis_page(request: Request, x_admin_key: AdminKey = None, game: StudyGame = None,
                             goal: StudyGoal = None, participant: Participant = None) -> HTMLResponse:
-        """With the key (the page's script sends it) the study's numbers; without, the form asking for it."""
+        """With the key (the page's script sends it) the study's numbers; without, the form asking
+        for it (200: a visitor's browser meets a page that asks, not a failed request); a wrong key 403."""
         try:
             check_admin_key(request.app.state.admin_key, x_admin_key)
         except (Unauthorized, Forbidden) as exc:
-            return page(request, "analysis.html", status_code=401 if isinstance(exc, Unauthorized) else 403, a=None)
+            return page(request, "analysis.html", status_code=200 if isinstance(exc, Unauthorized) else 403, a=None)
         a = await run_db(request, lambda db: study.analysis(db, game, goal, participant))
         return page(request, "analysis.html", a=a, setting=study.setting(a), answer_label=study.ANSWER_LABEL,
                     pref_label=study.PREF_LABEL)

@@ -112,7 +112,7 @@ class Game(Base):
     game: Mapped[str] = mapped_column(String(16))
     rules_json: Mapped[str | None] = mapped_column(Text, nullable=True)  # the rule parameters
     state_json: Mapped[str | None] = mapped_column(Text, nullable=True)  # the game's own JSON form
-    opponent: Mapped[str] = mapped_column(String(80))  # the bot specs of the bot seats, comma-separated
+    opponent: Mapped[str] = mapped_column(Text)  # the bot specs of the bot seats: a JSON list (gamecore.specs_json)
     human_seat: Mapped[int] = mapped_column(Integer)
     coach: Mapped[bool] = mapped_column(Boolean, default=False)
     seed: Mapped[int] = mapped_column(BigInteger)

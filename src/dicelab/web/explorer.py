@@ -154,7 +154,7 @@ def pig_plot(rules: PigRules, kind: str, k: int = 0) -> bytes:
         p[np.arange(g) + k >= g, :] = np.nan  # i + k >= goal: a win, not a state
         im = ax.imshow(p, origin="lower", cmap="RdBu_r", vmin=0, vmax=1, extent=(-0.5, g - 0.5, -0.5, g - 0.5))
         ax.set_title(f"P(mover wins) at turn total {k}, {_title(rules)}", fontsize=9)
-        fig.colorbar(im, ax=ax, label="P(win)")
+        fig.colorbar(im, ax=ax, label="chance to win")
     ax.set_xlabel("opponent score j")
     ax.set_ylabel("player score i")
     fig.tight_layout()
@@ -229,7 +229,7 @@ def evaluate_plot(res: dict[str, Any]) -> bytes:
         ax.text(xi + 0.2, vb + 0.01, f"{vb:.4f}", ha="center", fontsize=8)
     ax.set_xticks(x, groups)
     ax.set_ylim(0, 1.05)
-    ax.set_ylabel("P(win), exact")
+    ax.set_ylabel("chance to win (exact)")
     ax.legend(fontsize=8)
     fig.tight_layout()
     return _png(fig)

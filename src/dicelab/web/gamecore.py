@@ -10,6 +10,7 @@ of two racing requests at most one succeeds and the other is answered 409, on SQ
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Iterable
 from types import SimpleNamespace
 from typing import Any
@@ -52,6 +53,21 @@ def public_seed(g: LiveGame) -> int | None:
 
 def hash_token(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
+
+
+def specs_json(specs: Iterable[str]) -> str:
+    """The bot specs of a game's bot seats (in seat order) as stored in ``games.opponent``: a JSON
+    list, so that any spec a game's parser accepts (commas included: ``pw:25<40,30<60,goal``)
+    comes back as it went in (:func:`stored_specs`)."""
+    return json.dumps([str(s) for s in specs])
+
+
+def stored_specs(g: LiveGame) -> list[str]:
+    """The bot specs ``g`` was started with, seat by seat (the inverse of :func:`specs_json`)."""
+    specs = json.loads(g.opponent) if g.opponent else []
+    if not isinstance(specs, list) or not all(isinstance(s, str) for s in specs):
+        raise DicelabError("this game's stored bots are not a list of bot specs; it cannot be opened")
+    return specs
 
 
 def insert_game(db: Session, g: LiveGame) -> None:

@@ -11,8 +11,9 @@ The stored game is replayed from its record (the rules, the seed and every seat'
   last point is the game's result (1 a win, 0 a loss, a share for a tie).
 * Numbers are used only where the coach's ``kind`` is ``"win probability"`` or, for a game of
   rounds whose coach values the round (Liar's Dice duels), ``"chance to win the round"`` (then
-  ``measure`` is ``"round"`` and the page says so); a game whose coach gives something else has
-  the move list without graph or labels, and the answer says why.
+  ``measure`` is ``"round"`` and the page says so). A decision where the coach gives something
+  else has no point and no label (the answer's ``why`` says so); a game whose coach never gives a
+  chance to win has the move list without graph or labels, and the answer says why.
 * Each of the human's decisions is labelled by what it gave away (best value - chosen value), and
   the game gets an accuracy, as chess players know it: :mod:`dicelab.core.accuracy` (its
   ``THRESHOLDS``, the one source of the labels). The worst decisions (mistakes and blunders) get a
@@ -146,7 +147,8 @@ def review(db: Session, g: LiveGame, shared: bool = False) -> dict[str, Any]:
     while at < len(rows) and not state.is_over:
         group = _rows_by_step(state, rows, at)
         at += len(group)
-        step: dict[str, Any] = {"n": len(steps), "moves": [], "win": None}
+        # the turn it belongs to (the lab's turn count: a new turn when the seat to move changes)
+        step: dict[str, Any] = {"n": len(steps), "turn": group[0].turn_no, "moves": [], "win": None}
         if finished:
             step["position"] = state.observe(human)
         actions = {m.player: json.loads(m.action_json) if m.action_json else m.action for m in group}
@@ -154,9 +156,8 @@ def review(db: Session, g: LiveGame, shared: bool = False) -> dict[str, Any]:
             is_human = m.actor == "human"
             mv: dict[str, Any] = {"seat": m.player, "actor": m.actor, "action": actions[m.player],
                                   "hinted": is_human and '"hint": true' in (m.events_json or "")}
-            # once a coach has answered with something other than win probabilities there is no
-            # graph: the rest of the game is not asked (a bid-judging coach costs real work)
-            asking = finished and kinds <= GRAPHED
+            # a bot's decision has a point only in a two-player game (one minus its own chance)
+            asking = finished and (is_human or players == 2)
             # the human's coach as the game page asks it (a coach taking ``against`` is told the first
             # bot); a bot seat's own view without ``against``
             c = coach_of(play, state, m.player, specs if is_human else []) if asking else None
@@ -167,6 +168,8 @@ def review(db: Session, g: LiveGame, shared: bool = False) -> dict[str, Any]:
                 best, chosen = v["best_value"], v["value"]
                 if is_human:
                     mv.update({"values": c["values"], "best": c.get("best"), "best_value": best, "value": chosen})
+                    if c.get("equal"):  # an equilibrium's mix: moves worth the same, none "the best"
+                        mv["equal"] = c["equal"]
                     if best is not None and chosen is not None:
                         loss = max(0.0, best - chosen)
                         span = span_of([float(x["value"]) for x in c["values"] if isinstance(x.get("value"), (int, float))])
@@ -186,12 +189,12 @@ def review(db: Session, g: LiveGame, shared: bool = False) -> dict[str, Any]:
         steps.append(step)
     if at != len(rows) or not same_json(state.to_json(), json.loads(g.state_json or "{}")):
         raise Conflict("this game's record does not replay (it was changed outside the lab); it has no review")
-    graph = finished and bool(kinds) and kinds <= GRAPHED
+    graph = finished and bool(kinds & GRAPHED)
     if not graph:
         for s in steps:
             s["win"] = None
             for mv in s["moves"]:
-                for k in ("values", "best", "best_value", "value", "loss", "span", "label", "advice"):
+                for k in ("values", "best", "best_value", "value", "loss", "span", "label", "advice", "equal"):
                     mv.pop(k, None)
     final: dict[str, Any] = {"n": len(steps)}
     if finished:
@@ -200,8 +203,11 @@ def review(db: Session, g: LiveGame, shared: bool = False) -> dict[str, Any]:
     if not finished:
         why = ("The game is still being played: the review shows each move's public events; the positions, "
                "the graph and the labels appear when it is over.")
-    elif graph:
+    elif graph and kinds <= GRAPHED:
         why = None
+    elif graph:
+        why = (f"At some decisions this game's coach gives \u201c{min(kinds - GRAPHED)}\u201d, not a chance to "
+               "win (with more players, or more dice than its trained duels cover): those have no point or label.")
     elif not kinds:
         why = ("The coach gives no win probabilities for " + ("games of more than two players" if players > 2 else
                "this game") + ", so the review shows the moves without a graph or labels.")

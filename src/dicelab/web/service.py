@@ -3,10 +3,10 @@ created, stored, moved and shown through the one state interface (:mod:`dicelab.
 :class:`~dicelab.core.registry.Play`; nothing here knows a game's rules.
 
 A live game is a ``games`` row: the rules' parameters (``rules_json``), the bot spec of every bot
-seat (``opponent``, comma-separated), the human's seat, the secret seed, and the state as the game's
-own JSON (``state_json``: rules, seed and actions, which replay the game exactly). A move loads the
-row, rebuilds the state, applies the human's action, lets the bot seats act until a human seat is
-to move or the game ends (at most :data:`MAX_BOT_ACTIONS`), and commits the new state, one
+seat (``opponent``, a JSON list: :func:`~dicelab.web.gamecore.specs_json`), the human's seat, the
+secret seed, and the state as the game's own JSON (``state_json``: rules, seed and actions, which
+replay the game exactly). A move loads the row, rebuilds the state, applies the human's action,
+lets the bot seats act until a human seat is to move or the game ends (at most :data:`MAX_BOT_ACTIONS`), and commits the new state, one
 ``moves`` row per seat's action and one ``turns`` row per finished turn in ONE transaction, with a
 compare-and-set on ``version`` (the number of ``moves`` rows; :mod:`dicelab.web.gamecore`): of two
 racing requests one wins, the other gets 409.
@@ -53,6 +53,8 @@ from dicelab.web.gamecore import (
     hash_token,
     insert_game,
     public_seed,
+    specs_json,
+    stored_specs,
     thinking_ms,
 )
 
@@ -190,7 +192,7 @@ def check_ready(entry: GameEntry, specs: list[str], params: dict[str, Any]) -> N
 
 def game_specs(g: LiveGame) -> list[str]:
     """The bot specs a stored game was started with, seat by seat."""
-    return g.opponent.split(",") if g.opponent else []
+    return stored_specs(g)
 
 
 def load(db: Session, game_id: str, token: str | None) -> LiveGame:
@@ -481,7 +483,7 @@ def create(db: Session, entry: GameEntry, params: dict[str, Any], specs: list[st
     first = state.to_move()
     g = LiveGame(
         id=secrets.token_urlsafe(16), token_hash=hash_token(token), game=entry.name, variant=None, goal=None,
-        sides=None, opponent=",".join(specs), human_seat=0 if human_first else players - 1, coach=bool(coach),
+        sides=None, opponent=specs_json(specs), human_seat=0 if human_first else players - 1, coach=bool(coach),
         seed=seed, status="playing", score0=None, score1=None, turn_total=None, turn_rolls=0,
         turn_start_score=0, to_move=first[0] if first else None, turn_no=1, version=0, winner=None,
         participant=q.get("participant") or None, risk_preference=q.get("risk_preference"), q2=q.get("q2"),
@@ -607,7 +609,7 @@ def public_state(db: Session, g: LiveGame, with_moves: bool = True, live: Live |
         out["moves"] = [{"seq": m.seq, "turn_no": m.turn_no, "player": m.player, "actor": m.actor,
                          "action": json.loads(m.action_json) if m.action_json else m.action,
                          "events": json.loads(m.events_json) if m.events_json else [],
-                         **({"p_lost": m.p_lost, "best": action_of_text(m.optimal_action)}
+                         **({"p_lost": m.p_lost, "best": action_of_text(m.optimal_action), "value": m.p_roll}
                             if g.coach and m.actor == "human" else {})}
                         for m in moves_of(db, g)]
     return out

@@ -14,7 +14,8 @@ the ``games``, ``moves`` and ``turns`` tables into
 * exports: CSV and Parquet (pyarrow), one file per table, showing only what is public (a live
   game's seed and a live Liar's Dice round's hands are blanked by the games' own rules); text cells a
   spreadsheet would run as a formula are prefixed with ``'`` in CSV;
-* :func:`analysis`: the numbers behind the plots: per-player score trajectories by stated risk
+* :func:`analysis`: the numbers behind the plots, from the games of the study's participants only
+  (who answered the questionnaire with consent; other games are recorded but never in a figure): per-player score trajectories by stated risk
   preference, the average score at each turn with its least-squares slope, behaviour by score
   difference (behind / level / ahead: rolls per turn, points banked, share of turns lost to a 1),
   decision quality by stated preference, and stated preference against the two gamble answers;
@@ -167,9 +168,10 @@ def _title(game: str) -> str:
 
 
 def options(db: Session) -> dict[str, Any]:
-    """What the analysis can be filtered by: every game recorded, each with its goals and their
-    numbers of games and of human turns (most turns first), and the participants' names."""
-    goal_of_game = {g.id: (g.game, goal_of(g)) for g in db.scalars(select(Game))}
+    """What the analysis can be filtered by: every game the study's participants played, each with
+    its goals and their numbers of games and of human turns (most turns first), and the
+    participants' names."""
+    goal_of_game = {g.id: (g.game, goal_of(g)) for g in db.scalars(select(Game)) if g.risk_preference}
     counts: dict[str, dict[int | None, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0]))
     for game, goal in goal_of_game.values():
         counts[game][goal][0] += 1
@@ -181,7 +183,7 @@ def options(db: Session) -> dict[str, Any]:
               "goals": [{"goal": goal, "games": n[0], "turns": n[1]}
                         for goal, n in sorted(v.items(), key=lambda x: (-x[1][1], -x[1][0], x[0] or 0))]}
              for k, v in sorted(counts.items())]
-    participants = sorted({p for (p,) in db.execute(select(Game.participant)) if p})
+    participants = sorted({p for (p,) in db.execute(select(Game.participant).where(Game.risk_preference.is_not(None))) if p})
     return {"games": games, "participants": participants}
 
 
@@ -220,8 +222,10 @@ def analysis(db: Session, game: str | None = None, goal: int | None = None,
     goal (see :func:`choose` for the defaults), optionally of one participant only."""
     chosen, opts = choose(db, game, goal, participant)
     every = sorted(db.scalars(select(Game).where(Game.game == chosen["game"])), key=lambda g: g.id)
-    games = {g.id: g for g in every
-             if goal_of(g) == chosen["goal"] and (chosen["participant"] is None or g.participant == chosen["participant"])}
+    # only the study's participants (who answered the questionnaire, with consent): a game played
+    # without joining the study is recorded but never in the figures
+    games = {g.id: g for g in every if g.risk_preference
+             and goal_of(g) == chosen["goal"] and (chosen["participant"] is None or g.participant == chosen["participant"])}
     pref_of = {gid: (g.risk_preference or "not asked") for gid, g in games.items()}
     # trajectories: (game, human seat) -> list of scores after each of the human's turns
     traj: dict[str, list[int]] = defaultdict(list)

@@ -186,30 +186,49 @@ const lab = (function () {
     if (skipNow) skipNow();
     return true;
   }
-  // the banner above the board: who is to move and what just happened (a live region)
+  // the banner above the board: who is to move and what just happened. It is the board's one live
+  // region: each event is announced once (the same words again are not written, so not re-announced).
   function banner(text, state) {
     const b = $("turn-banner");
     if (!b) return;
-    $("banner-text").textContent = text;
+    if ($("banner-text").textContent !== text) $("banner-text").textContent = text;
     b.dataset.state = state || "you";
+    keepInView();
   }
+  // the control that has the focus stays in view while the board changes around it (dice trays
+  // grow, lines appear): at 200 % zoom the sticky banner, the dice and the focused button share the screen
+  function keepInView() {
+    const el = document.activeElement;
+    if (el && el !== document.body && $("board") && $("board").contains(el)) el.scrollIntoView({ block: "nearest" });
+  }
+  // How long the result of your own move ("You banked 24") stays in the banner before the bots'
+  // turn is shown: at least 1.5 s (Esc skips it), none when the reveal is instant (?reveal=0).
+  const HOLD_MS = 1500;
+  const holdDelay = () => (revealDelay() === 0 ? 0 : Math.max(HOLD_MS, revealDelay()));
   // Show `steps` ([{text, show()}]) one at a time under "Bot's turn", then `final` ("Bot banked 23 —
   // your turn"). Each step's text goes to the banner (announced) and its show() updates the board.
-  async function reveal(steps, final, opening) {
+  // `mine`: the result of your own move, shown (and announced) first and held for holdDelay().
+  async function reveal(steps, final, opening, mine) {
+    if (mine) banner(mine, "you");
     if (!steps.length) { if (final) banner(final, "you"); return; }
     const ms = revealDelay();
     revealing = true; skipAll = ms === 0;
     const b = $("turn-banner");
     if ($("skip")) $("skip").hidden = skipAll;
+    if (mine && !skipAll) {
+      b.dataset.step = "mine";
+      await sleep(holdDelay());
+    }
     banner(opening || "Bot\u2019s turn", "bot");
     b.dataset.step = "0";
     b.dataset.steps = String(steps.length);
     if (!skipAll) await sleep(Math.min(ms, 400));
     for (let n = 0; n < steps.length; n++) {
+      const lastStep = n === steps.length - 1;
       steps[n].show();
-      banner(steps[n].text, "bot");
+      banner(lastStep && final ? final : steps[n].text, "bot");  // the last move says whose turn it is now: one announcement
       b.dataset.step = String(n + 1);
-      if (!skipAll && n < steps.length - 1) await sleep(ms);
+      if (!skipAll && !lastStep) await sleep(ms);
     }
     if (!skipAll) await sleep(ms);
     revealing = false; skipNow = null;
@@ -266,10 +285,26 @@ const lab = (function () {
     const vals = c.values.filter((v) => typeof v.value === "number").slice().sort((a, b) => b.value - a.value);
     const top = vals.slice(0, 3).map((v) => actionText(v.action) + " " + pct(v.value)).join(", ") + (vals.length > 3 ? " and more" : "");
     const best = c.best !== null && c.best !== undefined ? "the best move is " + actionText(c.best) + ". " : "";
+    // moves of an equilibrium's mix are worth the same: none of them is "the best"
+    if (c.equal && c.equal.length > 1)
+      return "Hint: these moves are worth the same (" + pct(coachValue(c, c.equal[0])) + " each): " + c.equal.map(actionText).join(", ") +
+        ". Mixing them keeps the other player from reading your hand.";
     if (c.kind === "win probability") return "Hint: " + best + "Your chance to win after each move: " + top + ".";
     if (c.kind === "chance to win the round") return "Hint: " + best + "Your chance to win this round after each move: " + top + ".";
-    if (c.kind && c.kind.startsWith("chance the bid holds"))
-      return "Hint, from your own dice: how likely each move is to be right (a bid: that it holds; a call: that the last bid is a lie): " + top + ".";
+    if (c.kind && c.kind.startsWith("chance the bid holds")) {
+      // the call, and for each face the highest bid more likely than not to hold (a low bid your own
+      // dice already make sure of says nothing)
+      const call = c.values.find((v) => v.action === "call");
+      const byFace = {};
+      c.values.filter((v) => v.action && v.action.bid && v.value >= 0.5).forEach((v) => {
+        const f = v.action.bid[1];
+        if (!byFace[f] || byFace[f].action.bid[0] < v.action.bid[0]) byFace[f] = v;
+      });
+      const high = Object.values(byFace).sort((a, b) => b.action.bid[0] - a.action.bid[0] || b.value - a.value).slice(0, 3);
+      return "Hint, from your own dice: " + (call ? "a call wins with " + pct(call.value) + " (the chance the bid is a lie); " : "") +
+        (high.length ? "the highest bids more likely than not to hold: " + high.map((v) => actionText(v.action) + " " + pct(v.value)).join(", ")
+          : "no raise is more likely than not to hold") + ".";
+    }
     return "Hint: " + best + (c.kind ? c.kind.charAt(0).toUpperCase() + c.kind.slice(1) : "Value") + " of each move: " + top + ".";
   }
   function hints(getGame, getToken) {
@@ -328,13 +363,47 @@ const lab = (function () {
     const e = archive().find((x) => x.id === id);
     return e && e.token ? e.token : null;
   }
-  // The game named in the page's address (#id) when this browser holds its token: {game, token},
-  // else null. Every game page calls it on load, so a game's URL reopens the game, not the setup.
+  // A game's address is its page with #<share id> (the game's id, a dot, the read-only signature:
+  // dicelab.web.service.share_id), so the address copied into another browser can offer the
+  // read-only view there; the id alone (older addresses) still reopens the game.
+  const gameId = () => decodeURIComponent(location.hash.slice(1)).split(".")[0];
+  // keep a new game's token for this tab and put the game in the address
+  function remember(r) {
+    try { window.sessionStorage.setItem("dicelab-token-" + r.id, r.token); } catch (e) { /* My games keeps it too */ }
+    const shared = r.state && r.state.share_id;
+    history.replaceState(null, "", location.search + "#" + (shared || r.id));
+  }
+  // The game named in the page's address when this browser holds its token: {game, token}, else
+  // null. Every game page calls it on load, so a game's URL reopens the game, not the setup; in a
+  // browser without the token the setup form says why in one sentence and offers the read-only view.
   async function resumeGame() {
-    const id = location.hash.slice(1);
-    const token = id ? tokenOf(id) : null;
-    if (!token) return null;
-    try { return { game: await api("GET", "/api/games/" + encodeURIComponent(id), undefined, token), token }; } catch (e) { return null; }
+    const id = gameId();
+    if (!id) return null;
+    const token = tokenOf(id);
+    if (!token) { elsewhere(); return null; }
+    try { return { game: await api("GET", "/api/games/" + encodeURIComponent(id), undefined, token), token }; } catch (e) {
+      elsewhere(e.message);
+      return null;
+    }
+  }
+  function elsewhere(error) {
+    const setup = $("setup");
+    if (!setup || $("elsewhere")) return;
+    const sid = decodeURIComponent(location.hash.slice(1));
+    const p = document.createElement("p");
+    p.id = "elsewhere"; p.className = "note";
+    if (error) p.textContent = "This game could not be reopened: " + error + " ";
+    else p.textContent = "This game is being played in another browser, which keeps its key, so only that browser can move in it" +
+      (sid.includes(".") ? "; you can follow it here read-only: " : "; ask its player for the game's share link to follow it. ");
+    if (!error && sid.includes(".")) {
+      const a = document.createElement("a");
+      a.id = "elsewhere-share"; a.href = "/share/" + encodeURIComponent(sid); a.textContent = "open the read-only view";
+      p.append(a, ".");
+    }
+    const why = document.createElement("span");
+    why.textContent = " Or start a game of your own below.";
+    p.appendChild(why);
+    setup.prepend(p);
   }
   let current = null;  // the game the page shows (for the Rematch button)
   // Record `game` in My games and show its Review and Rematch buttons once it is over. Every game
@@ -419,6 +488,6 @@ const lab = (function () {
 
   return { $, pct, api, svgEl, appendLog, logLine, showSetup, showBoard, coachValue, actionText, same, sentence,
     botName, die, showDice, reveal, banner, revealDelay, skip, setOff, isOff, control, keys, hints, hintText, takeHint, hinted: hintedRecord,
-    archive, saveArchive, track, rematch, settingsOf, resultOf, tokenOf, resumeGame, noteAccuracy,
+    archive, saveArchive, track, rematch, settingsOf, resultOf, tokenOf, resumeGame, remember, gameId, noteAccuracy,
     get revealing() { return revealing; } };
 })();

@@ -6,6 +6,7 @@
   let game = null, token = null, busy = false;
   const api = (method, url, body) => lab.api(method, url, body, token);
   const who = (p) => (p === game.human_seat ? "You" : "Bot " + p);
+  const whose = (p) => (p === game.human_seat ? "your" : "Bot " + p + "\u2019s");
   const bidText = (b) => b[0] + " \u00d7 " + b[1] + "s";
   const faces = () => game.rules.faces || 6;
 
@@ -48,26 +49,34 @@
     box.textContent = "";
     const wild = game.rules.wild === "ones";
     e.hands.forEach((hand, p) => box.appendChild(cup(p, hand, hand.length, { lifted: true, prefix: "shown-", face: e.bid[1], wild, roll: true })));
-    $("showdown-title").textContent = who(e.seat) + (e.seat === game.human_seat ? " call " : " calls ") + who(e.bidder) +
-      (e.bidder === game.human_seat ? "r" : "\u2019s") + " bid of " + bidText(e.bid);
+    $("showdown-title").textContent = who(e.seat) + (e.seat === game.human_seat ? " call " : " calls ") + whose(e.bidder) +
+      " bid of " + bidText(e.bid);
     $("showdown-text").textContent = showdownText(e);
     $("showdown").hidden = false;
   }
   function showdownText(e) {
     return e.matched + (e.matched === 1 ? " die shows " : " dice show ") + e.bid[1] + (game.rules.wild === "ones" ? " (ones wild)" : "") +
-      ": the bid " + (e.matched >= e.bid[0] ? "holds" : "was a lie") + " \u2014 " + (e.loser === game.human_seat ? "you lose" : who(e.loser) + " loses") + " a die.";
+      ": the bid " + (e.matched >= e.bid[0] ? "holds" : "was a lie") + " \u2014 " + loses(e) + ".";
+  }
+  // who loses a die, and whether it was their last (then they are out of the game)
+  function loses(e) {
+    const you = e.loser === game.human_seat, out = Array.isArray(e.hands) && e.hands[e.loser] && e.hands[e.loser].length === 1;
+    if (out) return you ? "you lose your last die and are out of the game" : who(e.loser) + " loses its last die and is out of the game";
+    return you ? "you lose a die" : who(e.loser) + " loses a die";
   }
 
   // what your decisions of this round gave away by the duel coach's numbers (said when the cups lift)
   let roundLost = [];
+  const TINY = 0.0005;  // less than this rounds to 0.0%: not worth a word
   const moveWords = (a) => (a === "call" ? "your call" : "your bid of " + bidText(a.bid));
   function roundReview() {
     if (!roundLost.length) return "";
     const total = roundLost.reduce((t, x) => t + x.lost, 0), worst = roundLost.reduce((w, x) => (x.lost > w.lost ? x : w));
     roundLost = [];
-    return total < 1e-9 ? " Your decisions this round were the policy's best." :
+    return total < TINY ? " Your decisions this round were as good as the policy's." :
       " Your decisions this round gave away " + pct(total) + " of your chance to win the round" +
-      (worst.lost > 1e-9 ? " (most: " + moveWords(worst.action) + ", " + pct(worst.lost) + "; best was " + (worst.best === "call" ? "to call" : bidText(worst.best.bid)) + ")" : "") + ".";
+      (worst.lost >= TINY ? " (most: " + moveWords(worst.action) + ", " + pct(worst.lost) + "; the policy's choice was " +
+        (worst.best === "call" ? "to call" : bidText(worst.best.bid)) + ")" : "") + ".";
   }
   // one record as words, and what it does to the board
   function step(rec, handAfter) {
@@ -77,17 +86,18 @@
     const rated = rec.actor === "human" && typeof rec.p_lost === "number" && rec.best !== null && rec.best !== undefined;
     if (rated) roundLost.push({ action: rec.action, lost: rec.p_lost, best: rec.best });
     let text;
-    if (call) text = who(rec.player) + (rec.actor === "human" ? " call" : " calls") + " the bid of " + bidText(call.bid) + ". " + showdownText(call) + roundReview();
+    if (call) text = who(rec.player) + (rec.actor === "human" ? " call " : " calls ") + whose(call.bidder) + " bid of " + bidText(call.bid) + ". " + showdownText(call) + roundReview();
     else text = who(rec.player) + (rec.actor === "human" ? " bid " : " bids ") + bidText(rec.action.bid);
     if (won) text += " " + (won.winner === game.human_seat ? "You win!" : who(won.winner) + " wins.");
     else if (fresh) text += " New round: " + who(fresh.starter) + (fresh.starter === game.human_seat ? " start." : " starts.");
-    return { text, show: () => {
+    const note = rated ? (rec.p_lost >= TINY ? " (gave away " + pct(rec.p_lost) + " of your chance to win the round)" : " (as good as the policy's choice)")
+      : rec.actor === "human" && !call && typeof rec.value === "number" ? " (holds with " + pct(rec.value) + ", given your dice)" : "";
+    const line = text + (lab.hinted(rec) ? " (after a hint)" : "") + note;
+    return { text, line, show: () => {
       if (call) { showdown(call); hand = handAfter || []; table(fresh ? fresh.dice_counts : game.dice_counts.map((n, p) => (p === call.loser ? n - 1 : n)), null, null); }
       else table(curCounts, rec.action.bid, rec.player);
       if (fresh) curCounts = fresh.dice_counts;
-      const note = rated ? (rec.p_lost > 1e-9 ? " (gave away " + pct(rec.p_lost) + " of your chance to win the round)" : " (the policy's best)")
-        : rec.actor === "human" && !call && rec.value !== null && rec.value !== undefined ? " (holds with " + pct(rec.value) + ", given your dice)" : "";
-      lab.logLine(text + (lab.hinted(rec) ? " (after a hint)" : "") + note, rec.actor);
+      lab.logLine(line, rec.actor);
     } };
   }
   let curCounts = [];
@@ -101,10 +111,12 @@
       return later === undefined ? next.hand : records[later].events.find((e) => e.action === "call").hands[game.human_seat];
     };
     const mine = records.filter((r) => r.actor === "human"), bots = records.filter((r) => r.actor !== "human");
-    mine.forEach((r) => { const s = step(r, handAfter(records.indexOf(r))); s.show(); lab.banner(s.text, "you"); });
-    if (!bots.length) return;
+    let last;
+    mine.forEach((r) => { const s = step(r, handAfter(records.indexOf(r))); s.show(); last = s.text; });
+    if (!bots.length) { if (last) lab.banner(last, "you"); return; }
     const steps = bots.map((r) => step(r, handAfter(records.indexOf(r))));
-    await lab.reveal(steps, steps[steps.length - 1].text.replace(/\.$/, "") + (next.status === "playing" ? " \u2014 your turn" : ""), "Bots\u2019 turn");
+    await lab.reveal(steps, steps[steps.length - 1].text.replace(/\.$/, "") + (next.status === "playing" ? " \u2014 your turn" : ""),
+      game.dice_counts.length > 2 ? "Bots\u2019 turn" : "Bot\u2019s turn", last);
   }
 
   function render() {
@@ -136,34 +148,66 @@
       line(holds || (over ? "" : "No bid to judge yet: open with a bid your own dice support."));
       return;
     }
-    const win = (a) => { const v = c.values.find((x) => sameMove(x.action, a)); return v ? v.value : null; };
+    const val = (a) => c.values.find((x) => sameMove(x.action, a)) || {};
     const prob = (a) => { const v = c.policy.find((x) => sameMove(x.action, a)); return v ? v.prob : 0; };
-    line("Two players in this round, " + c.duel.dice[0] + " v " + c.duel.dice[1] + " dice: the near-equilibrium duel policy's view. " +
-      "Your chance to win the round assumes both of you play that policy from here; the bot's hidden dice are weighed by its bids.");
-    const best = line("Best: " + moveText(c.best) + " — you win the round with " + pct(win(c.best)) + ".", "coach-best");
-    best.id = "coach-best";
-    // the policy's call and its top raises, and the best move if the policy rarely plays it
+    const game1 = c.kind === "win probability";
+    const winWord = game1 ? "you win the game" : "you win the round";
+    line("Two players in this round, " + c.duel.dice[0] + " v " + c.duel.dice[1] + " dice: the coach assumes both of you play " +
+      "the trained near-equilibrium policy from here, and weighs the bot's hidden dice by its bids.");
+    const equal = c.equal || [];
+    let head;
+    if (equal.length > 1) {
+      head = line("These moves are worth the same at equilibrium (" + winWord + " with about " + pct(val(equal[0]).value) + " whichever you play): " +
+        equal.map(moveText).join(", ") + ". Mixing them keeps the bot from reading your hand; what differs is the risk, in the table.", "coach-equal");
+    } else {
+      head = line("The policy\u2019s choice: " + moveText(c.best) + " \u2014 " + winWord + " with " + pct(val(c.best).value) + ".", "coach-best");
+    }
+    head.id = equal.length > 1 ? "coach-equal" : "coach-best";
+    // the moves worth the same (or the best), the policy's call and its top raises
     const shown = [];
-    if (c.values.some((x) => x.action === "call")) shown.push("call");
-    c.policy_top_raises.forEach((x) => shown.push(x.action));
-    if (!shown.some((a) => sameMove(a, c.best))) shown.push(c.best);
+    const add = (a) => { if (!shown.some((x) => sameMove(x, a))) shown.push(a); };
+    (equal.length > 1 ? equal : [c.best]).forEach(add);
+    if (c.values.some((x) => x.action === "call")) add("call");
+    c.policy_top_raises.forEach((x) => add(x.action));
     const t = document.createElement("table");
     t.className = "grid coach-table"; t.id = "coach-policy";
-    const head = t.createTHead().insertRow();
-    ["Move", "Policy plays it", "You win the round"].forEach((h) => { const th = document.createElement("th"); th.scope = "col"; th.textContent = h; head.appendChild(th); });
+    const head2 = t.createTHead().insertRow();
+    ["Move", "Policy plays it", "The bid holds", "Bot calls it at once", game1 ? "You win the game" : "You win the round"].forEach((h) => {
+      const th = document.createElement("th"); th.scope = "col"; th.textContent = h; head2.appendChild(th); });
     const body = t.createTBody();
     shown.forEach((a) => {
-      const r = body.insertRow();
-      if (sameMove(a, c.best)) { r.className = "best"; r.style.fontWeight = "bold"; }
-      [moveText(a), pct(prob(a)), pct(win(a))].forEach((v) => { r.insertCell().textContent = v; });
+      const r = body.insertRow(), v = val(a);
+      if (equal.some((x) => sameMove(x, a)) || (equal.length < 2 && sameMove(a, c.best))) r.className = "best";
+      [moveText(a), pct(prob(a)), pct(v.holds), a === "call" ? "\u2013" : pct(v.called), pct(v.value)].forEach((x) => { r.insertCell().textContent = x; });
     });
     box.appendChild(t);
+    line("\u201cThe bid holds\u201d: for a call, the chance the standing bid holds (then your call loses); for a raise, the chance it holds " +
+      "if it is called. \u201cBot calls it at once\u201d: how often the bot calls that raise.", "hint-line");
     if (holds) line(holds);
   }
-  // the smallest raise, ready in the form (so Enter bids it)
+  // a bid ready in the form (so Enter bids it): the smallest legal bid on the face you hold most
+  // (wild dice counted; ties to the higher face), at least as many as you hold; never 1 x 1s
   function suggest() {
-    const b = game.legal_actions.find((a) => a && a.bid);
-    if (b) { $("quantity").value = b.bid[0]; $("face").value = b.bid[1]; }
+    const bids = game.legal_actions.filter((a) => a && a.bid).map((a) => a.bid);
+    if (!bids.length) return;
+    const wild = game.rules.wild === "ones" ? 1 : game.rules.wild === "highest" ? faces() : 0;
+    const count = (f) => (game.hand || []).filter((d) => d === f || (wild && d === wild && f !== wild)).length;
+    let face = 0, most = -1;
+    for (let f = 1; f <= faces(); f++) if (f !== wild && count(f) >= most) { most = count(f); face = f; }
+    const onFace = bids.filter((b) => b[1] === face);
+    const pick = onFace.find((b) => b[0] >= Math.max(1, most)) || onFace[0] || bids.find((b) => b[1] !== 1) || bids[0];
+    $("quantity").value = pick[0]; $("face").value = pick[1];
+  }
+  // why a bid is not allowed, in words: the real constraint (the dice on the table, or the raise)
+  function whyNot(q, f) {
+    const total = game.dice_counts.reduce((a, b) => a + b, 0);
+    if (q > total) return "There are only " + total + " dice on the table: bid at most " + total + ".";
+    if (!game.bid) return "That bid is not allowed here.";
+    const [bq, bf] = game.bid, top = faces();
+    const more = bq < total ? (bq + 1) + " or more dice of any face" : null;
+    const same = bf < top ? bq + " dice with a face above " + bf + " (" + (bf + 1 === top ? bq + " \u00d7 " + top + "s" : bq + " \u00d7 " + (bf + 1) + "s to " + bq + " \u00d7 " + top + "s") + ")" : null;
+    if (!more && !same) return "No bid is higher than " + bidText(game.bid) + " with " + total + " dice on the table: call it.";
+    return "Raise the bid: " + [same, more].filter(Boolean).join(", or ") + ".";
   }
 
   $("setup-form").addEventListener("submit", async (ev) => {
@@ -172,8 +216,7 @@
       token = null;
       const r = await api("POST", "/api/games", { game: "liars", players: parseInt($("players").value, 10),
         dice: parseInt($("dice").value, 10), wild: $("wild").value, opponent: $("opponent").value, coach: true });
-      token = r.token; game = r.state; sessionStorage.setItem("dicelab-token-" + r.id, r.token);
-      history.replaceState(null, "", location.search + "#" + r.id);
+      token = r.token; game = r.state; lab.remember(r);
       $("log").textContent = ""; $("showdown").hidden = true;
       lab.showBoard("quantity"); lab.banner("Your turn: open the bidding", "you"); render(); suggest();
     } catch (e) { $("setup-error").textContent = e.message; }
@@ -195,8 +238,7 @@
     if (!(q >= 1)) { $("move-error").textContent = "Bid at least one die."; return; }
     if (!(f >= 1 && f <= faces())) { $("move-error").textContent = "Pick a face from 1 to " + faces() + "."; return; }
     const legal = game.legal_actions.some((a) => a && a.bid && a.bid[0] === q && a.bid[1] === f);
-    if (!legal && game.bid) { $("move-error").textContent = "Raise the bid: more than " + game.bid[0] + " dice, or " + game.bid[0] + " dice with a face above " + game.bid[1] + "."; return; }
-    if (!legal) { $("move-error").textContent = "There are only " + $("counts").textContent + " dice on the table."; return; }
+    if (!legal) { $("move-error").textContent = whyNot(q, f); return; }
     move({ action: "bid", quantity: q, face: f });
   }
   $("bid-form").addEventListener("submit", (ev) => { ev.preventDefault(); if (lab.isOff($("raise"))) { lab.skip(); return; } bid(); });
@@ -204,5 +246,10 @@
   lab.keys({ c: "call", b: () => $("quantity").focus(), "?": lab.hints(() => game, () => token) });
   $("new-game").addEventListener("click", () => { game = null; token = null; lab.showSetup(); });
   document.body.dataset.ready = "1";
-  lab.resumeGame().then((r) => { if (r && !game) { token = r.token; game = r.game; lab.showBoard("quantity"); render(); suggest(); } });
+  lab.resumeGame().then((r) => {
+    if (!r || game) return;
+    token = r.token; game = r.game;
+    (game.moves || []).forEach((m) => lab.logLine(step(m).line, m.actor));  // a reload keeps the table talk
+    lab.showBoard("quantity"); render(); suggest();
+  });
 })();

@@ -2,7 +2,6 @@
 "use strict";
 (function () {
   const { $, pct } = lab;
-  const store = window.sessionStorage;
   let game = null;   // the public state from the server
   let token = null;
   let busy = false;
@@ -33,23 +32,32 @@
       else s = who + verb + faceText(e.faces) + " \u2014 turn total " + e.turn_total;
     } else {
       s = who + " banked " + (banked !== undefined ? banked : "the turn total");
-      if (e.scores) s += " (score " + e.scores[ev.player] + ")";
+      if (e.scores && !won) s += " (score " + e.scores[ev.player] + ")";
     }
-    if (won) s += " and reached the goal";
+    // a roll that reaches the goal banks at once: the turn total is then 0 and not worth saying
+    if (won && ev.action === "roll") s = who + (piglet() ? " tossed " : " rolled ") + faceText(e.faces);
+    if (won) s += " and reached the goal" + (e.scores ? " with " + e.scores[ev.player] : "");
     return s;
   }
   function coachNote(ev) {
     if (lab.hinted(ev)) return " (after a hint)" + coachNote({ ...ev, events: [] });
     if (!game.coach || ev.actor !== "human" || ev.p_lost === null || ev.p_lost === undefined) return "";
-    return ev.p_lost > 1e-9 ? " \u2014 gave away " + pct(ev.p_lost) : " \u2014 optimal";
+    return ev.p_lost > 1e-9 ? " \u2014 gave away " + pct(ev.p_lost) : " \u2014 the best move";
   }
 
+  // your tray: the dice of your turn (fresh at each new turn of yours); while the bot plays it says
+  // that it shows your last turn
+  function yourTurnStarts() {
+    myRolls = []; myTurnOver = false;
+    $("dice-human").textContent = "";
+    $("tray-human-label").textContent = "Your dice this turn";
+  }
   // a record's dice into its owner's tray (a new turn starts a fresh row)
   function showRoll(ev, animate) {
     const e = (ev.events || [])[0] || {};
     const you = ev.actor === "human";
     if (ev.action === "roll" && e.faces) {
-      if (you) { if (myTurnOver) { myRolls = []; myTurnOver = false; } myRolls.push(e.faces); }
+      if (you) { if (myTurnOver) yourTurnStarts(); myRolls.push(e.faces); }
       else botRolls.push(e.faces);
       const box = $(you ? "dice-human" : "dice-bot");
       box.textContent = "";
@@ -57,7 +65,10 @@
       rows.forEach((faces, n) => lab.showDice(box, faces, { ...dieOpts(you ? "human" : "bot", animate && n === rows.length - 1), add: true,
         small: n < rows.length - 1 }));
     }
-    if (you && (ev.action === "hold" || e.result === "bust" || e.result === "reset")) myTurnOver = true;
+    if (you && (ev.action === "hold" || e.result === "bust" || e.result === "reset")) {
+      myTurnOver = true;
+      $("tray-human-label").textContent = "Your dice, your last turn";
+    }
   }
 
   // the records of one answer: yours at once, the bot's one at a time under "Bot's turn"
@@ -83,12 +94,19 @@
     });
     const end = steps[steps.length - 1].text;
     const over = bots.some((ev) => (ev.events || []).some((x) => x.winner !== undefined && x.winner !== null));
-    if (mine.length) lab.banner(last, "you");
-    await lab.reveal(steps, over ? end + " \u2014 the bot wins" : end + " \u2014 your turn");
+    await lab.reveal(steps, over ? end + " \u2014 the bot wins" : end + " \u2014 your turn", undefined, last || undefined);
+    if (!over) yourTurnStarts();
   }
 
-  function addLog(ev) {  // a finished record, shown at once (a reopened game)
-    lab.logLine(describe(ev) + coachNote(ev), ev.actor);
+  // the records of a reopened game, into the log at once (what each hold banked from the scores)
+  function logAll(records) {
+    const scores = [0, 0];
+    records.forEach((ev) => {
+      const e = (ev.events || [])[0] || {};
+      const banked = ev.action === "hold" && e.scores ? e.scores[ev.player] - scores[ev.player] : undefined;
+      if (e.scores) scores.splice(0, 2, ...e.scores);
+      lab.logLine(describe(ev, banked) + coachNote(ev), ev.actor);
+    });
   }
 
   function render() {
@@ -110,23 +128,13 @@
     if (over) lab.banner(game.winner === h ? "You reached the goal \u2014 you win!" : ($("banner-text").textContent.includes("bot wins")
       ? $("banner-text").textContent : "The bot wins"), "over");
     $("coach-panel").hidden = !game.coach;
-    if (game.coach && game.coach_view) {
-      const c = game.coach_view;
-      $("coach-now").innerHTML = "";
-      const t = document.createElement("div");
-      t.innerHTML = "P(win) if you <b>roll</b>: <span id='coach-roll'>" + pct(lab.coachValue(c, "roll")) +
-        "</span> &middot; if you <b>hold</b>: <span id='coach-hold'>" + pct(lab.coachValue(c, "hold")) +
-        "</span> &middot; best: <b id='coach-best'>" + c.best + "</b>";
-      $("coach-now").appendChild(t);
-    } else if (game.coach) {
-      $("coach-now").textContent = over ? "Game over." : "";
-    }
+    if (game.coach) coachNow(over);
     if (over && game.summary) {
       const s = game.summary;
       let txt = "Game summary: " + s.decisions + " decisions, " + s.optimal_decisions +
-        " optimal; total win probability given away " + pct(s.total_lost) + ".";
-      if (s.worst) txt += " Worst decision: " + lab.actionText(s.worst.action) + " (move " + (s.worst.seq + 1) +
-        ") instead of " + lab.actionText(s.worst.optimal) + ", costing " + pct(s.worst.p_lost) + ".";
+        " of them the best move; chance to win given away in all: " + pct(s.total_lost) + ".";
+      if (s.worst) txt += " The costliest: " + lab.actionText(s.worst.action) + " at move " + (s.worst.seq + 1) + ", where " +
+        lab.actionText(s.worst.optimal) + " was best (" + pct(s.worst.p_lost) + ").";
       $("summary").textContent = txt;
       $("summary").hidden = false;
     } else if (over) {
@@ -136,6 +144,21 @@
       $("summary").hidden = true;
     }
     lab.track(game, token);  // My games, and the Review and Rematch buttons once the game is over
+  }
+
+  // the coach's numbers for the position you are to decide in; none while the bot's turn is shown
+  function coachNow(over) {
+    const box = $("coach-now"), c = game.coach_view;
+    box.textContent = "";
+    if (over) { box.textContent = "Game over."; return; }
+    if (busy || !c) { box.textContent = "The coach gives its numbers when it is your move."; return; }
+    const t = document.createElement("div");
+    t.innerHTML = "Your chance to win if you <b>roll</b>: <span id='coach-roll'></span> &middot; if you <b>hold</b>: " +
+      "<span id='coach-hold'></span> &middot; best: <b id='coach-best'></b>";
+    box.appendChild(t);
+    $("coach-roll").textContent = pct(lab.coachValue(c, "roll"));
+    $("coach-hold").textContent = pct(lab.coachValue(c, "hold"));
+    $("coach-best").textContent = c.best;
   }
 
   function showBoard() {
@@ -174,8 +197,7 @@
       token = null;
       const r = await api("POST", "/api/games", body);
       token = r.token;
-      store.setItem("dicelab-token-" + r.id, r.token);
-      history.replaceState(null, "", location.search + "#" + r.id);
+      lab.remember(r);
       game = r.state;
       $("log").innerHTML = ""; myRolls = []; botRolls = []; myTurnOver = false;
       $("dice-human").textContent = ""; $("dice-bot").textContent = "";
@@ -204,7 +226,7 @@
       const before = game.scores.slice();
       const mine = r.events.find((x) => x.actor === "human");
       if (mine) $("coach-last").textContent = game.coach && mine.p_lost !== null && mine.p_lost !== undefined
-        ? "Your last move: " + (mine.p_lost > 1e-9 ? "gave away " + pct(mine.p_lost) + " (optimal play would " + mine.best + ")" : "optimal") : "";
+        ? "Your last move: " + (mine.p_lost > 1e-9 ? "gave away " + pct(mine.p_lost) + " of your chance to win (the best move was to " + mine.best + ")" : "the best move") : "";
       await play(r.events, true, before);
       game = r.state;
       if (game.status === "finished") game = await api("GET", "/api/games/" + game.id);
@@ -218,19 +240,16 @@
   }
 
   async function resume() {
-    const id = location.hash.slice(1);
-    if (!id) return;
-    token = lab.tokenOf(id);
-    if (!token) return;
-    try {
-      game = await api("GET", "/api/games/" + id);
-      (game.moves || []).forEach((m) => addLog({ ...m, p_lost: m.p_lost }));
-      myRolls = game.turn_rolls || [];
-      lab.showDice($("dice-human"), [].concat(...myRolls), dieOpts("human", false));
-      showBoard();
-      render();
-      $("roll").focus();
-    } catch (e) { token = null; }
+    const r = await lab.resumeGame();
+    if (!r || game) return;
+    token = r.token; game = r.game;
+    logAll(game.moves || []);
+    myRolls = game.turn_rolls || [];
+    myTurnOver = false;
+    lab.showDice($("dice-human"), [].concat(...myRolls), dieOpts("human", false));
+    showBoard();
+    render();
+    $("roll").focus();
   }
 
   $("study").addEventListener("change", () => { $("questionnaire").hidden = !$("study").checked; });

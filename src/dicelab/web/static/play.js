@@ -112,8 +112,7 @@
       const r = await api("POST", "/api/games", { game: name, rules, opponent: $("opponent").value,
         human_first: $("first").value === "human", coach: $("coach").checked });
       token = r.token; game = r.state;
-      sessionStorage.setItem("dicelab-token-" + r.id, r.token);
-      history.replaceState(null, "", location.search + "#" + r.id);
+      lab.remember(r);
       $("log").innerHTML = ""; $("coach-last").textContent = "";
       $("dice-human").textContent = ""; $("dice-bot").textContent = "";
       busy = true; lab.showBoard(); lab.banner("Your turn", "you"); render();
@@ -143,15 +142,12 @@
   }
 
   async function resume() {
-    const id = location.hash.slice(1);
-    token = id ? lab.tokenOf(id) : null;
-    if (!token) return;
-    try {
-      game = await api("GET", "/api/games/" + id);
-      (game.moves || []).forEach((m) => log(m, false));
-      lab.showBoard(); render();
-      if ($("action-0")) $("action-0").focus();
-    } catch (e) { token = null; }
+    const r = await lab.resumeGame();
+    if (!r || game) return;
+    token = r.token; game = r.game;
+    (game.moves || []).forEach((m) => log(m, false));
+    lab.showBoard(); render();
+    if ($("action-0")) $("action-0").focus();
   }
 
   $("new-game").addEventListener("click", () => { game = null; token = null; lab.showSetup(); });

@@ -37,9 +37,11 @@
     if (typeof e.winner === "number") parts.push(seatName(e.winner) + (e.winner === rv.human_seat ? " win the game" : " wins the game"));
     return parts.join(", ");
   }
-  function moveText(mv) {
+  // a move in words; `scores`: whether to say the scores after it (in the list only at a turn's end)
+  function moveText(mv, scores = true) {
     const said = lab.actionText(mv.action);  // an event that repeats the action ("bid 3 × 5") says nothing new
-    const ev = (mv.events || []).map((e) => eventText(e).split(", ").filter((x) => x && x !== said).join(", ")).filter(Boolean).join("; ");
+    const ev = (mv.events || []).map((e) => eventText(scores ? e : { ...e, scores: undefined }).split(", ")
+      .filter((x) => x && x !== said).join(", ")).filter(Boolean).join("; ");
     return seatName(mv.seat) + ": " + lab.actionText(mv.action) + (ev ? " \u2014 " + ev : "") + (mv.hinted ? " (after a hint)" : "");
   }
   function resultText() {
@@ -147,24 +149,47 @@
     b.textContent = LABEL_WORD[mv.label] + " \u2212" + pct(mv.loss);
     return b;
   }
+  // The moves grouped by turn (one turn: the moves of one seat, or one simultaneous step), each
+  // numbered as the graph, the position panel and the advice number it ("Move 12").
   function listMoves() {
     const ol = $("review-moves");
     ol.textContent = "";
-    const add = (n, text, mv) => {
-      const li = document.createElement("li");
+    const button = (n, text, mv) => {
       const b = document.createElement("button");
       b.type = "button"; b.className = "step" + (mv && mv.actor === "human" ? " human" : ""); b.dataset.step = String(n);
       b.textContent = text;
       const lb = mv ? label(mv) : null;
       if (lb) b.append(" ", lb);
       b.addEventListener("click", () => show(n, true));
-      li.appendChild(b);
-      ol.appendChild(li);
+      return b;
     };
-    add(0, "Start", null);
+    const start = document.createElement("li");
+    start.appendChild(button(0, "Start", null));
+    ol.appendChild(start);
+    const turns = [];
     rv.steps.forEach((s) => {
-      const human = s.moves.find((m) => m.actor === "human");
-      add(s.n + 1, s.moves.map(moveText).join(" \u00b7 "), human || s.moves[0]);
+      const last = turns[turns.length - 1];
+      if (last && last.turn === s.turn && s.turn !== undefined) last.steps.push(s); else turns.push({ turn: s.turn, steps: [s] });
+    });
+    turns.forEach((t, k) => {
+      const li = document.createElement("li");
+      li.className = "turn";
+      const seats = [...new Set(t.steps.flatMap((s) => s.moves.map((m) => m.seat)))];
+      const head = document.createElement("div");
+      head.className = "turn-head";
+      head.textContent = "Turn " + (k + 1) + (seats.length === 1 ? " \u00b7 " + seatName(seats[0]) : "");
+      const inner = document.createElement("ol");
+      inner.className = "turn-moves";
+      t.steps.forEach((s, i) => {
+        const end = i === t.steps.length - 1;  // the scores once, at the turn's end
+        const human = s.moves.find((m) => m.actor === "human");
+        const text = (s.n + 1) + ". " + s.moves.map((m) => (seats.length === 1 ? moveText(m, end).replace(/^[^:]+: /, "") : moveText(m, end))).join(" \u00b7 ");
+        const item = document.createElement("li");
+        item.appendChild(button(s.n + 1, text, human || s.moves[0]));
+        inner.appendChild(item);
+      });
+      li.append(head, inner);
+      ol.appendChild(li);
     });
   }
   // Entry n of the list (and point n of the graph) is the position after n moves: 0 the start, the
@@ -201,8 +226,10 @@
       const q = document.createElement("p");
       q.className = "coach-values";
       q.textContent = "Your " + chance() + " after each choice: " + vals.slice(0, 6).map((v) => lab.actionText(v.action) + " " + pct(v.value)).join(" \u00b7 ") +
-        (vals.length > 6 ? " and more" : "") + ". Best: " + lab.actionText(mv.best) + "; you chose " + lab.actionText(mv.action) +
-        (mv.loss > 1e-9 ? ", giving away " + pct(mv.loss) + "." : " (best play).");
+        (vals.length > 6 ? " and more" : "") + ". " + (mv.equal && mv.equal.length > 1
+          ? "Worth the same at equilibrium: " + mv.equal.map(lab.actionText).join(", ") + " (mixing them keeps the other player guessing)"
+          : "Best: " + lab.actionText(mv.best)) + "; you chose " + lab.actionText(mv.action) +
+        (mv.loss >= 0.0005 ? ", giving away " + pct(mv.loss) + "." : " (as good as the best).");
       box.appendChild(q);
       const lb = label(mv);
       if (lb) box.appendChild(lb);

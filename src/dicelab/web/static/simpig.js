@@ -114,8 +114,7 @@
       token = null;
       const r = await api("POST", "/api/games", { game: "simpig", goal: parseInt($("goal").value, 10),
         players: parseInt($("players").value, 10), opponent: $("opponent").value, coach: $("coach").checked });
-      token = r.token; game = r.state; sessionStorage.setItem("dicelab-token-" + r.id, r.token);
-      history.replaceState(null, "", location.search + "#" + r.id);
+      token = r.token; game = r.state; lab.remember(r);
       rows = {}; $("log").textContent = ""; $("coach-last").textContent = "";
       lab.showBoard("target"); lab.banner("Your turn: pick a target", "you"); render();
     } catch (e) { $("setup-error").textContent = e.message; }
@@ -158,5 +157,12 @@
   lab.keys({ r: go, " ": go, "?": lab.hints(() => game, () => token) });
   $("new-game").addEventListener("click", () => { game = null; token = null; lab.showSetup(); });
   document.body.dataset.ready = "1";
-  lab.resumeGame().then((r) => { if (r && !game) { token = r.token; game = r.game; rows = {}; lab.showBoard("target"); render(); } });
+  // a reopened game: every turn's rows into the log
+  function logAll(records) {
+    records.forEach((r) => {
+      const e = r.events.find((x) => x.faces) || r.events[0];
+      if (e && Array.isArray(e.faces)) lab.logLine(rowText(r.player, e) + (lab.hinted(r) ? " (after a hint)" : ""), r.actor);
+    });
+  }
+  lab.resumeGame().then((r) => { if (r && !game) { token = r.token; game = r.game; rows = {}; logAll(game.moves || []); lab.showBoard("target"); render(); } });
 })();

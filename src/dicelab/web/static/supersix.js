@@ -47,13 +47,14 @@
     if (o.counts) { $("sticks-human").textContent = o.counts[game.human_seat]; $("sticks-bot").textContent = o.counts[1 - game.human_seat]; }
   }
   const coachNote = (ev) => (lab.hinted(ev) ? " (after a hint)" : "") + (game.coach && ev.actor === "human" && ev.p_lost !== null && ev.p_lost !== undefined
-    ? (ev.p_lost > 1e-9 ? " \u2014 gave away " + pct(ev.p_lost) : " \u2014 optimal") : "");
+    ? (ev.p_lost > 1e-9 ? " \u2014 gave away " + pct(ev.p_lost) : " \u2014 the best move") : "");
 
   async function play(records) {
     let st = { pits: pits.slice(), lid: lidCount };
     const mine = records.filter((r) => r.actor === "human"), bots = records.filter((r) => r.actor !== "human");
-    mine.forEach((ev) => { const o = outcome(ev, st); st = o.after; show(ev, o); lab.logLine(o.text + coachNote(ev), "human"); lab.banner(o.text, "you"); });
-    if (!bots.length) return;
+    let last;
+    mine.forEach((ev) => { const o = outcome(ev, st); st = o.after; show(ev, o); lab.logLine(o.text + coachNote(ev), "human"); last = o.text; });
+    if (!bots.length) { if (last) lab.banner(last, "you"); return; }
     const steps = bots.map((ev) => {
       const o = outcome(ev, st); st = o.after;
       return { text: o.text, show: () => {
@@ -62,7 +63,7 @@
       } };
     });
     const over = bots.some((ev) => ev.events.some((x) => x.winner !== undefined && x.winner !== null));
-    await lab.reveal(steps, steps[steps.length - 1].text + (over ? " \u2014 the bot wins" : " \u2014 your turn"));
+    await lab.reveal(steps, steps[steps.length - 1].text + (over ? " \u2014 the bot wins" : " \u2014 your turn"), undefined, last);
   }
 
   function render() {
@@ -100,8 +101,7 @@
       token = null;
       const r = await api("POST", "/api/games", { game: "supersix", sticks: parseInt($("sticks").value, 10),
         opponent: $("opponent").value, human_first: $("first").value === "human", coach: $("coach").checked });
-      token = r.token; sessionStorage.setItem("dicelab-token-" + r.id, r.token);
-      history.replaceState(null, "", location.search + "#" + r.id);
+      token = r.token; lab.remember(r);
       game = r.state;
       $("log").textContent = ""; $("coach-last").textContent = "";
       $("dice-human").textContent = ""; $("dice-bot").textContent = "";
@@ -119,7 +119,7 @@
     busy = true; $("move-error").textContent = ""; render();
     try {
       const r = await api("POST", "/api/games/" + game.id + "/moves", { action, expected_move: game.version, hint: lab.takeHint() });
-      if (game.coach && r.events[0].p_lost !== null && r.events[0].p_lost !== undefined) $("coach-last").textContent = "Your last decision: " + (r.events[0].p_lost > 1e-9 ? "gave away " + pct(r.events[0].p_lost) + " (best was to " + r.events[0].best + ")" : "optimal");
+      if (game.coach && r.events[0].p_lost !== null && r.events[0].p_lost !== undefined) $("coach-last").textContent = "Your last decision: " + (r.events[0].p_lost > 1e-9 ? "gave away " + pct(r.events[0].p_lost) + " of your chance to win (the best was to " + r.events[0].best + ")" : "the best move");
       await play(r.events);
       game = await api("GET", "/api/games/" + game.id);
     } catch (e) { $("move-error").textContent = e.message; }
@@ -131,5 +131,10 @@
   lab.keys({ t: "throw", r: "throw", " ": "throw", s: "stop", h: "stop", "?": lab.hints(() => game, () => token) });
   $("new-game").addEventListener("click", () => { game = null; token = null; lab.showSetup(); });
   document.body.dataset.ready = "1";
-  lab.resumeGame().then((r) => { if (r && !game) { token = r.token; game = r.game; lab.showBoard("throw"); render(); } });
+  // a reopened game: its moves into the log, replayed from the empty lid
+  function logAll(records) {
+    let st = { pits: [false, false, false, false, false], lid: 0 };
+    records.forEach((ev) => { const o = outcome(ev, st); st = o.after; lab.logLine(o.text + coachNote(ev), ev.actor); });
+  }
+  lab.resumeGame().then((r) => { if (r && !game) { token = r.token; game = r.game; logAll(game.moves || []); lab.showBoard("throw"); render(); } });
 })();
