@@ -186,3 +186,13 @@ def test_ahead_lists_the_default_table_first():
     assert firsts and items[:len(firsts)] == firsts
     assert all(it["params"].get("duel", {}).get("faces", 6) == 6 for it in firsts)
     assert len(items) == len({str(it["params"]) for it in items})  # each once
+
+
+def test_a_level_chosen_on_the_form_fits_a_smaller_goal(client):
+    # the form lists the levels of the default rules (goal 100); at goal 12 the same level holds at 12
+    r = client.post("/api/games", json={"game": "pig", "goal": 12, "opponent": "slip:0.1:hold:15"})
+    assert r.status_code == 201, r.text
+    assert r.json()["state"]["opponents"] == ["slip:0.1:hold:12"]
+    # a plain spec is not a level: refused with the rule it breaks, as before
+    r = client.post("/api/games", json={"game": "pig", "goal": 12, "opponent": "hold:15"})
+    assert r.status_code == 422 and "hold:N" in r.json()["detail"]

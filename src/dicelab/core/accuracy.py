@@ -16,7 +16,7 @@ One source of truth for the review (:mod:`dicelab.web.review`) and "My games":
 Why (lichess uses 5 / 10 / 15 points and ``103.17 exp(-0.0435 x) - 3.17`` for chess): a dice
 game's decisions are worth far less than a chess move, and most of them are easy. There is no
 record of human dice play to learn from, so the numbers come from the levels' own play
-(:func:`losses`: 200 games of each level against the strongest, docs/methods/accuracy.md). In Pig
+(:func:`losses`: 200 games of each level against the strongest, docs/methods/levels.md). In Pig
 the Beginner level gives away over 5 points in 5 % of its choices and over 10 in 1.5 %; the Strong
 level over 5 in 0.1 %: with lichess's thresholds almost nothing would be labelled. At 1 / 3 / 8 the
 Strong levels (near-perfect play) have 0.9-3.7 % inaccuracies, at most 0.5 % mistakes and no

@@ -43,7 +43,7 @@ MAX_PASSES = 500
 NOISY = re.compile(r"slip:(0?\.\d{1,3}):(.+)|soft:(0?\.\d{1,4})")
 
 # the ladder: (name, spec, details); weakest first. Chosen so that the measured strengths are well
-# apart at the lab's default rules (docs/methods/pig.md, "Levels").
+# apart at the lab's default rules (docs/methods/levels.md).
 LADDER = (
     ("Beginner", "slip:0.2:hold:10", "holds at 10, and one decision in five goes the other way"),
     ("Casual", "slip:0.1:hold:15", "holds at 15, and one decision in ten goes the other way"),

@@ -79,7 +79,7 @@ class Readiness:
         from dicelab.web.service import rule_params
 
         prepare, first, measure, rest = [], [], [], []
-        for entry in sorted(registry.games(), key=lambda g: (g.name != "pig", g.name)):
+        for entry in sorted(registry.games(), key=lambda g: (-g.popularity, g.title)):  # as the start page
             play: Any = entry.play
             if play is None:
                 continue

@@ -443,6 +443,18 @@ def levels_of(entry: registry.GameEntry) -> list[dict[str, Any]]:
     return out
 
 
+def level_here(entry: registry.GameEntry, rules: Any, spec: str) -> str:
+    """A level chosen on the setup form (its spec under the default rules) as the same level under
+    ``rules`` (a hold-at target above a smaller goal comes down to it); any other spec as it is."""
+    ranked = core_levels.ranks(entry.play)
+    if ranked is None or not isinstance(spec, str):
+        return spec
+    for a, b in zip(ranked.levels(default_rules(entry)), ranked.levels(rules), strict=False):
+        if a.spec == spec:
+            return b.spec
+    return spec
+
+
 def rules_listing(entry: registry.GameEntry) -> list[dict[str, Any]]:
     """A game's rule parameters as a form needs them."""
     return [{"name": p.name, "default": p.default, "help": p.help, "lo": p.lo, "hi": p.hi,
@@ -608,7 +620,7 @@ def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | No
         params = service.rule_params(entry, body.rule_values())
         rules = entry.make_rules(**params)
         players = service.players_of(entry.new_game(rules, 0))
-        specs = list(body.opponents or [body.opponent or play.bots(rules)[0].spec])
+        specs = [level_here(entry, rules, s) for s in body.opponents or [body.opponent or play.bots(rules)[0].spec]]
         if len(specs) == 1:
             specs = specs * (players - 1)
         require(len(specs) == players - 1, f"give one bot, or one per bot seat ({players - 1}), got {len(specs)}")
