@@ -17,7 +17,7 @@ from typing import Any
 import typer
 
 from dicelab import __version__
-from dicelab.cli import grade, reproduce, serve, stats
+from dicelab.cli import grade, puzzles, reproduce, serve, stats
 from dicelab.core import registry
 from dicelab.core.cli import add_levels_command
 from dicelab.core.errors import DicelabError
@@ -43,6 +43,7 @@ for _game in registry.games():
         add_levels_command(_group, _game)
         app.add_typer(_group, name=_game.name)
 app.add_typer(stats.app, name="stats")
+app.add_typer(puzzles.app, name="puzzles")
 app.command("serve")(serve.serve)
 app.command("reproduce")(reproduce.reproduce)
 app.command("grade")(grade.grade)

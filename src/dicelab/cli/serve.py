@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import secrets
+from pathlib import Path
 
 import typer
 
@@ -22,6 +23,8 @@ def serve(
         None, "--admin-key", envvar="DICELAB_ADMIN_KEY", show_envvar=True,
         help="Researcher key for the study's exports and analysis (header X-Admin-Key); "
              "default: a new random key, printed at start-up."),
+    puzzles: Path = typer.Option(None, "--puzzles", help="A puzzle set to serve (dicelab puzzles build --out); "
+                                                         "default: the one shipped with dicelab."),
 ) -> None:
     """Start the web lab: play, coach, human-play study and strategy explorer."""
     require(1 <= port <= 65535, f"port must be from 1 to 65535, got {port}")
@@ -29,6 +32,10 @@ def serve(
         require(KEY_FORMAT.fullmatch(admin_key) is not None,
                 "the researcher key (--admin-key or DICELAB_ADMIN_KEY) must be 8 to 200 visible ASCII characters "
                 "without spaces")
+    if puzzles is not None:
+        from dicelab.core.puzzles import load
+
+        load(puzzles)  # a missing or damaged set stops here with one line
     import uvicorn
 
     from dicelab.web.app import create_app
@@ -36,7 +43,7 @@ def serve(
 
     url = db or default_db_url()
     key = admin_key or secrets.token_urlsafe(24)
-    app = create_app(url, warm=warm, admin_key=key, bind_host=host)
+    app = create_app(url, warm=warm, admin_key=key, bind_host=host, puzzle_set=puzzles)
     shown = hide_password(app.state.engine.url)
     shown_host = f"[{host}]" if ":" in host else host
     typer.echo(f"dicelab web lab: http://{shown_host}:{port}/  (database: {shown}; Ctrl-C stops)", err=True)

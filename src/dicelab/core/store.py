@@ -332,3 +332,46 @@ def cached(
     except OSError as exc:
         _report_unwritable(folder, exc)
     return value
+
+
+# -- JSON documents (records too nested for a table: the puzzle sets) -----------------------------
+
+
+def save_json(path: str | os.PathLike[str], kind: str, data: dict[str, Any]) -> Path:
+    """Write ``data`` as one JSON document with ``kind``, ``dicelab_version`` and ``meta_sha256``
+    (over the rest, as for a table's metadata), to a temporary file renamed into place."""
+    from dicelab import __version__
+
+    require_keys = STORE_KEYS & set(data)
+    if require_keys:
+        raise DicelabError(f"the document may not hold the store's own keys: {', '.join(sorted(require_keys))}")
+    full = {**data, "kind": kind, "dicelab_version": __version__}
+    full["meta_sha256"] = _meta_digest(full)
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    text = (json.dumps(full, sort_keys=True, separators=(",", ":")) + "\n").encode()
+    os.replace(_write_temp(target, lambda fh: fh.write(text)), target)
+    return target
+
+
+def load_json(path: str | os.PathLike[str], kind: str) -> dict[str, Any]:
+    """Read a document written by :func:`save_json`, verifying its kind and checksum; every
+    failure (missing, unreadable, not JSON, damaged, another kind) is one :class:`DicelabError`
+    line naming the file."""
+    p = Path(path)
+    name = _flat(p)
+    try:
+        meta = json.loads(p.read_bytes())
+    except FileNotFoundError:
+        raise DicelabError(f"no document at {name}") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise DicelabError(f"{name} is not valid JSON ({_one_line(exc)})") from None
+    except (OSError, RecursionError, MemoryError) as exc:
+        raise DicelabError(f"{name} cannot be read ({_one_line(exc)})") from None
+    if not isinstance(meta, dict):
+        raise DicelabError(f"{name} holds a JSON {type(meta).__name__}, not a document")
+    if meta.get("kind") != kind:
+        raise DicelabError(f"{name} holds a {str(meta.get('kind'))[:40]!r} document, expected {kind!r}")
+    if meta.get("meta_sha256") != _meta_digest(meta):
+        raise DicelabError(f"{name} does not match its own checksum; the file is damaged")
+    return meta

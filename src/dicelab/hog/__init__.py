@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 
 #: public name -> (module, attribute); loaded on first use
 _PUBLIC: dict[str, tuple[str, str]] = {
+    "PUZZLES": ("dicelab.hog.puzzles", "SOURCE"),
     "cli_app": ("dicelab.hog.cli", "app"),
     "PLAY": ("dicelab.hog.play", "PLAY"),
     "HogRules": ("dicelab.hog.rules", "HogRules"),

@@ -74,6 +74,7 @@ if TYPE_CHECKING:
 
 #: public name -> (module, attribute); loaded on first use
 _PUBLIC: dict[str, tuple[str, str]] = {
+    "PUZZLES": ("dicelab.liars.puzzles", "SOURCE"),
     "PLAY": ("dicelab.liars.play", "PLAY"),
     "REPRODUCTIONS": ("dicelab.liars.reproduce", "REPRODUCTIONS"),
     "cli_app": ("dicelab.liars.cli", "app"),

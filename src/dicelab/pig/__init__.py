@@ -52,6 +52,7 @@ if TYPE_CHECKING:
 
 #: public name -> (module, attribute); loaded on first use
 _PUBLIC: dict[str, tuple[str, str]] = {
+    "PUZZLES": ("dicelab.pig.puzzles", "SOURCE"),
     "PLAY": ("dicelab.pig.play", "PLAY"),
     "REPRODUCTIONS": ("dicelab.pig.reproduce", "REPRODUCTIONS"),
     "parse_bot": ("dicelab.pig.play", "parse_spec"),

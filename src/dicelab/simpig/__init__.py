@@ -74,6 +74,7 @@ if TYPE_CHECKING:
 
 #: public name -> (module, attribute); loaded on first use
 _PUBLIC: dict[str, tuple[str, str]] = {
+    "PUZZLES": ("dicelab.simpig.puzzles", "SOURCE"),
     "PLAY": ("dicelab.simpig.play", "PLAY"),
     "REPRODUCTIONS": ("dicelab.simpig.reproduce", "REPRODUCTIONS"),
     "cli_app": ("dicelab.simpig.cli", "app"),

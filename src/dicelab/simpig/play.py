@@ -85,7 +85,8 @@ def turn_distribution(k: int, goal: int) -> list[tuple[int, float]]:
 
 def target_values(spec: str, goal: int, i: int, j: int) -> list[float]:
     """``Q(k)`` for k = 1 .. goal - i at scores ``(i, j)`` against the bot ``spec`` (two players):
-    the opponent's turn law summed once per own score (``vy[a]``), then every target at once."""
+    the opponent's turn total is summed out once per own banked score (a column), then each target
+    weighs its seven outcomes (bust, k .. k + 5) over that column."""
     from dicelab.simpig.rules import turn_total_table
 
     v = best_response(spec, goal).value
@@ -93,13 +94,16 @@ def target_values(spec: str, goal: int, i: int, j: int) -> list[float]:
     for w, kb in mixture(spec, goal, j, [i]):
         for y, p in turn_distribution(kb, goal):
             opp[y] = opp.get(y, 0.0) + w * p
-    ys = np.array(list(opp), dtype=np.int64)
-    py = np.array(list(opp.values()))
-    vy = v[:goal + 1][:, np.minimum(j + ys, goal)] @ py  # vy[a]: the value once own score is a
+    col = np.zeros(goal + 1)  # col[a]: the value once the own score is a, the opponent's turn summed out
+    for y, py in opp.items():
+        col += py * v[:goal + 1, min(j + y, goal)]
+    need = goal - i
     p0, pk = turn_total_table(goal)
-    ks = np.arange(1, goal - i + 1)
-    reach = np.minimum(i + ks[:, None] + np.arange(pk.shape[1])[None, :], goal)
-    return (p0[ks] * vy[min(i, goal)] + (pk[ks] * vy[reach]).sum(axis=1)).tolist()
+    k = np.arange(1, need + 1)
+    q = p0[k] * col[i]
+    for r in range(6):
+        q = q + pk[k, r] * col[np.minimum(i + k + r, goal)]
+    return [float(x) for x in q]
 
 
 class SimPigBot:

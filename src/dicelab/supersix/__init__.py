@@ -47,6 +47,7 @@ if TYPE_CHECKING:
 
 #: public name -> (module, attribute); loaded on first use
 _PUBLIC: dict[str, tuple[str, str]] = {
+    "PUZZLES": ("dicelab.supersix.puzzles", "SOURCE"),
     "PLAY": ("dicelab.supersix.play", "PLAY"),
     "REPRODUCTIONS": ("dicelab.supersix.reproduce", "REPRODUCTIONS"),
     "cli_app": ("dicelab.supersix.cli", "app"),

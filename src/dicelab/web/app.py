@@ -52,6 +52,7 @@ from typing import Annotated, Any, Literal, TypeVar
 
 import anyio
 from fastapi import Depends, FastAPI, Header, Query, Request
+from fastapi import Path as PathParam
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
@@ -65,6 +66,7 @@ from dicelab.core import registry
 from dicelab.core.errors import DicelabError, require
 import dicelab.web.explorer as explorer
 import dicelab.web.messages as messages
+import dicelab.web.puzzles as puzzles
 import dicelab.web.review as review
 import dicelab.web.service as service
 import dicelab.web.study as study
@@ -163,6 +165,14 @@ class MoveIn(BaseModel):
     hint: bool = Field(False, strict=True, description=(
         "true: you saw a hint (GET /api/games/{id}/hint) before this move; the move is recorded as hinted "
         "(a hint fetched from the server at this version counts even without the flag)"))
+
+
+class PuzzleAnswer(BaseModel):
+    """Your answer to a puzzle: one of its choices' actions, as the question lists them."""
+
+    model_config = ConfigDict(extra="forbid")
+    action: str | dict[Annotated[str, Field(max_length=20)], int | list[int] | str] = Field(
+        description="the action of one of the puzzle's choices (GET /api/puzzles/{id} lists them)")
 
 
 class BodyLimit:
@@ -381,6 +391,7 @@ Spec = Annotated[str, Query(max_length=80)]
 StudyGame = Annotated[str | None, Query(max_length=16)]  # the analysis's filters
 StudyGoal = Annotated[int | None, Query(ge=1, le=10_000)]
 Participant = Annotated[str | None, Query(max_length=80)]
+PuzzleId = Annotated[str, PathParam(max_length=40)]
 
 
 def games_listing() -> list[dict[str, Any]]:
@@ -462,7 +473,7 @@ def rules_listing(entry: registry.GameEntry) -> list[dict[str, Any]]:
 
 
 def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | None = None,
-               bind_host: str | None = None) -> FastAPI:
+               bind_host: str | None = None, puzzle_set: str | Path | None = None) -> FastAPI:
     """The web lab on ``db_url`` (default: SQLite in the user data folder).
 
     ``warm`` starts the background builder (:mod:`dicelab.web.ahead`): every game's opponents and
@@ -471,7 +482,8 @@ def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | No
     without it (tests) tables are built when a game first needs them. ``admin_key`` opens the
     study's data (None: a random key nobody knows, so they stay closed). ``bind_host`` is the
     address the server listens on: on a loopback address only loopback Host headers are served
-    (None: any Host, as for the in-process test client).
+    (None: any Host, as for the in-process test client). ``puzzle_set`` is the puzzle set to serve
+    (None: the one shipped with dicelab).
     """
     url = db_url or default_db_url()
     engine = open_database(url)  # a damaged SQLite file stops here with one line
@@ -516,6 +528,7 @@ def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | No
     app.state.admin_key = admin_key or secrets.token_urlsafe(24)
     app.state.ready = Readiness(AHEAD_BUILDS, prepare)  # the background builder (warm), its progress
     starts: dict[str, asyncio.Future] = {}  # Idempotency-Key -> the answer of the game it started
+    app.state.puzzles = puzzles.PuzzleBook(puzzle_set)
     app.add_middleware(BodyLimit)
     app.add_middleware(Admission)  # game requests over its limit: 503 at once, before any other work
     if bind_host is not None and is_loopback(host_name(bind_host)):
@@ -713,6 +726,22 @@ def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | No
         return {"opponents": {g.name: opponents_of(g) for g in registry.games()},
                 "levels": {g.name: levels_of(g) for g in registry.games()}, "games": games_listing()}
 
+    # ------------------------------------------------------------------ puzzles (a stored set)
+    @app.get("/api/puzzles", tags=["puzzles"])
+    def puzzle_list(request: Request) -> dict[str, Any]:
+        """Every puzzle's id, game, setting and rating, and today's puzzle (no answers)."""
+        return request.app.state.puzzles.listing()
+
+    @app.get("/api/puzzles/{puzzle_id}", tags=["puzzles"])
+    def puzzle_question(puzzle_id: PuzzleId, request: Request) -> dict[str, Any]:
+        """A puzzle's position and choices, without the values."""
+        return request.app.state.puzzles.question(puzzle_id)
+
+    @app.post("/api/puzzles/{puzzle_id}/answer", tags=["puzzles"])
+    def puzzle_answer(puzzle_id: PuzzleId, body: PuzzleAnswer, request: Request) -> dict[str, Any]:
+        """Whether your choice was the best, every choice's exact value, the rules of thumb and why."""
+        return request.app.state.puzzles.answer(puzzle_id, body.action)
+
     # ------------------------------------------------------------------ study: export, analysis
 
     @app.get("/export/{table}.{fmt}", tags=["study"], dependencies=[Depends(researcher)])
@@ -797,7 +826,22 @@ def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | No
 
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
     def index(request: Request) -> HTMLResponse:
-        return page(request, "index.html", games=games_listing())
+        return page(request, "index.html", games=games_listing(), daily=request.app.state.puzzles.daily())
+
+    @app.get("/puzzles", response_class=HTMLResponse, include_in_schema=False)
+    def puzzles_page(request: Request) -> HTMLResponse:
+        """The puzzles: a list, your rating and streak (this browser's), and a puzzle to solve."""
+        book = request.app.state.puzzles
+        return page(request, "puzzles.html", puzzle_id="", listing=book.listing())
+
+    @app.get("/puzzles/{puzzle_id}", response_class=HTMLResponse, include_in_schema=False)
+    def puzzle_page(request: Request, puzzle_id: str) -> HTMLResponse:
+        """One puzzle; its script asks for the question and sends the answer."""
+        book = request.app.state.puzzles
+        known = puzzle_id[:40] in {p["id"] for p in book.puzzles}
+        return page(request, "puzzles.html", status_code=200 if known else 404,
+                    puzzle_id=puzzle_id[:40] if known else "", missing=None if known else puzzle_id[:40],
+                    listing=book.listing())
 
     @app.get("/play/{game}", response_class=HTMLResponse, include_in_schema=False)
     def play_page(request: Request, game: str) -> HTMLResponse:
