@@ -72,7 +72,7 @@ def test_csv_export_neutralises_formula_cells(client, admin):
     # OWASP: a text cell that starts with = + - @ tab or CR gets a leading single quote
     expected = sorted(["'" + lab for lab in LABELS[:6]] + LABELS[6:])
     assert shown == expected
-    assert text.count(',"hold:10",0,false,"playing",0,0,,0,') == len(LABELS)  # numbers stay bare numbers
+    assert text.count(',"[""hold:10""]",0,false,"playing",0,0,,0,') == len(LABELS)  # numbers stay bare numbers
     # Parquet is data, not a spreadsheet: the labels as typed
     pq_rows = pq.read_table(io.BytesIO(client.get("/export/games.parquet", headers=admin).content)).to_pylist()
     assert sorted(r["participant"] for r in pq_rows) == sorted(LABELS)

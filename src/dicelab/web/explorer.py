@@ -174,9 +174,13 @@ def _spec(spec: str, rules: PigRules) -> str:
     try:
         return pig.parse_bot(spec, rules)
     except DicelabError as exc:
-        known = {b["spec"]: b["name"] for b in bots(rules)}
-        if spec in known:
-            raise DicelabError(f"{known[spec]} cannot play {_title(rules)}; choose another strategy.") from exc
+        try:  # a strategy of standard Pig that these rules cannot take (hold at 25 with goal 20)
+            pig.parse_bot(spec, pig.PigRules())
+        except DicelabError:
+            pass
+        else:
+            raise DicelabError(
+                f"{strategy_name(spec)} cannot play {_title(rules)}; choose another strategy.") from exc
         choices = ", ".join(b["name"] for b in fitting_bots(rules))
         raise DicelabError(f"That is not a strategy the explorer knows; choose one of: {choices}.") from exc
 

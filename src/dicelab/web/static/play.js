@@ -7,14 +7,22 @@
   const form = $("setup-form");
   const name = form.dataset.game;
   const META = ["id", "game", "title", "rules", "opponents", "human_seat", "coach", "status", "version", "winner",
-    "to_move", "legal_actions", "coach_view", "returns", "seed", "summary", "moves", "seat"];
+    "to_move", "legal_actions", "coach_view", "returns", "seed", "summary", "moves", "seat", "share_id", "last"];
   let game = null, token = null, busy = false;
   const api = (method, url, body) => lab.api(method, url, body, token);
   const seatName = (s) => (s === game.human_seat ? "You" : (game.opponents.length > 1 ? "Bot " + s : "Bot"));
-  const show = (v) => (v !== null && typeof v === "object" ? JSON.stringify(v) : String(v));
-
   const words = (k) => k.replace(/_/g, " ");
+  // a value in words: one number per seat as "You 53 · Bot 101", a list as its items, no raw JSON
+  function show(v) {
+    if (v === null || v === undefined) return "\u2013";
+    if (Array.isArray(v) && game && v.length === game.opponents.length + 1 && v.every((x) => typeof x !== "object"))
+      return v.map((x, s) => seatName(s) + " " + x).join(" \u00b7 ");
+    if (Array.isArray(v)) return v.map(show).join(", ");
+    if (typeof v === "object") return Object.entries(v).map(([k, x]) => words(k) + " " + show(x)).join(", ");
+    return typeof v === "boolean" ? (v ? "yes" : "no") : String(v);
+  }
   function eventText(e) {
+    if (e.winner !== undefined) return e.winner === null ? "" : e.winner === game.human_seat ? "you win" : seatName(e.winner).toLowerCase() + " wins";
     return Object.entries(e).filter(([k]) => k !== "seat" && k !== "faces").map(([k, v]) => words(k) + " " + show(v)).join(", ");
   }
   function recText(rec) {
@@ -45,10 +53,11 @@
   // the records of one answer: yours at once, the bots' one at a time
   async function play(records, over) {
     const mine = records.filter((r) => r.actor === "human"), bots = records.filter((r) => r.actor !== "human");
-    mine.forEach((r) => { log(r, true); lab.banner(recText(r), "you"); });
-    if (!bots.length) return;
+    let last;
+    mine.forEach((r) => { log(r, true); last = recText(r); });
+    if (!bots.length) { if (last) lab.banner(last, "you"); return; }
     const steps = bots.map((r) => ({ text: recText(r), show: () => log(r, true) }));
-    await lab.reveal(steps, steps[steps.length - 1].text + (over ? "" : " \u2014 your turn"));
+    await lab.reveal(steps, steps[steps.length - 1].text + (over ? "" : " \u2014 your turn"), undefined, last);
   }
 
   function render() {
@@ -83,7 +92,7 @@
     $("status").dataset.state = over ? "finished" : "playing";
     $("status").textContent = over ? (game.status === "finished"
       ? (game.returns && game.returns[game.human_seat] === 1 ? "You win!" : game.returns && game.returns[game.human_seat] > 0
-        ? "You share the win." : "A bot wins.") : "This game is closed.") : "Your move.";
+        ? "You share the win." : game.opponents.length > 1 ? "A bot wins." : "The bot wins.") : "This game is closed.") : "Your move.";
     $("coach-panel").hidden = !game.coach;
     if (game.coach) {
       const c = game.coach_view;

@@ -29,7 +29,7 @@
     if (Array.isArray(e.bid) && e.action !== "call") parts.push("bid " + e.bid.join(" \u00d7 "));
     if (e.action === "call" && Array.isArray(e.bid)) parts.push("called the bid " + e.bid.join(" \u00d7 "));
     if (typeof e.result === "string" && e.result !== "add") parts.push(words(e.result));
-    if (typeof e.turn_total === "number") parts.push("turn total " + e.turn_total);
+    if (typeof e.turn_total === "number" && e.turn_total > 0) parts.push("turn total " + e.turn_total);  // 0 after a hold or a 1 says nothing
     if (typeof e.total === "number") parts.push("total " + e.total);
     if (Array.isArray(e.hands)) parts.push("hands shown: " + e.hands.map((h, s) => seatName(s) + " " + (h.length ? h.join(" ") : "\u2013")).join(", "));
     if (typeof e.loser === "number") parts.push(seatName(e.loser) + " lost the call");
