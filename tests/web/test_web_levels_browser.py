@@ -140,7 +140,7 @@ def play_supersix(page, url: str) -> str:
         page.keyboard.press("s" if page.get_attribute("#status", "data-state") == "free" else "t")
     else:
         raise AssertionError("the game did not end")
-    return page.evaluate("location.hash.slice(1)")
+    return page.evaluate("decodeURIComponent(location.hash.slice(1)).split('.')[0]")  # the hash is the share id: <id>.<signature>
 
 
 def test_accuracy_in_the_review_and_in_my_games(browser, lab):
