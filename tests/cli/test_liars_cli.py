@@ -204,6 +204,13 @@ def test_solve_out_grade_and_eval_duel_policy(tmp_path, capsys):
     lb = json.loads(out)
     # LBR is a lower bound: its estimate lies below the exact exploitability up to its interval
     assert lb["exploitability_lower"] <= g["exploitability"] + 2 * lb["exploitability_lower_ci"]
+    code, out, _ = run(["liars", "grade", "--policy", str(pol), "--method", "learned", "--rounds", "3000",
+                        "--json"], capsys)
+    assert code == 0
+    le = json.loads(out)
+    # 9 bids: the learned responder remembers them all, so it is the exact best response (played by rounds)
+    assert le["window"] == 9 and le["abstract_lower"] == pytest.approx(g["exploitability"], abs=1e-6)
+    assert abs(le["exploitability_lower"] - g["exploitability"]) <= 2.3 * le["exploitability_lower_ci"]
     code, out, _ = run(["liars", "eval", "--agent", str(pol), "--opponents", "probabilistic", "--games", "4000",
                         "--json"], capsys)
     assert code == 0
@@ -240,6 +247,8 @@ def test_eval_scout(capsys):
     (["liars", "grade", "--policy", "nowhere"], "no table"),
     (["liars", "grade", "--policy", "random"], "--dice"),
     (["liars", "grade", "--policy", "random", "--dice", "1,1", "--method", "best"], "--method"),
+    (["liars", "grade", "--policy", "random", "--dice", "1,1", "--window", "3"], "--method learned"),
+    (["liars", "grade", "--policy", "random", "--dice", "1,1", "--method", "learned", "--window", "0"], "--window"),
 ])
 def test_scalable_bad_input(args, msg, capsys, tmp_path):
     args = [str(tmp_path / a) if a == "X" else a for a in args]

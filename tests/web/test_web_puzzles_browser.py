@@ -89,6 +89,8 @@ def test_solve_puzzles_in_the_browser(browser, server_factory):
     today = pz.of_the_day(SHIPPED, datetime.now(timezone.utc).date())
     page.goto(server.url + "/")
     assert today["question"] in page.inner_text(".daily-puzzle")
+    # the card is styled on the start page too (its rule is in lab.css, not only in puzzles.css)
+    assert page.eval_on_selector(".daily-puzzle", "e => getComputedStyle(e).borderLeftWidth") == "5px"
     page.click("#daily-link")
     page.wait_for_selector(READY, state="attached")
     assert page.url.endswith("/puzzles/" + today["id"]) and page.inner_text("#question") == today["question"]
@@ -100,13 +102,24 @@ def test_solve_puzzles_in_the_browser(browser, server_factory):
         page.wait_for_selector(READY, state="attached")
         assert page.locator("#choices button").count() == len(g["moves"])
         assert page.locator("#position .widget").count() == len(g["board"])
+    # simultaneous Pig offers a few targets; the answer draws every target's value, the best marked
+    s = first("simpig")
+    page.goto(f"{server.url}/puzzles/{s['id']}")
+    page.wait_for_selector(READY, state="attached")
+    page.get_by_role("button", name=s["best_label"], exact=True).click()
+    page.wait_for_selector("body[data-answered=right]", state="attached")
+    curve = s["extra"]["curve"]["y"]
+    top = max(range(len(curve)), key=lambda k: curve[k])
+    label = page.get_attribute("#curve-plot svg", "aria-label")
+    assert f"the highest, {100 * curve[top]:.1f}%, at target {top + 1}" in label
+    assert page.locator("#curve-plot polyline").count() == 1
     assert not errors, errors
 
 
 @pytest.mark.parametrize("width", [1200, 390])
 def test_the_puzzle_pages_have_no_serious_accessibility_finding(browser, server_factory, width):
     """axe-core (as tests/web/test_web_axe.py runs it) over the list, one puzzle of every game
-    (answered too for Pig and Liar's Dice), the missing-puzzle page and the start page with its
+    (answered too for Pig, Liar's Dice and simultaneous Pig), the missing-puzzle page and the start page with its
     card; at a phone's width the list and a Liar's Dice puzzle, nothing wider than the screen."""
     from axe_playwright_python.sync_playwright import Axe
 
@@ -129,7 +142,7 @@ def test_the_puzzle_pages_have_no_serious_accessibility_finding(browser, server_
         page.wait_for_selector(READY, state="attached")
         bad[game] = findings(axe, page)
         assert page.evaluate("document.documentElement.scrollWidth") <= width, game
-        if game in ("pig", "liars"):  # the answer: the result, the values table, the why
+        if game in ("pig", "liars", "simpig"):  # the answer: the result, the values table (a curve), the why
             page.locator("#choices button").first.click()
             page.wait_for_selector("body[data-answered]", state="attached")
             bad[game + " (answered)"] = findings(axe, page)

@@ -84,7 +84,9 @@ class Candidate:
     ``question`` says the position in plain words, ``board`` is the widget list (module
     docstring), ``kind`` names what ``value`` is ("win probability", "chance to win the round"),
     ``why`` is one plain sentence, ``details`` one technical line (solver, spec strings), and
-    ``extra`` any further data the game wants kept (e.g. the value of every target).
+    ``extra`` any further data the game wants kept; ``extra["curve"]`` (``{"title", "x_label",
+    "x0", "y"}``: the value of every move along a range, ``y[n]`` for the move ``x0 + n``) is drawn
+    with the answer when there are more moves than the offered ones.
     """
 
     game: str

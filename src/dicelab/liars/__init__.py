@@ -49,6 +49,7 @@ if TYPE_CHECKING:
     from dicelab.liars.duel import Duel, DuelPolicy, train_duel
     from dicelab.liars.grading import exact_grade
     from dicelab.liars.lbr import head_to_head, lbr, table_policy
+    from dicelab.liars.responder import learned_br
     from dicelab.liars.library import train_all as train_duels
     from dicelab.liars.multi import ScoutBot, win_share
     from dicelab.liars.qlearning import (
@@ -110,6 +111,7 @@ _PUBLIC: dict[str, tuple[str, str]] = {
     "train_duel": ("dicelab.liars.duel", "train_duel"),
     "exact_grade": ("dicelab.liars.grading", "exact_grade"),
     "lbr": ("dicelab.liars.lbr", "lbr"),
+    "learned_br": ("dicelab.liars.responder", "learned_br"),
     "head_to_head": ("dicelab.liars.lbr", "head_to_head"),
     "table_policy": ("dicelab.liars.lbr", "table_policy"),
     "ScoutBot": ("dicelab.liars.multi", "ScoutBot"),

@@ -341,20 +341,28 @@ def grade_cmd(
     dice: str | None = typer.Option(None, "--dice", help="Dice of the two players (a policy file brings its own)."),
     faces: int = FacesOption,
     wild: str = typer.Option("highest", "--wild", help="Wild face (bots only)."),
-    method: str = typer.Option("auto", "--method", help="auto (exact up to 26 bids, else LBR), exact or lbr."),
-    rounds: int = typer.Option(4000, "--rounds", help="LBR: rounds played in each seat."),
-    seed: int = typer.Option(1, "--seed", help="LBR: seed of the rounds."),
+    method: str = typer.Option("auto", "--method", help="auto (exact up to 26 bids, else LBR), exact, lbr, or "
+                               "learned (a learned responder: a tighter lower bound than LBR)."),
+    rounds: int = typer.Option(4000, "--rounds", help="LBR / learned: rounds played in each seat."),
+    seed: int = typer.Option(1, "--seed", help="LBR / learned: seed of the rounds."),
+    window: int | None = typer.Option(None, "--window", help="learned: bids the responder remembers (default: "
+                                      "as many as fit in about 1 GB, at least the policy's)."),
     json_out: bool = JsonOption,
 ) -> None:
     """Exploitability of a duel policy: exact (best responses on the full public tree) where it fits,
-    else a lower bound by local best response (LBR) with a 95% interval."""
+    else a lower bound with a 95% interval, by local best response (LBR) or by a learned responder
+    (best response on a window abstraction, played with the exact posterior)."""
     from dicelab.liars.duel import Duel
     from dicelab.liars.grading import MAX_EXACT_BIDS, exact_grade
     from dicelab.liars.lbr import bot_policy, lbr
 
-    require(method in ("auto", "exact", "lbr"), f"--method must be auto, exact or lbr, got {shorten(method)}")
+    require(method in ("auto", "exact", "lbr", "learned"),
+            f"--method must be auto, exact, lbr or learned, got {shorten(method)}")
     check_count(rounds, "--rounds", 2, MAX_GAMES)
     check_seed(seed)
+    if window is not None:
+        require(method == "learned", "--window applies to --method learned")
+        check_count(window, "--window", 1, 60)
     if policy in ("random", "probabilistic"):
         require(dice is not None, "give --dice D1,D2 for a bot")
         duel = Duel(tuple(parse_int_list(dice or "", "--dice")), faces, wild)
@@ -365,6 +373,16 @@ def grade_cmd(
         if dice is not None:
             d = tuple(parse_int_list(dice, "--dice"))
             require(d == duel.dice, f"the policy plays {duel.dice[0]} v {duel.dice[1]} dice, not {d[0]} v {d[1]}")
+    if method == "learned":
+        from dicelab.liars.responder import learned_br
+
+        if window is not None:
+            require(window >= pol.window, f"--window must be at least the policy's window ({pol.window})")
+            require(window <= duel.n_bids, f"--window is at most the number of bids ({duel.n_bids})")
+        res = learned_br(pol, rounds=rounds, seed=seed, window=window)
+        emit({**res, "policy": policy, "duel": duel.to_dict(), "payoff_range": 2.0}, json_out,
+             title="learned responder: lower bound on the exploitability")
+        return
     use_exact = method == "exact" or (method == "auto" and duel.n_bids <= MAX_EXACT_BIDS)
     res = exact_grade(pol) if use_exact else lbr(pol, rounds=rounds, seed=seed)
     emit({**res, "policy": policy, "duel": duel.to_dict(), "payoff_range": 2.0}, json_out,

@@ -32,6 +32,21 @@ The strategy lab (seed 002): any strategy against any other, exactly and by simu
 * :func:`best_response` — the exact counter-strategy to any fixed strategy.
 * :func:`simulate` — reproducible Monte Carlo on all cores, with intervals and Parquet records.
 * :func:`tournament` — round robins with a win matrix, ranking and non-transitive cycles.
+
+Three to six players (``PigRules(players=n)``, issue 25): exact max-n optimal play, profiles of
+strategies (one per seat) evaluated exactly, best responses, simulation and a hold-at-N tournament.
+
+>>> from dicelab.pig import solve_n, evaluate_profile
+>>> sol = solve_n(PigRules(goal=30, players=3))
+>>> [round(p, 4) for p in sol.start()]                       # seats 0, 1, 2
+[0.4274, 0.3252, 0.2474]
+>>> [round(p, 4) for p in evaluate_profile(["optimal", "hold:20", "hold:20"],
+...                                         PigRules(goal=30, players=3)).wins]
+[0.5444, 0.2648, 0.1908]
+
+* :func:`solve_n` — the max-n solution for n players (:class:`NPigSolution`: every seat's chance
+  at every state, the decisions, ``query``-style look-ups); two players equal :func:`solve`.
+* :func:`evaluate_profile`, :func:`best_response_n`, :func:`simulate_n`, :func:`hold_tournament`.
 """
 
 from __future__ import annotations
@@ -49,6 +64,9 @@ if TYPE_CHECKING:
     from dicelab.pig.specs import as_strategy, expand_specs, parse_strategy
     from dicelab.pig.state import new_game, state_from_json
     from dicelab.pig.tournaments import tournament
+    from dicelab.pig.nevaluation import best_response_n, evaluate_profile, hold_tournament
+    from dicelab.pig.nsimulation import simulate_n
+    from dicelab.pig.nsolver import NPigSolution, solve_n, solve_n_cached
 
 #: public name -> (module, attribute); loaded on first use
 _PUBLIC: dict[str, tuple[str, str]] = {
@@ -73,6 +91,13 @@ _PUBLIC: dict[str, tuple[str, str]] = {
     "solve": ("dicelab.pig.solver", "solve"),
     "solve_cached": ("dicelab.pig.solver", "solve_cached"),
     "tournament": ("dicelab.pig.tournaments", "tournament"),
+    "NPigSolution": ("dicelab.pig.nsolver", "NPigSolution"),
+    "solve_n": ("dicelab.pig.nsolver", "solve_n"),
+    "solve_n_cached": ("dicelab.pig.nsolver", "solve_n_cached"),
+    "evaluate_profile": ("dicelab.pig.nevaluation", "evaluate_profile"),
+    "best_response_n": ("dicelab.pig.nevaluation", "best_response_n"),
+    "hold_tournament": ("dicelab.pig.nevaluation", "hold_tournament"),
+    "simulate_n": ("dicelab.pig.nsimulation", "simulate_n"),
     "new_game": ("dicelab.pig.state", "new_game"),
     "state_from_json": ("dicelab.pig.state", "state_from_json"),
 }

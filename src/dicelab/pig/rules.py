@@ -1,6 +1,7 @@
 """Pig, the jeopardy dice game, and its dice variants.
 
-Two players race to a goal (100 by default). On a turn the mover rolls as often as they like,
+Two or more players (``players``, 2 to 6) race to a goal (100 by default); seat 0 moves first and
+the turn passes to the next seat. On a turn the mover rolls as often as they like,
 adding each roll to a *turn total*; they may *hold* at any time, banking the turn total, and the
 turn passes. Rolling a 1 (a "pig") loses the turn total and ends the turn. Reaching the goal
 (banked score + turn total >= goal) wins at once: nobody needs to hold to win.
@@ -15,8 +16,11 @@ Variants (``PigRules.variant``):
     Two dice with ``sides`` faces. No 1: the sum is added. Exactly one 1: the turn total is lost
     and the turn ends. Two 1s: the mover's *banked* score is reset to 0 and the turn ends.
 
-Holding with a turn total of 0 is legal (a "skip"); two strategies that both skip can stall the
-game forever, which :mod:`dicelab.pig.evaluation` reports as its own outcome.
+Holding with a turn total of 0 is legal with two players (a "skip"); two strategies that both
+skip can stall the game forever, which :mod:`dicelab.pig.evaluation` reports as its own outcome.
+With three or more players a turn total of 0 must roll (a hold there is read as a roll), and
+``two-dice`` is for two players only (its reset would undo the layering by banked scores that the
+n-player solver relies on).
 
 A state is ``(i, j, k)``: the mover's banked score ``i``, the opponent's banked score ``j`` and the
 turn total ``k``, with ``0 <= i, j < goal`` and ``0 <= k < goal - i``.
@@ -41,6 +45,7 @@ Variant = Literal["standard", "piglet", "two-dice"]
 VARIANTS: tuple[str, ...] = ("standard", "piglet", "two-dice")
 MAX_GOAL = 1000
 MAX_SIDES = 100
+MAX_PLAYERS = 6
 
 
 @dataclass(frozen=True)
@@ -64,17 +69,20 @@ class RollOutcomes:
 
 @dataclass(frozen=True)
 class PigRules:
-    """The rules of a two-player Pig game: goal, die size and variant.
+    """The rules of a Pig game: goal, die size, variant and number of players.
 
-    >>> PigRules().goal, PigRules().sides, PigRules().variant
-    (100, 6, 'standard')
+    >>> PigRules().goal, PigRules().sides, PigRules().variant, PigRules().players
+    (100, 6, 'standard', 2)
     >>> PigRules(goal=2, variant="piglet").sides
     2
+    >>> PigRules(players=3).to_dict()
+    {'goal': 100, 'sides': 6, 'variant': 'standard', 'players': 3}
     """
 
     goal: int = 100
     sides: int | None = None  # None: the variant's own die (a coin for piglet, else six sides)
     variant: str = "standard"
+    players: int = 2
 
     def __post_init__(self) -> None:
         if self.sides is None:
@@ -93,9 +101,24 @@ class PigRules:
         )
         if self.variant == "piglet":
             require(self.sides == 2, f"piglet is played with a coin: sides must be 2, got {self.sides}")
+        require(
+            isinstance(self.players, int) and not isinstance(self.players, bool)
+            and 2 <= self.players <= MAX_PLAYERS,
+            f"players must be a whole number from 2 to {MAX_PLAYERS}, got {self.players!r}",
+        )
+        require(
+            self.players == 2 or self.variant != "two-dice",
+            f"two-dice Pig is for two players (its reset of a banked score to 0 breaks the "
+            f"solver's layers); got players={self.players}; use standard or piglet",
+        )
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """The rules as plain values (``players`` only when not 2, so two-player records and
+        cache keys stay as they were)."""
+        d = asdict(self)
+        if self.players == 2:
+            del d["players"]
+        return d
 
     @cached_property
     def outcomes(self) -> RollOutcomes:
@@ -128,9 +151,28 @@ class PigRules:
 
     @property
     def n_states(self) -> int:
-        """Number of non-terminal states (i, j, k): goal * goal * (goal + 1) / 2."""
+        """Number of non-terminal states counted mover first (own score, the others' in turn
+        order, turn total): goal^(players - 1) * goal * (goal + 1) / 2; two players:
+        goal * goal * (goal + 1) / 2."""
         g = self.goal
-        return g * g * (g + 1) // 2
+        return g ** (self.players - 1) * g * (g + 1) // 2
+
+    def check_scores(self, scores: Any, k: int = 0) -> tuple[int, ...]:
+        """``scores`` (one banked score per player, the mover's first, then in turn order) and the
+        turn total ``k`` checked as a non-terminal position; returns the scores as a tuple."""
+        n, g = self.players, self.goal
+        try:
+            c = tuple(int(x) for x in scores)
+        except (TypeError, ValueError):
+            raise DicelabError(f"scores must be {n} whole numbers, got {str(scores)[:60]}") from None
+        require(len(c) == n, f"give {n} banked scores (the mover's first), got {len(c)}")
+        require(all(0 <= x < g for x in c), f"banked scores must be from 0 to {g - 1} (goal {g}), got {list(c)}")
+        require(
+            isinstance(k, int) and 0 <= k < g - c[0],
+            f"turn total must be from 0 to {g - 1 - c[0]} when the mover has {c[0]} (reaching the "
+            f"goal {g} is a win, not a state), got {k}",
+        )
+        return c
 
     def check_state(self, i: int, j: int, k: int) -> None:
         """Raise a one-line :class:`DicelabError` unless (i, j, k) is a non-terminal state."""
@@ -160,11 +202,12 @@ class PigGame:
     """
 
     def __init__(self, rules: PigRules, rng: np.random.Generator, first: int = 0) -> None:
-        if first not in (0, 1):
-            raise DicelabError(f"first player must be 0 or 1, got {first}")
+        n = rules.players
+        if first not in range(n):
+            raise DicelabError(f"first player must be from 0 to {n - 1}, got {first}")
         self.rules = rules
         self.rng = rng
-        self.scores = [0, 0]
+        self.scores = [0] * n
         self.turn_total = 0
         self.to_move = first
         self.winner: int | None = None
@@ -172,10 +215,11 @@ class PigGame:
         self.history: list[dict[str, Any]] = []
 
     @property
-    def state(self) -> tuple[int, int, int]:
-        """(mover's score, opponent's score, turn total)."""
-        p = self.to_move
-        return self.scores[p], self.scores[1 - p], self.turn_total
+    def state(self) -> tuple[int, ...]:
+        """(mover's score, the next players' scores in turn order, turn total); with two players
+        (mover's score, opponent's score, turn total)."""
+        p, n = self.to_move, len(self.scores)
+        return (*(self.scores[(p + r) % n] for r in range(n)), self.turn_total)
 
     def _check_open(self) -> None:
         if self.winner is not None:
@@ -184,7 +228,7 @@ class PigGame:
     def _end_turn(self) -> None:
         self.turn_total = 0
         self.turn_rolls = []
-        self.to_move = 1 - self.to_move
+        self.to_move = (self.to_move + 1) % len(self.scores)
 
     def roll(self) -> tuple[int, ...]:
         """Roll for the mover; returns the faces (one for standard/piglet, two for two-dice)."""
@@ -224,6 +268,8 @@ class PigGame:
     def hold(self) -> None:
         """Bank the turn total and pass the turn."""
         self._check_open()
+        if self.turn_total == 0 and len(self.scores) > 2:
+            raise DicelabError("with three or more players a turn total of 0 must roll; legal: 'roll'")
         mover = self.to_move
         self.history.append({"player": mover, "action": "hold", "before": self.state})
         self.scores[mover] += self.turn_total

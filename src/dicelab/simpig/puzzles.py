@@ -13,7 +13,8 @@ of thumb's:
 * *hold at 20*, the Pig rule of thumb;
 * *go for the goal*: aim for all the points still needed in one turn.
 
-The value of every target (1 to what is still needed) is kept too (``extra["targets"]``).
+The value of every target (1 to what is still needed) is kept too, as the answer's curve
+(``extra["curve"]``, see :mod:`dicelab.core.puzzles`).
 """
 
 from __future__ import annotations
@@ -94,7 +95,8 @@ class SimPigPuzzles:
             thumbs=thumbs, why=lambda b, second, wrong: why(goal, i, j, b, second),
             details=(f"state ({i}, {j}); values of holding at each target against the exact mixed equilibrium "
                      f"(Shapley), which here aims for {mix}; best target over all 1..{need}: {best}"),
-            extra={"targets": [round(float(v), 5) for v in q]})
+            extra={"curve": {"title": "Your chance to win for every target", "x_label": "target", "x0": 1,
+                             "y": [round(float(v), 5) for v in q]}})
 
 
 def _pct(p: float) -> str:
@@ -109,9 +111,12 @@ def why(goal: int, i: int, j: int, best: Move, second: Move) -> str:
     need, their = goal - i, goal - j
     bust = turn_distribution(k, goal)[0][1]
     odds = f"({_pct(best.value)} against {_pct(second.value)} for {second.label.lower()})"
-    if k >= need:
+    if k >= need and their <= need:
         return (f"The opponent needs only {their} and may well finish soon, so aim for all {need} you need "
                 f"at once, though it succeeds only {_pct(1 - bust)} of the time {odds}.")
+    if k >= need:
+        return (f"You need {need} and the opponent {their}: aim for all {need} at once, though it succeeds only "
+                f"{_pct(1 - bust)} of the time; stopping short gives the opponent more turns to catch up {odds}.")
     if k > 25:
         return (f"Behind by {j - i}, a target of 25 will not catch up in time: aim for {k}, which still "
                 f"comes home {_pct(1 - bust)} of the time {odds}." if j > i else

@@ -8,7 +8,10 @@ Every registered game (:mod:`dicelab.core.registry`) is served by one game servi
 ``/openapi.json``)::
 
     POST /api/games                 create a game -> {id, token, state, events}: {"game": NAME,
-                                    "rules": {...} (or the rule parameters flat), "opponent": SPEC}
+                                    "rules": {...} (or the rule parameters flat), "opponent": SPEC};
+                                    with "people": N > 1 a game between people, whose answer's
+                                    "invites" give each other person's seat link (and "idle_s": the
+                                    seconds before an idle person's seat goes to a bot)
     GET  /api/games/{id}            read it        (header X-Game-Token)
     POST /api/games/{id}/moves      make a move    (header X-Game-Token; body {"action": ACTION,
                                     "expected_move": VERSION}: one of the state's legal_actions,
@@ -21,6 +24,10 @@ Every registered game (:mod:`dicelab.core.registry`) is served by one game servi
     GET  /api/games/shared/{share_id}
                                     the same review, read-only, without the token (the state's
                                     share_id; a live game shows only its public events)
+    POST /api/games/{id}/rematch    a finished game between people: its rematch, the same people
+                                    (the first to ask creates it; header X-Game-Token)
+    GET  /api/events/{id}           Server-Sent Events for your seat (header X-Game-Token): the
+                                    state and every move as it happens (games between people)
     GET  /api/opponents             every game's bots; GET /api/games/rules: every game's rules
     GET  /healthz                   {"status": "ok"}
 
@@ -54,7 +61,7 @@ import anyio
 from fastapi import Depends, FastAPI, Header, Query, Request
 from fastapi import Path as PathParam
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import HTMLResponse, JSONResponse, Response
+from fastapi.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
@@ -66,6 +73,7 @@ from dicelab.core import registry
 from dicelab.core.errors import DicelabError, require
 import dicelab.web.explorer as explorer
 import dicelab.web.messages as messages
+import dicelab.web.people as people_mod
 import dicelab.web.puzzles as puzzles
 import dicelab.web.review as review
 import dicelab.web.service as service
@@ -81,7 +89,7 @@ from dicelab.web.db import (
     start_checkpoints,
     unavailable_of,
 )
-from dicelab.web.gamecore import Conflict, Forbidden, NotFound, Unauthorized
+from dicelab.web.gamecore import Conflict, Forbidden, NotFound, Stale, Unauthorized
 from dicelab.web.ahead import Readiness
 from dicelab.web.limits import Admission, Busy, HeavyPool, cache_stats
 
@@ -90,6 +98,8 @@ MAX_BODY = 16 * 1024
 log = logging.getLogger("dicelab.web")
 T = TypeVar("T")
 DB_THREADS = 16
+MOVE_TRIES = 3  # a move that lost only to another seat's secret choice or a hand-over is read again
+MAX_STREAMS = 4000  # open event streams (two per game between two people)
 
 
 class Questionnaire(BaseModel):
@@ -135,6 +145,14 @@ class NewGame(BaseModel):
     human_first: bool | None = Field(True, description="true: you take seat 0; false: the last seat; null: a coin")
     coach: bool = False
     questionnaire: Questionnaire | None = None
+    people: int = Field(1, ge=1, le=4, strict=True, description=(
+        "the seats people play, yours included: more than 1 invites friends (the answer's invites give "
+        "each other person's seat link); the bots play the rest"))
+    idle_s: int | None = Field(None, ge=people_mod.MIN_IDLE_S, le=people_mod.MAX_IDLE_S, strict=True, description=(
+        "a game between people: seconds after which a person's seat, idle on its turn, is handed to a bot "
+        "(null: never)"))
+    idle_bot: str | None = Field(None, max_length=80, description=(
+        "the bot that takes an idle seat over (default: the game's first bot)"))
 
     def rule_values(self) -> dict[str, Any]:
         """``rules`` and the flat rule fields together (a field given both ways is refused)."""
@@ -633,22 +651,31 @@ def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | No
         params = service.rule_params(entry, body.rule_values())
         rules = entry.make_rules(**params)
         players = service.players_of(entry.new_game(rules, 0))
+        require(body.people <= players, f"people must be from 1 to {players} (the seats of this game), got {body.people}")
+        bot_seats = players - body.people
         specs = [level_here(entry, rules, s) for s in body.opponents or [body.opponent or play.bots(rules)[0].spec]]
+        idle_bot = level_here(entry, rules, body.idle_bot) if body.idle_bot else specs[0]  # an idle person's seat
         if len(specs) == 1:
-            specs = specs * (players - 1)
-        require(len(specs) == players - 1, f"give one bot, or one per bot seat ({players - 1}), got {len(specs)}")
-        await prepare(entry, specs, params)
+            specs = specs * bot_seats
+        require(len(specs) == bot_seats, f"give one bot, or one per bot seat ({bot_seats}), got {len(specs)}")
+        needed = [*specs, idle_bot] if body.people > 1 else specs
+        await prepare(entry, needed, params)
         if hasattr(play, "wants"):  # trained policies this game plays without until they are built
-            wanted = await anyio.to_thread.run_sync(play.wants, specs, rules)
+            wanted = await anyio.to_thread.run_sync(play.wants, needed, rules)
             if wanted:
                 app.state.ready.first(entry.name, wanted)
 
         def work(db: Session) -> dict[str, Any]:
-            checked = service.seat_specs(entry, rules, players, specs[0], specs)
+            checked = service.seat_specs(entry, rules, bot_seats + 1, specs[0], specs) if specs else []
+            idle = service.seat_specs(entry, rules, 2, idle_bot, [idle_bot])[0] if body.people > 1 else None
             with write_lock:
                 g, token, events = service.create(db, entry, params, checked, human_first=body.human_first,
-                                                  coach=body.coach, questionnaire=q)
-            return {"id": g.id, "token": token, "events": events, "state": service.public_state(db, g)}
+                                                  coach=body.coach, questionnaire=q, people=body.people,
+                                                  idle_s=body.idle_s, idle_bot=idle)
+            out = {"id": g.id, "token": token, "events": events, "state": service.public_state(db, g)}
+            if body.people > 1:
+                out["invites"] = people_mod.invites(g)
+            return out
 
         return await run_game_db(request, work)
 
@@ -659,28 +686,49 @@ def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | No
 
     @app.get("/api/games/{game_id}", tags=["games"])
     async def read_game(game_id: str, request: Request, x_game_token: Token = None) -> dict[str, Any]:
+        changed = False
+
         def work(db: Session) -> dict[str, Any]:
+            nonlocal changed
             g = service.load(db, game_id, x_game_token)
+            if g.people:  # a game between people: the reader joined; an idle seat goes to its bot
+                with write_lock:
+                    people_mod.mark_joined(db, g)
+                    try:
+                        changed = people_mod.hand_over(db, g) is not None
+                    except Stale:  # a move won meanwhile: nothing to hand over now
+                        changed = True
+                if changed:
+                    g = service.load(db, game_id, x_game_token)
             live = service.open_live(g) if not service.is_legacy(g) else None
             return service.public_state(db, g, live=live)
 
-        return await run_game_db(request, work)
+        out = await run_game_db(request, work)
+        if changed:
+            hub.notify(game_id)
+        return out
 
-    hints: dict[str, int] = {}  # game id -> the version at which its player fetched a hint
+    hub = people_mod.Hub()
+    app.state.hub = hub
+    hints: dict[tuple[str, int], int] = {}  # (game id, seat) -> the version at which that seat fetched a hint
     MAX_HINT_MARKS = 10_000
 
     @app.get("/api/games/{game_id}/hint", tags=["games"])
     async def game_hint(game_id: str, request: Request, x_game_token: Token = None) -> dict[str, Any]:
         """What each of your legal actions is worth now (the coach, from only what your seat may see),
         whether or not the game was started with the coach; your next move is recorded as hinted."""
+        seat = 0
+
         def work(db: Session) -> dict[str, Any]:
+            nonlocal seat
             g = service.load(db, game_id, x_game_token)
+            seat = service.viewer(g)
             return service.hint(g)
 
         out = await run_game_db(request, work)
         if len(hints) >= MAX_HINT_MARKS:
             hints.pop(next(iter(hints)))
-        hints[game_id] = out["version"]
+        hints[(game_id, seat)] = out["version"]
         return out
 
     @app.post("/api/games/{game_id}/moves", tags=["games"])
@@ -691,24 +739,110 @@ def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | No
                                                     "dice": body.dice})
 
         def work(db: Session) -> dict[str, Any]:
-            with write_lock:
-                g = service.load(db, game_id, x_game_token)
-                hinted = body.hint or hints.get(game_id) == body.expected_move
-                live, events, bot_s = service.move(db, g, action, body.expected_move, hinted=hinted)
-                hints.pop(game_id, None)
-            return {"events": events, "bot_ms": bot_s * 1000,
-                    "state": service.public_state(db, g, with_moves=False, live=live)}
+            for attempt in range(MOVE_TRIES):
+                with write_lock:
+                    g = service.load(db, game_id, x_game_token)
+                    seat = service.viewer(g)
+                    hinted = body.hint or hints.get((game_id, seat)) == body.expected_move
+                    try:
+                        live, events, bot_s = service.move(db, g, action, body.expected_move, hinted=hinted)
+                    except Stale:  # another seat's secret choice or a hand-over won: read again
+                        if attempt == MOVE_TRIES - 1:
+                            raise
+                        continue
+                    hints.pop((game_id, seat), None)
+                return {"events": service.seen_by(events, seat), "bot_ms": bot_s * 1000,
+                        "state": service.public_state(db, g, with_moves=False, live=live)}
+            raise AssertionError("unreachable")  # pragma: no cover
 
         out = await run_game_db(request, work)
+        hub.notify(game_id)
         response.headers["Server-Timing"] = f"bot;dur={out['bot_ms']:.3f}"  # the bots' share
         return out
+
+    @app.post("/api/games/{game_id}/rematch", status_code=201, tags=["games"])
+    async def rematch(game_id: str, request: Request, x_game_token: Token = None) -> dict[str, Any]:
+        """A finished game between people: its rematch (the same people, rules and bots, every seat one
+        place on), created by the first of its people to ask, found by the others; your seat in it opens
+        with the same token as in this game."""
+        def work(db: Session) -> dict[str, Any]:
+            with write_lock:
+                g = people_mod.rematch(db, service.load(db, game_id, x_game_token))
+            return {"id": g.id, "state": service.public_state(db, g)}
+
+        out = await run_game_db(request, work)
+        hub.notify(game_id)
+        return out
+
+    @app.get("/api/events/{game_id}", tags=["games"])
+    async def game_events(game_id: str, request: Request, after: int = Query(0, ge=0, le=10**9),
+                          x_game_token: Token = None) -> Response:
+        """Server-Sent Events for your seat (header X-Game-Token): at once and after every change of
+        the game, one ``update`` event whose data is ``{"events": [the move records from seq
+        after on], "state": the game as your seat sees it}``, as a move's answer; a comment line
+        every few seconds keeps the connection open. A game between people's pages follow the
+        other people's moves with it."""
+        if hub.streams >= MAX_STREAMS:
+            raise Busy(f"the server follows {MAX_STREAMS} games already; retry shortly", 5)
+
+        async def look(since: int, seen: tuple | None) -> dict[str, Any] | None:
+            def work(db: Session) -> dict[str, Any] | None:
+                g = service.load(db, game_id, x_game_token)
+                if g.people and (g.idle_s or seen is None):
+                    with write_lock:
+                        if seen is None:
+                            people_mod.mark_joined(db, g)
+                        try:
+                            return people_mod.stream_update(db, g, since, seen)
+                        except Stale:  # a move won the race with the hand-over: look again
+                            return people_mod.stream_update(db, service.load(db, game_id, x_game_token), since, seen)
+                return people_mod.stream_update(db, g, since, seen)
+            return await run_game_db(request, work)
+
+        fut = hub.subscribe(game_id)
+        try:
+            first = await look(after, None)  # 403 / 404 answered here, before the stream starts
+        except BaseException:
+            hub.unsubscribe(game_id, fut)
+            raise
+
+        async def stream():
+            nonlocal fut
+            upd: dict[str, Any] | None = first
+            since, seen = after, None
+            try:
+                while True:
+                    if upd is not None and "state" in upd:
+                        since = max(since, upd["state"]["version"])
+                        data = json.dumps({"events": upd["events"], "state": upd["state"]}, separators=(",", ":"))
+                        yield f"id: {upd['state']['version']}\nevent: update\ndata: {data}\n\n"
+                    else:
+                        yield ": ping\n\n"
+                    if upd is not None:
+                        seen = upd["sig"]
+                        if upd.get("handed"):  # this stream handed an idle seat over: wake the others
+                            hub.notify(game_id)
+                    wait = upd["next"] if upd is not None else people_mod.HEARTBEAT_S
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(asyncio.shield(fut), wait)
+                    hub.unsubscribe(game_id, fut)
+                    fut = hub.subscribe(game_id)
+                    try:
+                        upd = await look(since, seen)
+                    except (NotFound, Forbidden):
+                        return
+            finally:
+                hub.unsubscribe(game_id, fut)
+
+        return StreamingResponse(stream(), media_type="text/event-stream",
+                                 headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
 
     @app.get("/api/games/{game_id}/review", tags=["games"])
     async def game_review(game_id: str, request: Request, x_game_token: Token = None) -> dict[str, Any]:
         """The game replayed with the coach at every decision (header X-Game-Token): the human's
         chance to win at each, the labels of the human's decisions and advice on the worst."""
         def work(db: Session) -> dict[str, Any]:
-            return review.review(db, service.load(db, game_id, x_game_token))
+            return review.review(db, service.load(db, game_id, x_game_token))  # for the reader's seat
 
         return await run_game_db(request, work)
 

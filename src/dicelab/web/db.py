@@ -45,6 +45,12 @@ Tables
     (``events_json``), the dice it threw, and for the human's decisions the coach's verdict (the
     position ``(i, j, k)`` where the coach gives one, the best action, the value of the action
     taken and of the best, the value given away) and the time the human took.
+``seats``
+    games between people only: one row per seat a person plays, with the hash of that seat's own
+    secret token (its invite link), the bot that takes the seat over if its person stays idle past
+    the creator's limit (``games.idle_s``), when the link was first opened and when the seat was
+    handed over, and a simultaneous choice (a secret target) waiting until every person has
+    chosen. Never exported: it holds the secrets.
 ``turns``
     one row per finished turn in games whose seats see scores, like seed 002's tracker form:
     number of dice thrown, points banked, scores before and after, the opponent's score.
@@ -140,6 +146,29 @@ class Game(Base):
     score0: Mapped[int | None] = mapped_column(Integer, nullable=True)  # seats 0 and 1's scores, where seen
     score1: Mapped[int | None] = mapped_column(Integer, nullable=True)
     turn_total: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    # games between people (migration 0004): every write bumps ``stamp`` (the compare-and-set key of
+    # moves, secret choices and hand-overs); ``idle_s``: the creator's limit before an idle person's
+    # seat goes to a bot (None: never); ``rematch_id``: the next game of the same people
+    stamp: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    idle_s: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    rematch_id: Mapped[str | None] = mapped_column(String(40), nullable=True)
+
+
+class Seat(Base):
+    """A seat a person plays in a game between people (none for a game against bots)."""
+
+    __tablename__ = "seats"
+    __table_args__ = (UniqueConstraint("game_id", "seat", name="uq_seats_game_seat"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id"), index=True)
+    seat: Mapped[int] = mapped_column(Integer)
+    token_hash: Mapped[str] = mapped_column(String(64))  # the seat's secret token, hashed
+    bot: Mapped[str] = mapped_column(String(200))  # the bot that takes the seat over when its person is idle
+    joined_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)  # the link was first opened
+    handed_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)  # given to the bot (idle)
+    pending_json: Mapped[str | None] = mapped_column(Text, nullable=True)  # a secret choice waiting for the others
+    pending_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
 
 
 class Move(Base):

@@ -3,8 +3,12 @@
 A live game is a ``games`` row held as attributes (:data:`LiveGame`). A move is checked against
 the game's ``version`` (:mod:`dicelab.web.service`), applied in memory, and committed by
 :func:`commit_move` in ONE transaction: a compare-and-set ``UPDATE games ... WHERE id = :id AND
-version = :version_read`` plus the new ``moves``/``turns`` rows (``(game_id, seq)`` is unique), so
-of two racing requests at most one succeeds and the other is answered 409, on SQLite or PostgreSQL.
+version = :version_read AND stamp = :stamp_read`` plus the new ``moves``/``turns`` rows and seat
+changes (``(game_id, seq)`` is unique), so of two racing requests at most one succeeds and the
+other is answered 409, on SQLite or PostgreSQL. ``stamp`` counts every write to a game, also those
+that make no move (a person's secret simultaneous choice, an idle seat handed to a bot, see
+:mod:`dicelab.web.people`); a write that lost only to such a change raises :class:`Stale` and may
+be tried again on the fresh row.
 """
 
 from __future__ import annotations
@@ -20,17 +24,22 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from dicelab.core.errors import DicelabError
-from dicelab.web.db import Game, Move, Turn, utcnow
+from dicelab.web.db import Game, Move, Seat, Turn, utcnow
 
 GAMES = Game.__table__
 MOVES = Move.__table__
 TURNS = Turn.__table__
+SEATS = Seat.__table__
 LiveGame = SimpleNamespace  # a games row as attributes
 STALE = "stale move: the game changed meanwhile; reload the game"
 
 
 class Conflict(DicelabError):
     """The move does not fit the game's current position (stale or finished): HTTP 409."""
+
+
+class Stale(Conflict):
+    """The game changed between the read and the compare-and-set: 409, or read again and retry."""
 
 
 class NotFound(DicelabError):
@@ -81,22 +90,28 @@ def thinking_ms(g: LiveGame) -> int:
 
 
 def commit_move(db: Session, game_id: str, read_version: int, values: dict[str, Any],
-                rows: Iterable[tuple[Table, list[dict[str, Any]]]]) -> None:
-    """Set ``values`` on game ``game_id`` if it is still at ``read_version``, insert ``rows``
-    (``(table, rows)`` pairs; empty lists are skipped) and commit; otherwise roll back and raise
-    :class:`Conflict`."""
+                rows: Iterable[tuple[Table, list[dict[str, Any]]]], read_stamp: int | None = None,
+                seats: Iterable[tuple[int, dict[str, Any]]] = ()) -> None:
+    """Set ``values`` on game ``game_id`` if it is still at ``read_version`` (and ``read_stamp``;
+    ``values`` should bump ``stamp``), insert ``rows`` (``(table, rows)`` pairs; empty lists are
+    skipped), set each ``(seat, values)`` of ``seats`` on the game's ``seats`` rows, and commit;
+    otherwise roll back and raise :class:`Stale`."""
     try:
-        res = db.execute(update(GAMES).where(GAMES.c.id == game_id, GAMES.c.version == read_version)
-                         .values(**values))
+        where = [GAMES.c.id == game_id, GAMES.c.version == read_version]
+        if read_stamp is not None:
+            where.append(GAMES.c.stamp == read_stamp)
+        res = db.execute(update(GAMES).where(*where).values(**values))
         if res.rowcount != 1:
-            raise Conflict(STALE)
+            raise Stale(STALE)
         for table, new in rows:
             if new:
                 db.execute(insert(table), new)
+        for seat, change in seats:
+            db.execute(update(SEATS).where(SEATS.c.game_id == game_id, SEATS.c.seat == seat).values(**change))
         db.commit()
     except IntegrityError as exc:  # a concurrent move on the same game won
         db.rollback()
-        raise Conflict(STALE) from exc
+        raise Stale(STALE) from exc
     except Conflict:
         db.rollback()
         raise

@@ -86,5 +86,5 @@ class PuzzleBook:
                 "chosen_label": chosen["label"], "best": p["best"], "best_label": p["best_label"],
                 "kind": p["kind"], "moves": sorted(p["moves"], key=lambda m: -m["value"]), "margin": p["margin"],
                 "lost": best["value"] - chosen["value"], "thumbs": p["thumbs"], "why": p["why"],
-                "details": p["details"], "rating": p["rating"]}
+                "details": p["details"], "rating": p["rating"], "curve": p.get("extra", {}).get("curve")}
 

@@ -42,6 +42,7 @@ from dicelab.core.errors import DicelabError
 from dicelab.core.levels import ranks
 from dicelab.web.gamecore import GAMES, Conflict, LiveGame, NotFound, public_seed
 from dicelab.web.service import (
+    actor_for,
     check_ready,
     coach_of,
     entry_of,
@@ -52,8 +53,10 @@ from dicelab.web.service import (
     players_of,
     rules_of,
     same_json,
+    seats_view,
     share_id,
     verdict,
+    viewer,
 )
 
 WIN = "win probability"
@@ -125,8 +128,10 @@ def _rows_by_step(state: Any, rows: list[Any], start: int) -> list[Any]:
 
 
 def review(db: Session, g: LiveGame, shared: bool = False) -> dict[str, Any]:
-    """The review of ``g``: the moves, the positions (finished games), the human's chance to win at
-    every decision, the labels and the advice; see the module docstring."""
+    """The review of ``g`` for the reader's seat (``g.viewer``; in a game between people each has
+    their own): the moves, the positions (finished games), that seat's chance to win at every
+    decision, the labels and the advice; see the module docstring. Actors as the reader sees them
+    (``human``: the reader, ``friend``: another person, ``bot``)."""
     entry = entry_of(g)
     if is_legacy(g):
         raise Conflict("this game was started by an older version of the lab whose dice cannot be replayed; "
@@ -138,7 +143,7 @@ def review(db: Session, g: LiveGame, shared: bool = False) -> dict[str, Any]:
     rules = rules_of(entry, params)
     state = entry.new_game(rules, g.seed)
     players = players_of(state)
-    human = g.human_seat
+    human = viewer(g)  # the reader's seat (a shared review: the creator's)
     finished = g.status == "finished"
     rows = moves_of(db, g)
     steps: list[dict[str, Any]] = []
@@ -153,8 +158,9 @@ def review(db: Session, g: LiveGame, shared: bool = False) -> dict[str, Any]:
             step["position"] = state.observe(human)
         actions = {m.player: json.loads(m.action_json) if m.action_json else m.action for m in group}
         for m in group:
-            is_human = m.actor == "human"
-            mv: dict[str, Any] = {"seat": m.player, "actor": m.actor, "action": actions[m.player],
+            actor = actor_for(m.actor, m.player, human)
+            is_human = actor == "human"
+            mv: dict[str, Any] = {"seat": m.player, "actor": actor, "action": actions[m.player],
                                   "hinted": is_human and '"hint": true' in (m.events_json or "")}
             # a bot's decision has a point only in a two-player game (one minus its own chance)
             asking = finished and (is_human or players == 2)
@@ -234,6 +240,9 @@ def review(db: Session, g: LiveGame, shared: bool = False) -> dict[str, Any]:
         "multiplayer_note": ("With more than two players one seat's loss is not one other seat's gain, so the graph "
                              "has a point only at your own decisions.") if graph and players > 2 else None,
     }
+    seats = seats_view(g, human, specs)
+    if seats is not None:  # a game between people: who sat where, from the reader's seat
+        out["seats"] = seats
     if public_seed(g) is not None:
         out["seed"] = public_seed(g)
     if not shared:

@@ -11,10 +11,19 @@ lets the bot seats act until a human seat is to move or the game ends (at most :
 compare-and-set on ``version`` (the number of ``moves`` rows; :mod:`dicelab.web.gamecore`): of two
 racing requests one wins, the other gets 409.
 
-What leaves the server is what the human's seat may see: ``observe(human_seat)``, the public events
-of each action and the coach's values for the human's own decisions, and the game's read-only
+What leaves the server is what the reader's seat may see: ``observe(seat)``, the public events
+of each action and the coach's values for that seat's own decisions, and the game's read-only
 share id (:func:`share_id`; the review it opens is :mod:`dicelab.web.review`). A live game's seed
 never leaves it (it tells every hidden hand and every future die); a finished game's does.
+
+Games between people (issue 22): several seats are played by people, each opened by its own secret
+token (``seats`` rows, :func:`load` finds the seat a token opens: the reader's seat, ``g.viewer``);
+the bots act only while no person is to move. In a simultaneous move every person's choice waits,
+secret, in its seat's row (``pending_json``) until the last person has chosen; then all are applied
+together with the bots' choices. Every answer is written for the reader's seat: ``human_seat`` is
+that seat, a record's ``actor`` is ``human`` for its own moves, ``friend`` for another person's and
+``bot`` for a bot's, and coach numbers (computed from the mover's hidden information) only for its
+own moves (:func:`seen_by`).
 
 The bots' random choices come from the game's seed too (``SeedSequence([seed, version, seat])``),
 so a finished game can be replayed exactly from its record.
@@ -43,12 +52,14 @@ from dicelab.web.db import utcnow
 import dicelab.web.messages as messages
 from dicelab.web.gamecore import (
     GAMES,
+    SEATS,
     MOVES,
     TURNS,
     Conflict,
     Forbidden,
     LiveGame,
     NotFound,
+    Stale,
     commit_move,
     hash_token,
     insert_game,
@@ -159,10 +170,15 @@ class Live:
 
     @property
     def seats(self) -> list[str | None]:
-        """Per seat: the bot's spec, or None for the human."""
-        out: list[str | None] = list(self.specs)
-        out.insert(self.g.human_seat, None)
-        return out
+        """Per seat: the bot's spec, or None for a person who plays it now."""
+        people = {p.seat: p for p in getattr(self.g, "people", None) or []}
+        if not people:
+            out: list[str | None] = list(self.specs)
+            out.insert(self.g.human_seat, None)
+            return out
+        specs = iter(self.specs)
+        return [next(specs) if s not in people else (people[s].bot if people[s].handed_at else None)
+                for s in range(int(self.g.players))]
 
 
 class NotReady(Exception):
@@ -196,16 +212,44 @@ def game_specs(g: LiveGame) -> list[str]:
 
 
 def load(db: Session, game_id: str, token: str | None) -> LiveGame:
-    """The row of ``game_id`` if ``token`` opens it: 404 for an unknown id, 403 for a wrong token."""
+    """The row of ``game_id`` if ``token`` opens one of its seats (``g.viewer``: that seat; ``g.people``:
+    the seats people play, None in a game against bots): 404 for an unknown id, 403 for a wrong token."""
     if not game_id or len(game_id) > 40:
         raise NotFound("no such game")
-    row = db.execute(select(GAMES).where(GAMES.c.id == game_id)).mappings().first()
-    if row is None:
-        raise NotFound("no such game")
-    g = LiveGame(**row)
-    if not token or not hmac.compare_digest(hash_token(token), g.token_hash):
+    g = load_row(db, game_id, -1)
+    given = hash_token(token) if token else ""
+    g.viewer = None
+    for p in g.people or []:  # every seat compared, in constant time each
+        if hmac.compare_digest(given, p.token_hash):
+            g.viewer = p.seat
+    if hmac.compare_digest(given, g.token_hash):
+        g.viewer = g.human_seat
+    if not token or g.viewer is None:
         raise Forbidden("this game belongs to another player: send its X-Game-Token header")
     return g
+
+
+def viewer(g: LiveGame) -> int:
+    """The seat the reader's token opened (:func:`load`); the creator's seat for a row read otherwise."""
+    seat = getattr(g, "viewer", None)
+    return g.human_seat if seat is None else int(seat)
+
+
+def persons(g: LiveGame) -> set[int]:
+    """The seats people play now (a seat handed to a bot is the bot's)."""
+    people = getattr(g, "people", None)
+    if not people:
+        return {int(g.human_seat)}
+    return {int(p.seat) for p in people if p.handed_at is None}
+
+
+def pending_of(g: LiveGame) -> dict[int, dict[str, Any]]:
+    """The secret simultaneous choices waiting for the other people: seat -> {action, think, hinted}."""
+    return {int(p.seat): json.loads(p.pending_json) for p in getattr(g, "people", None) or [] if p.pending_json}
+
+
+def seat_row(g: LiveGame, seat: int) -> Any:
+    return next((p for p in getattr(g, "people", None) or [] if p.seat == seat), None)
 
 
 def share_id(g: LiveGame) -> str:
@@ -331,16 +375,18 @@ class Mover:
 
     def __init__(self, live: Live, hinted: bool = False) -> None:
         self.live = live
-        self.hinted = hinted  # the human asked for a hint before this move (recorded with it)
+        # the people who asked for a hint before this move (recorded with it)
+        self.hinted: set[int] = {viewer(live.g)} if hinted else set()
+        self.persons = persons(live.g)
         self.moves: list[dict[str, Any]] = []
         self.turns: list[dict[str, Any]] = []
         self.events: list[dict[str, Any]] = []
         self.bot_seconds = 0.0
 
     def _rate(self, seat: int, action: Any) -> dict[str, Any]:
-        """The coach's verdict on the human's ``action`` (computed before it is applied)."""
+        """The coach's verdict on a person's ``action`` (computed before it is applied)."""
         lv = self.live
-        if seat != lv.g.human_seat:
+        if seat not in self.persons:
             return {}
         c = coach_of(lv.play, lv.state, seat, lv.specs)
         if not c or not c.get("values"):
@@ -351,8 +397,9 @@ class Mover:
             out["position"] = pos[:3]
         return out
 
-    def apply(self, actions: dict[int, Any], actors: dict[int, str], think: int | None) -> None:
-        """Apply one move: ``actions`` maps each seat to move to its action."""
+    def apply(self, actions: dict[int, Any], actors: dict[int, str], think: dict[int, int | None]) -> None:
+        """Apply one move: ``actions`` maps each seat to move to its action (``think``: the people's
+        thinking times)."""
         lv, g = self.live, self.live.g
         seats = sorted(actions)
         rated = {s: self._rate(s, actions[s]) for s in seats}
@@ -363,7 +410,7 @@ class Mover:
         common = [e for e in events if "seat" not in e]
         for n, s in enumerate(seats):
             own = by_seat[s] + (common if n == len(seats) - 1 else [])
-            if self.hinted and actors[s] == "human":
+            if s in self.hinted and actors[s] == "human":
                 own = [*own, {"seat": s, "hint": True}]  # the study must know: the move followed a hint
             r = rated[s]
             pos = r.get("position", [])
@@ -374,7 +421,7 @@ class Mover:
                 k=pos[2] if len(pos) > 2 else None, faces=_dice_of(own), result=_result(own, action_name(actions[s]), s),
                 optimal_action=action_text(r.get("best")),
                 p_roll=r.get("value"), p_hold=r.get("best_value"), p_lost=r.get("p_lost"),
-                think_ms=think if actors[s] == "human" else None, created_at=utcnow()))
+                think_ms=think.get(s) if actors[s] == "human" else None, created_at=utcnow()))
             self.events.append({"seq": g.version, "player": s, "actor": actors[s], "action": actions[s],
                                 "events": own, "p_lost": r.get("p_lost"), "best": r.get("best"),
                                 "value": r.get("value")})
@@ -410,21 +457,21 @@ class Mover:
             g.turn_start_score = sc[nxt[0]] if sc else 0
 
     def bots(self) -> None:
-        """Let the bot seats act until a human seat is to move or the game is over (bounded)."""
+        """Let the bot seats act until a person is to move or the game is over (bounded)."""
         lv, g = self.live, self.live.g
         t0 = time.perf_counter()
         bots: dict[int, Any] = {}
         seats = lv.seats
         for _ in range(MAX_BOT_ACTIONS):
             to_move = lv.state.to_move()
-            if lv.state.is_over or not to_move or g.human_seat in to_move:
+            if lv.state.is_over or not to_move or self.persons & set(to_move):
                 break
             acts = {}
             for s in to_move:
                 if s not in bots:
                     bots[s] = make_bot(lv.play, seats[s], lv.rules, bot_seed(g.seed, g.version, s))
                 acts[s] = bots[s].act(lv.state, s)
-            self.apply(acts, dict.fromkeys(to_move, "bot"), None)
+            self.apply(acts, dict.fromkeys(to_move, "bot"), {})
         self.bot_seconds += time.perf_counter() - t0
 
     def finish(self) -> None:
@@ -443,19 +490,39 @@ class Mover:
         g.to_move = nxt[0] if nxt else None
 
 
-def human_action_of(live: Live, action: Any) -> dict[int, Any]:
-    """The joint move whose human part is ``action``: alone for a sequential move; with every bot
-    seat's choice (from its own observation) for a simultaneous one."""
+def joint_of(live: Live, chosen: dict[int, Any]) -> dict[int, Any]:
+    """The joint move of the seats to move: the people's ``chosen`` actions, and every bot seat's
+    choice (from its own observation) in a simultaneous move."""
     g = live.g
-    to_move = live.state.to_move()
-    if g.human_seat not in to_move:
-        raise Conflict("it is not your turn (the bots have not finished); reload the game")
-    acts = {g.human_seat: action}
+    acts = {}
     seats = live.seats
-    for s in to_move:
-        if s != g.human_seat:
-            acts[s] = make_bot(live.play, seats[s], live.rules, bot_seed(g.seed, g.version, s)).act(live.state, s)
+    for s in live.state.to_move():
+        acts[s] = chosen[s] if s in chosen else \
+            make_bot(live.play, seats[s], live.rules, bot_seed(g.seed, g.version, s)).act(live.state, s)
     return acts
+
+
+def check_turn(live: Live, seat: int) -> None:
+    """409 unless ``seat`` is a person's and is to move now (and has not chosen yet)."""
+    g = live.g
+    if seat not in persons(g):
+        raise Conflict(f"your seat was handed to a bot after {g.idle_s} seconds without a move; "
+                       "you can follow the game, but its moves are the bot's now")
+    if seat not in live.state.to_move():
+        raise Conflict("it is not your turn (the other players have not finished); reload the game")
+    if seat in pending_of(g):
+        raise Conflict("you have chosen already; your choice stays secret until the others have chosen")
+
+
+def check_alone(live: Live, seat: int, action: Any) -> None:
+    """Whether ``action`` is legal for ``seat`` in a simultaneous move, tried on a copy of the state
+    with the other seats' first legal actions: the game's own one-line refusal, else nothing."""
+    trial = live.entry.state_from_json(live.state.to_json())
+    acts = {s: action if s == seat else trial.legal_actions(s)[0] for s in trial.to_move()}
+    try:
+        trial.apply(acts[seat] if len(acts) == 1 else {str(s): a for s, a in acts.items()})
+    except DicelabError as exc:
+        raise DicelabError(unechoed(str(exc), action)) from None
 
 
 # ------------------------------------------------------------------------------ create, move, show
@@ -466,77 +533,157 @@ def check_questionnaire(q: dict[str, Any]) -> None:
         require(q.get(key) in ("a", "b"), f"{key} must be 'a' or 'b', got {q.get(key)!r}")
 
 
+def people_seats(players: int, people: int, human_first: bool) -> list[int]:
+    """The seats of a game's people, the creator's first: from seat 0 up when the creator moves
+    first, else the last seats (the creator's the very last), the bots before them."""
+    require(1 <= people <= players, f"people must be from 1 to {players} (the seats of this game), got {people}")
+    return list(range(people)) if human_first else [players - 1, *range(players - people, players - 1)]
+
+
 def create(db: Session, entry: GameEntry, params: dict[str, Any], specs: list[str], *, human_first: bool | None,
-           coach: bool, questionnaire: dict[str, Any] | None) -> tuple[LiveGame, str, list[dict[str, Any]]]:
-    """Create a game (the bots play until the human is to move); commit; ``(row, token, events)``."""
+           coach: bool, questionnaire: dict[str, Any] | None, people: int = 1, idle_s: int | None = None,
+           idle_bot: str | None = None) -> tuple[LiveGame, str, list[dict[str, Any]]]:
+    """Create a game (the bots play until a person is to move); commit; ``(row, token, events)``.
+
+    ``people`` > 1: a game between people; ``specs`` has one bot per remaining seat, ``g.invites``
+    the ``(seat, token)`` of every other person's seat (each seat's own secret token, stored hashed),
+    ``idle_s`` the seconds after which an idle person's seat goes to the bot ``idle_bot``."""
     q = questionnaire or {}
     if q:
         check_questionnaire(q)
+    if human_first is None:
+        human_first = secrets.randbelow(2) == 0
+    players = players_of(entry.new_game(rules_of(entry, params), 0))
+    mine = people_seats(players, people, human_first)
+    token = secrets.token_urlsafe(24)
+    invites = [(s, secrets.token_urlsafe(24)) for s in mine[1:]]
+    g = create_seats(db, entry, params, specs, coach=coach, questionnaire=q, creator=(mine[0], hash_token(token)),
+                     others=[(s, hash_token(t)) for s, t in invites], idle_s=idle_s, idle_bot=idle_bot)
+    g.invites = invites
+    return g, token, g.events
+
+
+def create_seats(db: Session, entry: GameEntry, params: dict[str, Any], specs: list[str], *, coach: bool,
+                 creator: tuple[int, str], others: list[tuple[int, str]], idle_s: int | None = None,
+                 idle_bot: str | None = None, questionnaire: dict[str, Any] | None = None,
+                 joined: int | None = None, commit: bool = True) -> LiveGame:
+    """Create a game whose people sit at ``creator`` and ``others`` (``(seat, token hash)`` pairs;
+    the bots ``specs`` fill the other seats in order); the bots play until a person is to move.
+    The row (its move records in ``g.events``, the reader ``g.viewer`` the creator or ``joined``)."""
+    q = questionnaire or {}
     rules = rules_of(entry, params)
     seed = secrets.randbits(62)
     state = entry.new_game(rules, seed)
     players = players_of(state)
-    if human_first is None:
-        human_first = secrets.randbelow(2) == 0
-    token = secrets.token_urlsafe(24)
+    require(len(specs) == players - 1 - len(others),
+            f"give one bot per bot seat ({players - 1 - len(others)}), got {len(specs)}")
     now = utcnow()
     first = state.to_move()
     g = LiveGame(
-        id=secrets.token_urlsafe(16), token_hash=hash_token(token), game=entry.name, variant=None, goal=None,
-        sides=None, opponent=specs_json(specs), human_seat=0 if human_first else players - 1, coach=bool(coach),
+        id=secrets.token_urlsafe(16), token_hash=creator[1], game=entry.name, variant=None, goal=None,
+        sides=None, opponent=specs_json(specs), human_seat=creator[0], coach=bool(coach),
         seed=seed, status="playing", score0=None, score1=None, turn_total=None, turn_rolls=0,
         turn_start_score=0, to_move=first[0] if first else None, turn_no=1, version=0, winner=None,
         participant=q.get("participant") or None, risk_preference=q.get("risk_preference"), q2=q.get("q2"),
         q3=q.get("q3"), created_at=now, updated_at=now, finished_at=None, players=players, scores_json=None,
-        result_json=None, rules_json=json.dumps(params), state_json=json.dumps(state.to_json()))
+        result_json=None, rules_json=json.dumps(params), state_json=json.dumps(state.to_json()), stamp=0,
+        idle_s=idle_s if others else None, rematch_id=None)
+    g.people = None
+    g.viewer = creator[0] if joined is None else joined
+    if others:
+        g.people = [LiveGame(game_id=g.id, seat=s, token_hash=h, bot=idle_bot or "",
+                             joined_at=now if s == g.viewer else None, handed_at=None, pending_json=None,
+                             pending_at=None) for s, h in sorted([creator, *others])]
     live = Live(g, entry, rules, state, specs, play_of(entry))
     mover = Mover(live)
     mover.bots()
     mover.finish()
     g.updated_at = utcnow()
     insert_game(db, g)
-    for table, rows in ((MOVES, mover.moves), (TURNS, mover.turns)):
-        if rows:
-            db.execute(insert(table), rows)
-    db.commit()
-    return g, token, mover.events
+    for table, new in ((MOVES, mover.moves), (TURNS, mover.turns), (SEATS, [vars(p) for p in g.people or []])):
+        if new:
+            db.execute(insert(table), new)
+    if commit:
+        db.commit()
+    g.events = mover.events
+    return g
+
+
+def load_row(db: Session, game_id: str, seat: int) -> LiveGame:
+    """The row of ``game_id`` read for ``seat`` (no token asked: for the server's own use)."""
+    row = db.execute(select(GAMES).where(GAMES.c.id == game_id)).mappings().first()
+    if row is None:
+        raise NotFound("no such game")
+    g = LiveGame(**row)
+    g.people = [LiveGame(**r) for r in db.execute(select(SEATS).where(SEATS.c.game_id == game_id)
+                                                    .order_by(SEATS.c.seat)).mappings()] or None
+    g.viewer = seat
+    return g
 
 
 def hint(g: LiveGame) -> dict[str, Any]:
-    """The coach's view for the human's seat now, whether or not the game has the coach on: from
-    only what that seat may see (the coach's contract). 409 when it is not the human's turn."""
+    """The coach's view for the reader's seat now, whether or not the game has the coach on: from
+    only what that seat may see (the coach's contract). 409 when it is not that seat's turn."""
     if g.status != "playing":
         raise Conflict(_closed(g))
     live = open_live(g)
-    if g.human_seat not in live.state.to_move():
-        raise Conflict("it is not your turn (the bots have not finished); reload the game")
-    return {"version": g.version, "coach": coach_of(live.play, live.state, g.human_seat, live.specs)}
+    seat = viewer(g)
+    check_turn(live, seat)
+    return {"version": g.version, "coach": coach_of(live.play, live.state, seat, live.specs)}
 
 
 def move(db: Session, g: LiveGame, action: Any, expected_move: int,
          hinted: bool = False) -> tuple[Live, list[dict[str, Any]], float]:
-    """The human's ``action`` at version ``expected_move``, then the bots' replies; commit."""
+    """The reader's ``action`` at version ``expected_move``, then the bots' replies; commit.
+
+    In a simultaneous move that other people have still to choose, the action is checked, kept
+    secret in the seat's row and nothing is applied (no events); the last person's move applies
+    every choice at once. :class:`Stale` when a concurrent write won (a retry on the fresh row may
+    succeed: another person's secret choice or an idle seat's hand-over does not change the version)."""
     if g.status != "playing":
         raise Conflict(_closed(g))
     if expected_move != g.version:
         raise Conflict(f"stale move: expected_move is {expected_move} but the game is at move {g.version}; "
                        "reload the game")
     live = open_live(g)
-    read_version = g.version
+    seat = viewer(g)
+    check_turn(live, seat)
+    read_version, read_stamp = g.version, g.stamp
     think = thinking_ms(g)
+    pending = pending_of(g)
+    to_move = live.state.to_move()
+    if any(s in persons(g) and s != seat and s not in pending for s in to_move):
+        check_alone(live, seat, action)  # others still to choose: this choice waits, secret
+        choice = json.dumps({"action": action, "think": think, "hinted": bool(hinted)})
+        g.stamp += 1
+        commit_move(db, g.id, read_version, {"stamp": g.stamp}, [], read_stamp,
+                    seats=[(seat, {"pending_json": choice, "pending_at": utcnow()})])
+        p = seat_row(g, seat)
+        p.pending_json, p.pending_at = choice, utcnow()
+        return live, [], 0.0
     mover = Mover(live, hinted)
-    acts = human_action_of(live, action)
-    actors = {s: ("human" if s == g.human_seat else "bot") for s in acts}
+    chosen = {s: p["action"] for s, p in pending.items()}
+    chosen[seat] = action
+    acts = joint_of(live, chosen)
+    actors = {s: ("human" if s in chosen else "bot") for s in acts}
+    thinks = {s: p.get("think") for s, p in pending.items()}
+    thinks[seat] = think
+    mover.hinted |= {s for s, p in pending.items() if p.get("hinted")}
     try:
-        mover.apply(acts, actors, think)
+        mover.apply(acts, actors, thinks)
     except DicelabError as exc:  # an illegal action: the game's one line, without the action echoed
         raise DicelabError(unechoed(str(exc), action)) from None
     mover.bots()
     mover.finish()
     g.updated_at = utcnow()
+    g.stamp += 1
     values = {c.name: getattr(g, c.name) for c in GAMES.columns if c.name not in ("id", "token_hash", "seed",
                                                                                    "created_at")}
-    commit_move(db, g.id, read_version, values, [(MOVES, mover.moves), (TURNS, mover.turns)])
+    cleared = [(s, {"pending_json": None, "pending_at": None}) for s in pending]
+    commit_move(db, g.id, read_version, values, [(MOVES, mover.moves), (TURNS, mover.turns)], read_stamp,
+                seats=cleared)
+    for s in pending:
+        seat_row(g, s).pending_json = None
     return live, mover.events, mover.bot_seconds
 
 
@@ -557,8 +704,9 @@ def moves_of(db: Session, g: LiveGame) -> list[Any]:
 
 
 def summary(db: Session, g: LiveGame) -> dict[str, Any]:
-    """The human's decisions the coach rated: how many were best, the total and the worst loss."""
-    rated = [m for m in moves_of(db, g) if m.actor == "human" and m.p_lost is not None]
+    """The reader's decisions the coach rated: how many were best, the total and the worst loss."""
+    seat = viewer(g)
+    rated = [m for m in moves_of(db, g) if m.actor == "human" and m.player == seat and m.p_lost is not None]
     worst = max(rated, key=lambda m: m.p_lost, default=None)
     return {"decisions": len(rated), "optimal_decisions": sum(1 for m in rated if m.p_lost <= 1e-12),
             "total_lost": float(sum(m.p_lost for m in rated)),
@@ -569,12 +717,64 @@ def summary(db: Session, g: LiveGame) -> dict[str, Any]:
 
 
 META = ("id", "game", "title", "rules", "opponents", "human_seat", "coach", "status", "version", "winner",
-        "to_move", "legal_actions", "coach_view", "returns", "seed", "summary", "moves", "share_id")
+        "to_move", "legal_actions", "coach_view", "returns", "seed", "summary", "moves", "share_id", "seats",
+        "idle_s", "rematch_id", "your_choice")
+COACH_FIELDS = ("p_lost", "best", "value")  # a record's coach numbers: from the mover's own view
+
+
+def actor_for(actor: str, player: int, seat: int) -> str:
+    """A record's actor as the reader at ``seat`` sees it: ``human`` (you), ``friend`` (another
+    person) or ``bot``."""
+    return "bot" if actor != "human" else ("human" if player == seat else "friend")
+
+
+def seen_by(records: list[dict[str, Any]], seat: int) -> list[dict[str, Any]]:
+    """Move records (:class:`Mover`'s ``events``) as the reader at ``seat`` may see them: another
+    seat's coach numbers (computed from that seat's hidden information) blanked, actors relabelled."""
+    out = []
+    for r in records:
+        r = {**r, "actor": actor_for(r["actor"], r["player"], seat)}
+        if r["player"] != seat:
+            r.update(dict.fromkeys(COACH_FIELDS))
+        out.append(r)
+    return out
+
+
+def record_of(m: Any, seat: int) -> dict[str, Any]:
+    """A stored ``moves`` row as the record a move answer gives, for the reader at ``seat``."""
+    own = m.player == seat and m.actor == "human"
+    return {"seq": m.seq, "player": m.player, "actor": actor_for(m.actor, m.player, seat),
+            "action": json.loads(m.action_json) if m.action_json else m.action,
+            "events": json.loads(m.events_json) if m.events_json else [],
+            "p_lost": m.p_lost if own else None, "best": action_of_text(m.optimal_action) if own else None,
+            "value": m.p_roll if own else None}
+
+
+def seats_view(g: LiveGame, seat: int, specs: list[str]) -> list[dict[str, Any]] | None:
+    """The seats of a game between people as the reader at ``seat`` sees them: who plays each (you,
+    a person, a bot and its spec), whether a person opened the link, was handed to a bot, has made a
+    secret choice; None in a game against bots."""
+    people = {p.seat: p for p in getattr(g, "people", None) or []}
+    if not people:
+        return None
+    out = []
+    bots = iter(specs)
+    for s in range(int(g.players)):
+        p = people.get(s)
+        if p is None:
+            out.append({"seat": s, "kind": "bot", "bot": next(bots, None)})
+            continue
+        out.append({"seat": s, "kind": "you" if s == seat else "person", "joined": p.joined_at is not None,
+                    "handed": p.handed_at is not None, "bot": p.bot if p.handed_at else None,
+                    "chosen": p.pending_json is not None})
+    return out
 
 
 def public_state(db: Session, g: LiveGame, with_moves: bool = True, live: Live | None = None) -> dict[str, Any]:
-    """What the human's seat may see: the game's meta fields, ``observe(human_seat)`` (its keys at
-    the top level), the legal actions and the coach; never the token, nor a live game's seed."""
+    """What the reader's seat may see: the game's meta fields, ``observe(seat)`` (its keys at the top
+    level), the legal actions and the coach; never a token, nor a live game's seed, nor another
+    seat's secret choice. ``human_seat`` is the reader's seat."""
+    seat = viewer(g)
     entry = entry_of(g)
     data = json.loads(g.state_json or "{}")
     out: dict[str, Any] = {}
@@ -587,17 +787,24 @@ def public_state(db: Session, g: LiveGame, with_moves: bool = True, live: Live |
     else:
         live = live or open_live(g, prepare=False)
         state = live.state
-        out.update({k: v for k, v in state.observe(g.human_seat).items() if k not in META})
-        legal = state.legal_actions(g.human_seat) if g.status == "playing" and g.human_seat in state.to_move() else []
-        coach = coach_of(live.play, state, g.human_seat, live.specs) if g.coach and legal else None
+        out.update({k: v for k, v in state.observe(seat).items() if k not in META})
+        mine = g.status == "playing" and seat in state.to_move() and seat in persons(g) and seat not in pending_of(g)
+        legal = state.legal_actions(seat) if mine else []
+        coach = coach_of(live.play, state, seat, live.specs) if g.coach and legal else None
         returns = list(state.returns()) if state.is_over else None
         to_move = list(state.to_move())
     out.update({
         "id": g.id, "game": g.game, "title": entry.title, "rules": json.loads(g.rules_json or "{}"),
-        "opponents": game_specs(g), "human_seat": g.human_seat, "coach": g.coach, "status": g.status,
+        "opponents": game_specs(g), "human_seat": seat, "coach": g.coach, "status": g.status,
         "version": g.version, "winner": g.winner, "to_move": to_move if g.status == "playing" else [],
         "legal_actions": legal, "coach_view": coach, "returns": returns, "share_id": share_id(g),
     })
+    seats = seats_view(g, seat, game_specs(g))
+    if seats is not None:  # a game between people
+        out.update({"seats": seats, "idle_s": g.idle_s, "rematch_id": g.rematch_id})
+        own = pending_of(g).get(seat)
+        if own is not None:
+            out["your_choice"] = own["action"]
     if public_seed(g) is not None:
         out["seed"] = public_seed(g)
     note = notice_of(entry, g) if g.status == "playing" else None
@@ -606,10 +813,11 @@ def public_state(db: Session, g: LiveGame, with_moves: bool = True, live: Live |
     if g.coach and g.status == "finished":
         out["summary"] = summary(db, g)
     if with_moves:
-        out["moves"] = [{"seq": m.seq, "turn_no": m.turn_no, "player": m.player, "actor": m.actor,
+        out["moves"] = [{"seq": m.seq, "turn_no": m.turn_no, "player": m.player,
+                         "actor": actor_for(m.actor, m.player, seat),
                          "action": json.loads(m.action_json) if m.action_json else m.action,
                          "events": json.loads(m.events_json) if m.events_json else [],
                          **({"p_lost": m.p_lost, "best": action_of_text(m.optimal_action), "value": m.p_roll}
-                            if g.coach and m.actor == "human" else {})}
+                            if g.coach and m.actor == "human" and m.player == seat else {})}
                         for m in moves_of(db, g)]
     return out

@@ -5,8 +5,8 @@
   const { $, pct } = lab;
   let game = null, token = null, busy = false;
   const api = (method, url, body) => lab.api(method, url, body, token);
-  const who = (p) => (p === game.human_seat ? "You" : "Bot " + p);
-  const whose = (p) => (p === game.human_seat ? "your" : "Bot " + p + "\u2019s");
+  const who = (p) => (lab.people(game) ? lab.seatName(game, p) : p === game.human_seat ? "You" : "Bot " + p);
+  const whose = (p) => (p === game.human_seat ? "your" : who(p).replace(/^Your f/, "your f") + "\u2019s");
   const bidText = (b) => b[0] + " \u00d7 " + b[1] + "s";
   const faces = () => game.rules.faces || 6;
 
@@ -16,7 +16,7 @@
     d.className = "cup" + (opts.lifted ? " lifted" : "") + (count === 0 ? " out" : "");
     d.id = (opts.prefix || "cup-") + p;
     const h = document.createElement("h4");
-    h.textContent = p === game.human_seat ? "You" : "Bot " + p;
+    h.textContent = who(p);
     d.appendChild(h);
     if (count === 0) { const s = document.createElement("div"); s.textContent = "out of dice"; d.appendChild(s); return d; }
     if (hand) {
@@ -115,21 +115,23 @@
     mine.forEach((r) => { const s = step(r, handAfter(records.indexOf(r))); s.show(); last = s.text; });
     if (!bots.length) { if (last) lab.banner(last, "you"); return; }
     const steps = bots.map((r) => step(r, handAfter(records.indexOf(r))));
-    await lab.reveal(steps, steps[steps.length - 1].text.replace(/\.$/, "") + (next.status === "playing" ? " \u2014 your turn" : ""),
-      game.dice_counts.length > 2 ? "Bots\u2019 turn" : "Bot\u2019s turn", last);
+    await lab.reveal(steps, steps[steps.length - 1].text.replace(/\.$/, "") + (lab.myTurn(next) ? " \u2014 your turn" : ""),
+      lab.people(game) ? "The others\u2019 turn" : game.dice_counts.length > 2 ? "Bots\u2019 turn" : "Bot\u2019s turn", last);
   }
 
   function render() {
     const over = game.status === "finished";
     hand = game.hand;
     table(game.dice_counts, game.bid, game.bidder);
-    lab.setOff($("raise"), over || busy);
-    lab.setOff($("call"), over || busy || !game.bid);
-    lab.setOff($("hint"), over || busy);
+    const off = over || busy || !lab.myTurn(game);  // between people: not while another person bids
+    lab.setOff($("raise"), off);
+    lab.setOff($("call"), off || !game.bid);
+    lab.setOff($("hint"), off);
     $("face").max = faces();
     $("quantity").max = game.dice_counts.reduce((a, b) => a + b, 0);
     $("status").dataset.state = over ? "finished" : "playing";
-    $("status").textContent = over ? (game.winner === game.human_seat ? "You win!" : who(game.winner) + " wins.") : busy ? "" : "Your move.";
+    $("status").textContent = over ? (game.winner === game.human_seat ? "You win!" : who(game.winner) + " wins.") : busy ? ""
+      : lab.myTurn(game) ? "Your move." : lab.waitingText(game);
     if (over) lab.banner($("status").textContent, "over");
     coachPanel(game.coach_view, over);
     lab.track(game, token);  // My games, and the Review and Rematch buttons once the game is over
@@ -233,6 +235,16 @@
     } catch (e) { $("move-error").textContent = e.message; busy = false; render(); }
     if (game.status === "finished") $("new-game").focus();
   }
+  // a game between people: the other people's bids and calls as they happen (lab.onRemote)
+  lab.onRemote(async (u) => {
+    await lab.until(() => !busy);
+    if (!game || u.state.id !== game.id || u.state.version < game.version) return;
+    const records = u.events.filter((r) => r.seq >= game.version);
+    busy = true;
+    try { if (records.length) await play(records, u.state); } finally { busy = false; }
+    game = u.state.status === "finished" ? await api("GET", "/api/games/" + game.id) : u.state;
+    render(); suggest();
+  });
   function bid() {
     const q = parseInt($("quantity").value, 10), f = parseInt($("face").value, 10);
     if (!(q >= 1)) { $("move-error").textContent = "Bid at least one die."; return; }

@@ -21,7 +21,7 @@
   // one action record of the API: {seq, player, actor, action, events: [the public events], p_lost}
   function describe(ev, banked) {
     const you = ev.actor === "human";
-    const who = you ? "You" : "Bot";
+    const who = you ? "You" : lab.seatName(game, ev.player, "Bot");
     const e = (ev.events || [])[0] || {};
     const won = (ev.events || []).some((x) => x.winner === ev.player);
     let s;
@@ -71,8 +71,9 @@
     }
   }
 
-  // the records of one answer: yours at once, the bot's one at a time under "Bot's turn"
-  async function play(records, animate, before) {
+  // the records of one answer: yours at once, the bot's (or your friend's) one at a time under
+  // "Bot's turn"; `next`: the state after them, when they came from the other person (lab.onRemote)
+  async function play(records, animate, before, next) {
     const scores = before.slice();
     const bank = (ev) => { const e = (ev.events || [])[0] || {}; if (!e.scores) return undefined;
       const b = e.scores[ev.player] - scores[ev.player]; scores.splice(0, scores.length, ...e.scores); return b; };
@@ -88,14 +89,17 @@
         lab.logLine(text, "bot"); showRoll(ev, animate);
         const e = (ev.events || [])[0] || {};
         if (e.scores) { $("score-human").textContent = e.scores[game.human_seat]; $("score-bot").textContent = e.scores[1 - game.human_seat]; }
-        $("turn-owner").textContent = "Bot's"; $("turn-total").textContent = e.turn_total !== undefined ? e.turn_total : 0;
+        $("turn-owner").textContent = lab.people(game) ? lab.seatName(game, ev.player) + "'s" : "Bot's"; $("turn-total").textContent = e.turn_total !== undefined ? e.turn_total : 0;
         $("p-bot").classList.add("to-move"); $("p-human").classList.remove("to-move");
       } };
     });
     const end = steps[steps.length - 1].text;
     const over = bots.some((ev) => (ev.events || []).some((x) => x.winner !== undefined && x.winner !== null));
-    await lab.reveal(steps, over ? end + " \u2014 the bot wins" : end + " \u2014 your turn", undefined, last || undefined);
-    if (!over) yourTurnStarts();
+    const other = lab.seatName(game, 1 - game.human_seat, "the bot");
+    await lab.reveal(steps, over ? end + " \u2014 " + other.replace(/^Your/, "your") + " wins"
+      : !next || lab.myTurn(next) ? end + " \u2014 your turn" : end, lab.people(game) ? other + "\u2019s turn" : undefined,
+    last || undefined);
+    if (!over && (!next || lab.myTurn(next))) yourTurnStarts();
   }
 
   // the records of a reopened game, into the log at once (what each hold banked from the scores)
@@ -113,17 +117,21 @@
     const h = game.human_seat, b = 1 - h;
     $("score-human").textContent = game.scores[h];
     $("score-bot").textContent = game.scores[b];
-    $("turn-owner").textContent = "Your";
+    $("turn-owner").textContent = !lab.people(game) || game.to_move.includes(h) ? "Your" : lab.seatName(game, b) + "'s";
     $("turn-total").textContent = game.turn_total;
     $("goal-shown").textContent = game.rules.goal;
-    $("bot-name").textContent = lab.botName(game.opponents[0]);
+    $("bot-name").textContent = lab.people(game) ? lab.seatName(game, b) : lab.botName(game.opponents[0]);
+    const head = $("bot-name").parentNode.firstChild;  // "Bot: " before the name, not for a person
+    if (head && head.nodeType === 3) head.textContent = lab.people(game) ? "" : "Bot: ";
     const over = game.status === "finished";
-    lab.setOff($("roll"), over || busy);
-    lab.setOff($("hold"), over || busy);
-    lab.setOff($("hint"), over || busy);
+    const off = over || busy || !lab.myTurn(game);  // in a game between people: not while the other moves
+    lab.setOff($("roll"), off);
+    lab.setOff($("hold"), off);
+    lab.setOff($("hint"), off);
     $("p-human").classList.toggle("to-move", !over && !busy && game.to_move.includes(h));
-    $("p-bot").classList.toggle("to-move", false);
-    $("status").textContent = over ? (game.winner === h ? "You win!" : "The bot wins.") : busy ? "" : "Your move.";
+    $("p-bot").classList.toggle("to-move", !over && !busy && game.to_move.includes(b) && !!lab.people(game));
+    $("status").textContent = over ? (game.winner === h ? "You win!" : lab.seatName(game, b, "The bot") + " wins.")
+      : busy ? "" : lab.myTurn(game) ? "Your move." : lab.waitingText(game);
     $("status").dataset.state = over ? "finished" : "playing";
     if (over) lab.banner(game.winner === h ? "You reached the goal \u2014 you win!" : ($("banner-text").textContent.includes("bot wins")
       ? $("banner-text").textContent : "The bot wins"), "over");
@@ -251,6 +259,17 @@
     render();
     $("roll").focus();
   }
+
+  // a game between people: the other person's moves as they happen, shown as the bot's are
+  lab.onRemote(async (u) => {
+    await lab.until(() => !busy);
+    if (!game || u.state.id !== game.id || u.state.version < game.version) return;
+    const records = u.events.filter((r) => r.seq >= game.version);
+    busy = true;
+    try { await play(records, true, game.scores.slice(), u.state); } finally { busy = false; }
+    game = u.state.status === "finished" ? await api("GET", "/api/games/" + game.id) : u.state;
+    render();
+  });
 
   $("study").addEventListener("change", () => { $("questionnaire").hidden = !$("study").checked; });
   $("setup-form").addEventListener("submit", start);

@@ -173,6 +173,7 @@
       tr.append(el("td", "", m.label), el("td", "", pct(m.value)), el("td", "", note));
       tb.appendChild(tr);
     }
+    drawCurve(a.curve);
     $("why").textContent = a.why;
     const wrong = a.thumbs.filter((t) => !t.right).map((t) => "\u201c" + t.name + "\u201d plays " + t.label.toLowerCase());
     const right = a.thumbs.filter((t) => t.right).map((t) => "\u201c" + t.name + "\u201d");
@@ -181,6 +182,37 @@
     $("details").textContent = a.details;
     $("solution").hidden = false;
     document.body.dataset.answered = a.right ? "right" : "wrong";
+  }
+
+  // The value of every move along a range (extra.curve of the stored puzzle), when the choices
+  // offered were only some of them: a line with the best move marked.
+  function drawCurve(c) {
+    const fig = $("curve"), box = $("curve-plot");
+    box.textContent = "";
+    fig.hidden = !(c && c.y && c.y.length > 1);
+    if (fig.hidden) return;
+    const W = 560, H = 220, L = 52, R = 14, T = 12, B = 40, n = c.y.length;
+    const lo = Math.floor(Math.min(...c.y) * 20) / 20, hi = Math.ceil(Math.max(...c.y) * 20) / 20 || 0.05;
+    const X = (k) => L + (W - L - R) * (n === 1 ? 0 : k / (n - 1));
+    const Y = (v) => T + (H - T - B) * (1 - (v - lo) / Math.max(hi - lo, 1e-9));
+    let top = 0;
+    c.y.forEach((v, k) => { if (v > c.y[top]) top = k; });
+    const label = c.title + ": from " + pct(c.y[0]) + " at " + c.x_label + " " + c.x0 + " to " + pct(c.y[n - 1]) +
+      " at " + (c.x0 + n - 1) + "; the highest, " + pct(c.y[top]) + ", at " + c.x_label + " " + (c.x0 + top) + ".";
+    const svg = lab.svgEl("svg", { viewBox: "0 0 " + W + " " + H, role: "img", "aria-label": label });
+    svg.append(lab.svgEl("line", { x1: L, y1: H - B, x2: W - R, y2: H - B, class: "axis" }),
+      lab.svgEl("line", { x1: L, y1: T, x2: L, y2: H - B, class: "axis" }));
+    for (let s = 0; s <= 4; s++) {
+      const v = lo + (hi - lo) * s / 4;
+      svg.appendChild(lab.svgEl("text", { x: L - 6, y: Y(v) + 4, "text-anchor": "end", class: "tick" }, pct(v)));
+      const k = Math.round((n - 1) * s / 4);
+      svg.appendChild(lab.svgEl("text", { x: X(k), y: H - B + 16, "text-anchor": "middle", class: "tick" }, String(c.x0 + k)));
+    }
+    svg.appendChild(lab.svgEl("text", { x: (L + W - R) / 2, y: H - 6, "text-anchor": "middle", class: "tick" }, c.x_label));
+    svg.appendChild(lab.svgEl("polyline", { class: "line", points: c.y.map((v, k) => X(k).toFixed(1) + "," + Y(v).toFixed(1)).join(" ") }));
+    svg.appendChild(lab.svgEl("circle", { cx: X(top), cy: Y(c.y[top]), r: 5, class: "best" }));
+    $("curve-title").textContent = c.title;
+    box.appendChild(svg);
   }
 
   // ------------------------------------------------------------------ start

@@ -15,6 +15,7 @@
 
   // ------------------------------------------------------------------ words
   function seatName(s) {
+    if (rv.seats) return lab.seatName(rv, s);  // a game between people
     if (s === rv.human_seat) return "You";
     if (rv.players <= 2) return "Bot";
     const bots = [...Array(rv.players).keys()].filter((x) => x !== rv.human_seat);
@@ -47,7 +48,7 @@
   function resultText() {
     if (rv.status !== "finished") return rv.status === "playing" ? "still being played" : words(rv.status);
     const r = rv.returns ? rv.returns[rv.human_seat] : (rv.winner === rv.human_seat ? 1 : 0);
-    return r >= 1 ? "you won" : r > 0 ? "you shared the win" : (rv.players > 2 ? seatName(rv.winner) : "the bot") + " won";
+    return r >= 1 ? "you won" : r > 0 ? "you shared the win" : (rv.players > 2 || rv.seats ? seatName(rv.winner) : "the bot") + " won";
   }
 
   // ------------------------------------------------------------------ the position (generic)
@@ -264,7 +265,9 @@
     $("review-title").textContent = rv.title + " \u2014 review" + (shareId ? " (shared, read-only)" : "");
     const rules = Object.entries(rv.rules || {}).map(([k, v]) => words(k) + " " + v).join(", ");
     const named = rv.opponent_names.filter((x) => x !== "Bot");
-    $("review-meta").textContent = "Against " + (rv.opponents.length > 1 ? rv.opponents.length + " bots" : "the bot") +
+    $("review-meta").textContent = (rv.seats ? "Between " + rv.seats.filter((x) => x.kind !== "bot").length + " people" +
+      (rv.opponents.length ? " and " + rv.opponents.length + (rv.opponents.length > 1 ? " bots" : " bot") : "")
+      : "Against " + (rv.opponents.length > 1 ? rv.opponents.length + " bots" : "the bot")) +
       (named.length ? " (" + named.join(", ") + ")" : "") + (rules ? "; " + rules : "") + "; " + resultText() + "; " + rv.steps.length + " moves.";
     $("review-why").hidden = !rv.why;
     $("review-why").textContent = rv.why || "";

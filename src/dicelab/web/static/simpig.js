@@ -6,7 +6,7 @@
   let game = null, token = null, busy = false;
   let rows = {};  // seat -> {target, faces, total} of the last turn shown
   const api = (method, url, body) => lab.api(method, url, body, token);
-  const name = (seat) => (seat === game.human_seat ? "You" : "Bot " + seat + " (" + lab.botName(game.opponents[seat < game.human_seat ? seat : seat - 1]) + ")");
+  const name = (seat) => (lab.people(game) ? lab.seatName(game, seat) : seat === game.human_seat ? "You" : "Bot " + seat + " (" + lab.botName(game.opponents[seat < game.human_seat ? seat : seat - 1]) + ")");
 
   function rowText(seat, e) {
     return name(seat) + ": target " + e.target + ", rolled " + e.faces.join(" ") +
@@ -25,15 +25,18 @@
       tr.id = "row-" + n;
       tr.className = n === game.human_seat ? "you" : "bot";
       const cells = ["", sc, "", ""].map((v) => { const td = tr.insertCell(); td.textContent = v; return td; });
-      cells[0].textContent = n === game.human_seat ? "You" : "Bot " + n;
-      if (n !== game.human_seat) {
+      cells[0].textContent = lab.people(game) ? lab.seatName(game, n) : n === game.human_seat ? "You" : "Bot " + n;
+      const seat = lab.people(game) ? game.seats[n] : null;
+      if (n !== game.human_seat && (!seat || seat.kind === "bot")) {
         const small = document.createElement("small");
-        small.textContent = lab.botName(game.opponents[n < game.human_seat ? n : n - 1]);
+        small.textContent = lab.botName(seat ? seat.bot : game.opponents[n < game.human_seat ? n : n - 1]);
         cells[0].append(document.createElement("br"), small);
       }
       cells[1].id = "score-" + n;
       const r = rows[n];
-      if (r) {
+      if (seat && seat.kind !== "bot" && seat.chosen && game.status === "playing") {  // a secret choice: only yours shows
+        cells[2].textContent = n === game.human_seat && game.your_choice ? lab.actionText(game.your_choice) + " (secret)" : "chosen";
+      } else if (r) {
         cells[2].textContent = r.target;
         const box = document.createElement("div"); box.className = "tray";
         lab.showDice(box, r.faces, { owner: n === game.human_seat ? "human" : "bot", small: true, roll: r.fresh,
@@ -51,15 +54,17 @@
   function render() {
     table(game.scores);
     const over = game.status === "finished";
-    lab.setOff($("go"), over || busy);
-    lab.setOff($("hint"), over || busy);
+    const off = over || busy || !lab.myTurn(game);  // between people: not once you have chosen
+    lab.setOff($("go"), off);
+    lab.setOff($("hint"), off);
     if (game.legal_actions.length) {  // the legal targets are 1 .. goal - your score
       const top = game.legal_actions[game.legal_actions.length - 1].target;
       $("target").max = top;
       if (parseInt($("target").value, 10) > top) $("target").value = top;
     }
     $("status").dataset.state = over ? "finished" : "playing";
-    $("status").textContent = over ? (game.returns[game.human_seat] > 0 ? (game.returns[game.human_seat] < 1 ? "You share the win!" : "You win!") : "A bot wins.") : busy ? "" : "Pick your target.";
+    $("status").textContent = over ? (game.returns[game.human_seat] > 0 ? (game.returns[game.human_seat] < 1 ? "You share the win!" : "You win!")
+      : lab.people(game) ? name(game.winner) + " wins." : "A bot wins.") : busy ? "" : lab.myTurn(game) ? "Pick your target." : lab.waitingText(game);
     $("coach-panel").hidden = !game.coach;
     if (game.coach && game.coach_view) {
       const c = game.coach_view, k = parseInt($("target").value, 10);
@@ -147,12 +152,26 @@
       const before = game.scores.slice();
       const r = await api("POST", "/api/games/" + game.id + "/moves", { action: "target", k, expected_move: game.version, hint: lab.takeHint() });
       log(r.events);
-      await play(r.events, before);
-      game = await api("GET", "/api/games/" + game.id);
+      if (r.events.length) await play(r.events, before);
+      game = r.events.length ? await api("GET", "/api/games/" + game.id) : r.state;  // none: your choice waits, secret
+      if (!r.events.length) lab.banner(lab.waitingText(game), "bot");
     } catch (e) { $("move-error").textContent = e.message; }
     busy = false; render();
     if (game.status === "finished") $("new-game").focus();
   }
+  // a game between people: the turn is played when the last person has chosen (lab.onRemote)
+  lab.onRemote(async (u) => {
+    await lab.until(() => !busy);
+    if (!game || u.state.id !== game.id || u.state.version < game.version) return;
+    const records = u.events.filter((r) => r.seq >= game.version);
+    busy = true;
+    try {
+      if (records.length) { log(records); await play(records, game.scores.slice()); }
+      game = records.length ? await api("GET", "/api/games/" + game.id) : u.state;
+    } catch (e) { game = u.state; }
+    busy = false;
+    render();
+  });
   $("target-form").addEventListener("submit", (ev) => { ev.preventDefault(); if (!lab.isOff($("go"))) go(); else lab.skip(); });
   lab.keys({ r: go, " ": go, "?": lab.hints(() => game, () => token) });
   $("new-game").addEventListener("click", () => { game = null; token = null; lab.showSetup(); });

@@ -1,0 +1,101 @@
+"""Issue 26, item 3: the full-tree solver (CFR+ depth first, compact float32 tables, pruning).
+
+References from outside the code under test: the array solver (``cfr.solve``, method ``cfr+2``,
+which the depth-first passes must reproduce iterate for iterate), the sequence-form LP (scipy
+HiGHS), OpenSpiel's published -7/258, the abstract solver and the depth-first grader, and laws (the
+game value lies between -BR_1 and BR_0 of any strategy pair).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from dicelab.liars.cfr import OPENSPIEL_VALUE_1V1_6_HIGHEST, DuelRules, solve, solve_lp
+from dicelab.liars.duel import Duel, train_duel
+from dicelab.liars.fulltree import edge_offsets, evaluate, solve_full
+from dicelab.liars.grading import exact_grade
+
+
+def test_edge_layout():
+    n = 8
+    eoff, (e0, e1) = edge_offsets(n)
+    seen = [set(), set()]
+    for m in range(1 << n):
+        p = bin(m).count("1") % 2
+        top = m.bit_length() - 1
+        k = n - 1 - top + (m != 0)
+        block = set(range(int(eoff[m]), int(eoff[m]) + k))
+        assert not (block & seen[p])  # each player's edges are numbered once, without gaps below
+        seen[p] |= block
+    assert seen[0] == set(range(e0)) and seen[1] == set(range(e1))
+    # a bid set and the set with bit 0 flipped have opposite movers: mask >> 1 numbers one player's nodes
+    assert all(bin(m).count("1") % 2 != bin(m ^ 1).count("1") % 2 for m in range(1 << n))
+
+
+@pytest.mark.parametrize("dice,faces,wild", [((1, 1), 5, "highest"), ((2, 1), 3, "ones"), ((1, 2), 4, "none")])
+def test_same_iterates_as_the_array_solver(dice, faces, wild):
+    ref = solve(DuelRules(dice, faces, wild), iterations=60, target=1e-12, check_every=1000, method="cfr+2")
+    for prune in (False, True):  # pruning defers the average's share, it changes nothing
+        f = solve_full(Duel(dice, faces, wild), target=1e-12, iterations=60, check_every=60, dtype=np.float64,
+                       prune=prune)
+        # (summation order differs: regrets that should be exactly zero may not be, to 1e-16)
+        assert f.value == pytest.approx(ref.value, abs=1e-8)
+        assert f.br0 == pytest.approx(ref.br0, abs=1e-8)
+        assert f.br1 == pytest.approx(ref.br1, abs=1e-8)
+
+
+def test_float32_tables_bracket_the_lp_value():
+    rules = DuelRules((2, 1), 3, "highest")
+    v = solve_lp(rules)
+    for dtype in (np.float32, np.float64):
+        # float32 tables level off near 1e-5 here (1.2e-5 after 3,000 iterations), far below the 1e-4 asked
+        f = solve_full(Duel(rules.dice, rules.faces, rules.wild), target=5e-5, iterations=3000, check_every=25,
+                       dtype=dtype)
+        lo, hi = f.bounds
+        assert f.exploitability < 5e-5
+        assert lo - 1e-12 <= v <= hi + 1e-12
+
+
+def test_openspiel_value_1v1():
+    f = solve_full(Duel((1, 1), 6, "highest"), target=1e-4, iterations=5000, check_every=50)
+    lo, hi = f.bounds
+    assert lo - 1e-12 <= OPENSPIEL_VALUE_1V1_6_HIGHEST <= hi + 1e-12
+    assert hi - lo < 2e-4
+
+
+def test_evaluator_matches_the_depth_first_grader():
+    # an abstract policy laid out on the full tree: evaluate() and grading.exact_grade agree
+    duel = Duel((2, 1), 3, "none")
+    pol = train_duel(duel, iterations=30, seed=0, window=2)
+    n = duel.n_bids
+    eoff, sizes = edge_offsets(n)
+    tabs = [np.zeros((sizes[p], len(duel.hands(p)[0]))) for p in (0, 1)]
+    for m in range(1 << n):
+        p = bin(m).count("1") % 2
+        bids = [b for b in range(n) if m >> b & 1]
+        node = pol.dag.node_of(p, bids)
+        k = n - 1 - (bids[-1] if bids else -1) + (m != 0)
+        r0 = int(pol.dag.loc[node])
+        tabs[p][eoff[m]:eoff[m] + k] = pol.strategy[p][r0:r0 + k]
+    a = evaluate(duel, tabs[0], tabs[1], eoff)
+    b = exact_grade(pol)
+    for key in ("value", "br0", "br1"):
+        assert a[key] == pytest.approx(b[key], abs=1e-12)
+
+
+# issue 26, item 3: the game value of 2 v 2 with 6 faces, from the full-tree solver (BENCHMARKS.md:
+# the bracket [-BR_1, BR_0] of the run); each slow check below is independent of that run
+VALUE_2V2_6 = {"ones": None, "none": None}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("wild", ["ones", "none"])
+def test_2v2_value_inside_the_abstract_bracket(wild):
+    v = VALUE_2V2_6[wild]
+    if v is None:
+        pytest.skip("the 2 v 2 value was not computed")
+    # the abstract solver's policy (window 5) and the depth-first grader: another solver, another evaluator
+    pol = train_duel(Duel((2, 2), 6, wild), iterations=300, seed=0, window=5)
+    g = exact_grade(pol)
+    assert -g["br1"] - 1e-9 <= v <= g["br0"] + 1e-9
