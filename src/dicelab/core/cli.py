@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
 from pathlib import Path
@@ -18,7 +19,28 @@ from rich.table import Table
 from dicelab.core.errors import DicelabError, require
 from dicelab.core.specs import shorten
 
-stdout_console = Console()
+
+class _Console(Console):
+    """rich's console, but a closed pipe (``| head``) is a :class:`BrokenPipeError` for the command
+    line to end quietly with exit 0 (rich's own answer is exit 1)."""
+
+    def on_broken_pipe(self) -> None:
+        self.quiet = True
+        raise BrokenPipeError
+
+
+stdout_console = _Console()
+
+
+def quiet_stdout() -> None:
+    """Point stdout at the null device, so that nothing more is written into a closed pipe (the
+    interpreter's last flush would print "Exception ignored ... BrokenPipeError")."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # no real stdout (tests capture it)
+        pass
+
 
 #: The image formats every ``--out``/``--plot`` of a figure accepts.
 PLOT_SUFFIXES = (".png", ".pdf", ".svg")

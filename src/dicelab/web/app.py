@@ -39,8 +39,9 @@ Answers: 201/200 on success; 404 for an unknown game, 403 for a wrong token, 409
 or a move in a finished game, 413 for a body over 16 KiB, 422 for malformed JSON or bad values, 400
 for JSON nested too deeply to parse. The study's data (``/export/*``, ``/api/analysis``,
 ``/analysis``, ``/analysis/plot/*``) need the researcher key (header ``X-Admin-Key``): 401 without
-it, 403 for a wrong one. Every answer carries a Content-Security-Policy and no-framing headers;
-bound to loopback, a request whose Host is not a loopback name gets 400 (DNS rebinding).
+it, 403 for a wrong one. Every answer carries a Content-Security-Policy and no-framing headers; a
+request whose Host names neither this machine nor an allowed name (``dicelab serve --allow-host``)
+gets 400 (DNS rebinding), and so does one with two Host headers.
 """
 
 from __future__ import annotations
@@ -80,13 +81,21 @@ import dicelab.web.service as service
 import dicelab.web.study as study
 from dicelab.web.db import (
     DB_ERRORS,
+    DISK_FULL_RETRY_S,
+    MIN_FREE_BYTES,
+    QUICK_CHECK_EVERY_S,
     damage_of,
     default_db_url,
+    final_checkpoint,
+    free_bytes,
+    full_of,
     health_read,
     make_sessionmaker,
     open_database,
     runs_locally,
+    sqlite_damage,
     start_checkpoints,
+    start_quick_checks,
     unavailable_of,
 )
 from dicelab.web.gamecore import Conflict, Forbidden, NotFound, Stale, Unauthorized
@@ -301,21 +310,51 @@ def host_name(header: str) -> str:
     return header.rsplit(":", 1)[0] if header.count(":") == 1 else header
 
 
-class LoopbackHost:
-    """ASGI middleware for a lab bound to loopback: 400 unless the Host header names a loopback
-    address (with any port). A web page that rebinds its own domain to 127.0.0.1 (DNS rebinding)
-    still sends its domain as the Host, so it cannot reach the lab."""
+LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
+WILDCARD_HOSTS = ("0.0.0.0", "::")
 
-    def __init__(self, app: Any) -> None:
-        self.app = app
+
+def host_allow_list(bind_host: str | None, allow_hosts: list[str] | None = None) -> frozenset[str] | None:
+    """The Host names the lab answers when it listens on ``bind_host``: this machine's loopback
+    names, the bound address itself, and ``allow_hosts`` (``dicelab serve --allow-host``); None
+    (any Host) for the in-process test client (no ``bind_host``) or with ``"*"`` among them.
+    Listening on every interface (0.0.0.0, ::) needs ``allow_hosts``: without an explicit list any
+    web page could reach the lab through DNS rebinding (a one-line :class:`DicelabError`)."""
+    given = [h.lower() for h in (allow_hosts or [])]
+    if bind_host is None or "*" in given:
+        return None
+    bound = host_name(bind_host).lower()
+    require(bound not in WILDCARD_HOSTS or given,
+            f"listening on every interface ({bind_host}) needs --allow-host with the names or addresses "
+            "clients use to reach the lab (e.g. --allow-host lab.example.org; '*' accepts any Host)")
+    names = {*LOOPBACK_NAMES, *given}
+    if bound not in WILDCARD_HOSTS:
+        names.add(bound)
+    return frozenset(names)
+
+
+class HostCheck:
+    """ASGI middleware: 400 for a request with two Host headers (a proxy and the app could read
+    different ones), and, with an ``allowed`` set, for a Host header that names none of them (with
+    any port; every loopback address counts as ``127.0.0.1``). A web page that rebinds its own
+    domain to the lab's address (DNS rebinding) still sends its domain as the Host, so it cannot
+    reach the lab."""
+
+    def __init__(self, app: Any, allowed: frozenset[str] | None = None) -> None:
+        self.app, self.allowed = app, allowed
 
     async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
         if scope["type"] == "http":
-            host = dict(scope.get("headers", [])).get(b"host", b"").decode("latin-1")
-            if not is_loopback(host_name(host)):
-                await _send_detail(send, 400, "the Host header must name this machine (localhost, 127.0.0.1 or "
-                                              "[::1]) while the lab listens on a loopback address")
+            hosts = [v for k, v in scope.get("headers", []) if k == b"host"]
+            if len(hosts) > 1:
+                await _send_detail(send, 400, "the request has more than one Host header; send one")
                 return
+            if self.allowed is not None:
+                name = host_name(hosts[0].decode("latin-1") if hosts else "").lower()
+                if not (name in self.allowed or ("127.0.0.1" in self.allowed and is_loopback(name))):
+                    await _send_detail(send, 400, "the Host header must name this lab: localhost, 127.0.0.1, "
+                                                  "[::1], its address, or a name given by dicelab serve --allow-host")
+                    return
         await self.app(scope, receive, send)
 
 
@@ -350,6 +389,8 @@ async def run_db(request: Request, fn: Callable[[Session], T], quick: bool = Fal
     runs in a worker thread, at most ``DB_THREADS`` at once.
     """
     sessions = request.app.state.sessions
+    if request.app.state.damaged is not None:  # nothing more is read from or written into it
+        raise DatabaseDamaged(request.app.state.damaged)
 
     def call() -> T:
         with sessions() as db:
@@ -360,11 +401,39 @@ async def run_db(request: Request, fn: Callable[[Session], T], quick: bool = Fal
     return await anyio.to_thread.run_sync(call, limiter=request.app.state.db_limiter)
 
 
+class DatabaseDamaged(Exception):
+    """The database is known to be damaged: every request that would use it gets 503."""
+
+
 def mark_damaged(app: FastAPI, detail: str) -> None:
-    """Remember database damage met by a request: ``/healthz`` reports it until a restart."""
+    """Remember database damage met by a request or the background check: ``/healthz`` reports it,
+    every database request answers 503 and nothing more is written into the file (no checkpoint,
+    also not at shutdown) until a restart."""
     if app.state.damaged is None:
         log.error("%s", detail)
     app.state.damaged = detail
+
+
+def mark_full(app: FastAPI, detail: str) -> None:
+    """Remember a full disk met by a request: ``/healthz`` reports it until there is room again."""
+    if app.state.disk_full is None:
+        log.error("%s", detail)
+    app.state.disk_full = (detail, time.monotonic())
+
+
+def disk_full(app: FastAPI) -> str | None:
+    """The full-disk detail while the disk is still full: on SQLite while less than
+    :data:`~dicelab.web.db.MIN_FREE_BYTES` are free beside the file; elsewhere for
+    :data:`~dicelab.web.db.DISK_FULL_RETRY_S` seconds after the last request that met it."""
+    if app.state.disk_full is None:
+        return None
+    detail, since = app.state.disk_full
+    free = free_bytes(app.state.engine)
+    if (free is not None and free >= MIN_FREE_BYTES) or (free is None and time.monotonic() - since > DISK_FULL_RETRY_S):
+        app.state.disk_full = None
+        log.warning("the disk under the database has room again")
+        return None
+    return detail
 
 
 async def run_game_db(request: Request, fn: Callable[[Session], T]) -> T:
@@ -491,7 +560,8 @@ def rules_listing(entry: registry.GameEntry) -> list[dict[str, Any]]:
 
 
 def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | None = None,
-               bind_host: str | None = None, puzzle_set: str | Path | None = None) -> FastAPI:
+               bind_host: str | None = None, allow_hosts: list[str] | None = None,
+               check_every: float = QUICK_CHECK_EVERY_S, puzzle_set: str | Path | None = None) -> FastAPI:
     """The web lab on ``db_url`` (default: SQLite in the user data folder).
 
     ``warm`` starts the background builder (:mod:`dicelab.web.ahead`): every game's opponents and
@@ -499,10 +569,14 @@ def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | No
     likely needed first (from the disk cache when they are there), so no game start waits;
     without it (tests) tables are built when a game first needs them. ``admin_key`` opens the
     study's data (None: a random key nobody knows, so they stay closed). ``bind_host`` is the
-    address the server listens on: on a loopback address only loopback Host headers are served
-    (None: any Host, as for the in-process test client). ``puzzle_set`` is the puzzle set to serve
-    (None: the one shipped with dicelab).
+    address the server listens on, ``allow_hosts`` the further names clients may use: only Host
+    headers naming these are served (:func:`host_allow_list`; None: any Host, as for the in-process
+    test client); two Host headers are refused in any case. ``check_every``: seconds between the
+    background ``PRAGMA quick_check`` runs on an SQLite file (damage found: 503 and ``/healthz``
+    says so; the file is written no more, not even at shutdown). ``puzzle_set`` is the puzzle set
+    to serve (None: the one shipped with dicelab).
     """
+    allowed = host_allow_list(bind_host, allow_hosts)
     url = db_url or default_db_url()
     engine = open_database(url)  # a damaged SQLite file stops here with one line
     sessions = make_sessionmaker(engine)
@@ -517,14 +591,20 @@ def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | No
         if warm:  # every game's opponents, levels and trained policies, in the background
             app.state.ready.plan()
             builder = asyncio.get_running_loop().create_task(app.state.ready.run())
-        stop_checkpoints = start_checkpoints(engine)
+        damaged = lambda: app.state.damaged is not None  # noqa: E731
+        stop_checkpoints = start_checkpoints(engine, paused=damaged)
+        stop_checks = start_quick_checks(engine, lambda detail: mark_damaged(app, detail), every=check_every,
+                                         paused=damaged)
         yield
         if builder is not None:
             builder.cancel()
             app.state.ready.stop()
+        stop_checks()
         stop_checkpoints()
         app.state.heavy.close()
         AHEAD_BUILDS.close()
+        if not damaged():  # a damaged file is left exactly as it was found (for a repair or a backup)
+            final_checkpoint(engine)
         engine.dispose()
 
     app = FastAPI(
@@ -542,6 +622,12 @@ def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | No
     app.state.quick_in_loop = runs_locally(engine.url)
     app.state.db_url = url
     app.state.damaged = None  # the one-line description of damage a request met, for /healthz
+    app.state.disk_full = None  # (detail, since) after a request met a full disk
+    app.state.last_check = 0.0  # when a database error last made the lab check its file
+    free = free_bytes(engine)
+    if free is not None and free < MIN_FREE_BYTES:  # it starts (reads work), and says so from the start
+        mark_full(app, f"the disk under the database is full ({free:,} bytes free in "
+                       f"{Path(str(engine.url.database)).parent}); free some space, then try again")
     app.state.heavy = HeavyPool()  # the explorer's worker process (started at its first request)
     app.state.admin_key = admin_key or secrets.token_urlsafe(24)
     app.state.ready = Readiness(AHEAD_BUILDS, prepare)  # the background builder (warm), its progress
@@ -549,8 +635,7 @@ def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | No
     app.state.puzzles = puzzles.PuzzleBook(puzzle_set)
     app.add_middleware(BodyLimit)
     app.add_middleware(Admission)  # game requests over its limit: 503 at once, before any other work
-    if bind_host is not None and is_loopback(host_name(bind_host)):
-        app.add_middleware(LoopbackHost)
+    app.add_middleware(HostCheck, allowed=allowed)
     app.add_middleware(SecurityHeaders)  # outermost: on every answer, 400 and 413 included
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
     templates = Jinja2Templates(directory=str(HERE / "templates"))
@@ -584,15 +669,32 @@ def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | No
         return JSONResponse({"detail": "Internal error: the lab logged it; please try again."}, status_code=500)
 
     async def _db_error(req: Request, exc: Exception) -> JSONResponse:
+        full = full_of(exc, req.app.state.engine)
+        if full is not None:  # not damage: the lab goes on once there is room again
+            mark_full(req.app, full)
+            return JSONResponse({"detail": full}, status_code=503, headers={"Retry-After": str(DISK_FULL_RETRY_S)})
         detail = damage_of(exc)
         if detail is None:
             down = unavailable_of(exc)
             if down is not None:  # a database server that does not answer: 503, try again later
                 log.warning("%s", down)
                 return JSONResponse({"detail": down}, status_code=503, headers={"Retry-After": "5"})
-            return await _unexpected(req, exc)
+            detail = await check_file(req.app)  # any other database error: is the file sound?
+            if detail is None:
+                return await _unexpected(req, exc)
         mark_damaged(req.app, detail)
         return JSONResponse({"detail": detail}, status_code=503)
+
+    async def check_file(app: FastAPI) -> str | None:
+        """``PRAGMA quick_check`` after an unexplained database error (at most every 5 s)."""
+        if time.monotonic() - app.state.last_check < 5:
+            return None
+        app.state.last_check = time.monotonic()
+        return await anyio.to_thread.run_sync(sqlite_damage, app.state.engine)
+
+    @app.exception_handler(DatabaseDamaged)
+    async def _damaged(_req: Request, exc: DatabaseDamaged) -> JSONResponse:
+        return JSONResponse({"detail": str(exc)}, status_code=503)
 
     for db_error in DB_ERRORS:
         app.add_exception_handler(db_error, _db_error)
@@ -604,16 +706,21 @@ def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | No
     # ------------------------------------------------------------------ API
     @app.get("/healthz", tags=["meta"])
     async def healthz(request: Request) -> Any:
-        """ok after a real read of the database; 503 ``damaged`` once this or any request met damage."""
+        """ok after a real read of the database; 503 ``damaged`` once this, any request or the
+        background check met damage; 503 ``disk-full`` while the disk under it is full."""
         if request.app.state.damaged is None:
             try:
                 await run_db(request, health_read, quick=True)
             except DB_ERRORS as exc:
-                if damage_of(exc) is None:
+                if damage_of(exc) is None or full_of(exc, request.app.state.engine) is not None:
                     raise
                 mark_damaged(request.app, damage_of(exc))
         if request.app.state.damaged is not None:
             return JSONResponse({"status": "damaged", "detail": request.app.state.damaged}, status_code=503)
+        full = disk_full(request.app)
+        if full is not None:
+            return JSONResponse({"status": "disk-full", "detail": full}, status_code=503,
+                                headers={"Retry-After": str(DISK_FULL_RETRY_S)})
         return {"status": "ok", "version": __version__, "games": [g.name for g in registry.games()],
                 "caches": cache_stats(), "explorer_admitted": request.app.state.heavy.admitted}
 
