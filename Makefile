@@ -12,7 +12,7 @@ TEST_WORKERS ?= auto
 PG_BINARIES := ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || command -v initdb >/dev/null
 INSTALL_PG  := $(PG_BINARIES) || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null)
 
-.PHONY: run test test-all bench docs install clean reproductions
+.PHONY: run test test-all bench docs install clean reproductions tutorials leaderboard
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -35,6 +35,18 @@ docs: $(STAMP)
 # on 2 cores); the reports are committed, so `make docs` does not wait for them.
 reproductions: $(STAMP)
 	nice -n 10 $(BIN)/dicelab reproduce all --out docs/reproductions
+
+# The docs' Tutorials section: the text sources docs/tutorials/*.py executed at full size into
+# docs/tutorials/*.ipynb (committed; a few minutes)
+tutorials: $(STAMP)
+	nice -n 10 $(BIN)/python docs/run_tutorials.py
+
+# The docs' Leaderboard: Q-learning, DQN and PPO graded exactly as they learn (two processes, one per
+# core; under an hour on 2 idle cores); installs the [rl] extra (Stable-Baselines3, PyTorch's CPU build), which `make install` leaves out
+leaderboard: $(STAMP)
+	$(BIN)/pip install -q -e ".[rl]"
+	nice -n 10 $(BIN)/python benchmarks/leaderboard.py --out docs --games pig100 & p=$$!; \
+	nice -n 10 $(BIN)/python benchmarks/leaderboard.py --out docs --games piglet,liars && wait $$p
 
 test: $(STAMP) docs
 	@command -v chromium >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null)

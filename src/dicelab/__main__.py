@@ -1,6 +1,6 @@
 """``python -m dicelab`` runs the command-line interface."""
 
-from dicelab.cli.main import main
+from dicelab.cli import main
 
 if __name__ == "__main__":
     main()

@@ -84,6 +84,9 @@ HOSTILE_PATHS = [
     "missing",
     "",
     ".",
+    "./",
+    "..",
+    "folder/..",  # empty-name paths (issue 23); '/', '//' and '/.' in test_empty_name_paths_are_one_line
     "/etc/passwd/x.png",
     "/proc/version/x.npz",
     "/proc/self/nope/x.parquet",
@@ -426,12 +429,38 @@ def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
+def _env_settings() -> st.SearchStrategy[tuple[str, str] | None]:
+    """No change, or one environment variable dicelab reads set to a hostile or good value (every
+    value here is a name inside the working folder, so a cache folder lands there)."""
+    from dicelab.core.env import VARIABLES
+
+    return st.one_of(st.none(), st.tuples(st.sampled_from(sorted(VARIABLES)), st.sampled_from(HOSTILE_ENV)))
+
+
+@contextlib.contextmanager
+def environment(setting: tuple[str, str] | None) -> Iterator[None]:
+    if setting is None:
+        yield
+        return
+    name, value = setting
+    old = os.environ.get(name)
+    os.environ[name] = value
+    try:
+        yield
+    finally:
+        if old is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = old
+
+
 def _fuzz_command(path: tuple[str, ...], examples: int) -> Callable[[], None]:
     @settings(max_examples=examples, deadline=None, derandomize=examples <= QUICK,
               suppress_health_check=list(HealthCheck), database=None)
-    @given(argv=argv_for(path), stdin=STDIN)
-    def run(argv: list[str], stdin: list[str]) -> None:
-        check_cli(argv, "\n".join(stdin) + ("\n" if stdin else ""))
+    @given(argv=argv_for(path), stdin=STDIN, setting=_env_settings())
+    def run(argv: list[str], stdin: list[str], setting: tuple[str, str] | None) -> None:
+        with environment(setting):
+            check_cli(argv, "\n".join(stdin) + ("\n" if stdin else ""))
 
     return run
 
@@ -530,3 +559,154 @@ def test_fuzz_spec_parser(name: str, workdir: Path) -> None:
 @pytest.mark.parametrize("name", sorted(PARSERS))
 def test_fuzz_spec_parser_long(name: str, workdir: Path) -> None:
     _fuzz_parser(name, 10 * SLOW)()
+
+
+# ---------------------------------------------------------------------------------------------
+# issue 23, item 6: every path option with every empty-name path, every environment variable
+# ---------------------------------------------------------------------------------------------
+
+EMPTY_NAMES = ["", ".", "/", "./", "//", "/.", "..", "folder/.."]
+# the small, valid rest of each command's arguments, so that the path is what is checked
+BASE_ARGS: dict[tuple[str, ...], list[str]] = {
+    ("liars", "eval"): ["--games", "3"],
+    ("liars", "exploit"): ["--dice", "1,1"],
+    ("liars", "grade"): ["--dice", "1,1"],
+    ("liars", "solve"): ["--dice", "1,1", "--iterations", "3"],
+    ("liars", "train"): ["--games", "3"],
+    ("liars", "train-all"): ["--max-dice", "1", "--iterations", "3"],
+    ("pig", "best-response"): ["--goal", "8", "hold:4"],
+    ("pig", "fair-convergence"): ["--goal", "8", "--games", "20"],
+    ("pig", "fair-test"): ["--goal", "8", "--games", "20"],
+    ("pig", "plot"): ["--goal", "8"],
+    ("pig", "simulate"): ["--goal", "8", "--games", "5", "hold:4", "hold:5"],
+    ("pig", "solve"): ["--goal", "8"],
+    ("pig", "tournament"): ["--goal", "8", "--games", "5", "hold:4", "hold:5"],
+    ("pig", "vs-hold"): ["--goal", "8", "4"],
+    ("simpig", "best-response"): ["--goal", "8", "hold:4"],
+    ("simpig", "equilibrium"): ["--goal", "8"],
+    ("simpig", "plot"): ["--goal", "8", "--kind", "strategy"],
+    ("simpig", "selfplay"): ["--goal", "8"],
+    ("simpig", "svima"): ["--goal", "8"],
+    ("supersix", "plot"): ["--sticks", "2"],
+    ("supersix", "simulate"): ["--sticks", "2", "--games", "5", "optimal", "always"],
+    ("grade",): ["pig"],
+    ("puzzles", "build"): ["--game", "pig", "--count", "1"],
+    ("puzzles", "list"): [],
+    ("reproduce",): ["999"],  # a folder ('.' and '/' are folders): the document is refused, not run
+    ("serve",): ["--port", "1"],  # every empty name is refused before the server would start
+}
+# options that take a file (or a bot name) as text rather than as a Path
+TEXT_PATH_OPTIONS = {("liars", "eval"): ["--agent"], ("liars", "exploit"): ["--agent"],
+                     ("liars", "grade"): ["--policy"]}
+FOLDER_OPTIONS = {"--store"}  # a folder: '.' is a good one; '/' would write into the root folder
+
+
+def path_options() -> list[tuple[tuple[str, ...], str]]:
+    """Every (command, option) that takes a path: Path-typed options and the text ones above."""
+    out = []
+    for path, cmd in sorted(COMMANDS.items()):
+        for p in cmd.params:
+            if p.param_type_name == "option" and "Path" in str(_annotation(p)):
+                out.append((path, p.opts[0]))
+        out += [(path, o) for o in TEXT_PATH_OPTIONS.get(path, [])]
+    return out
+
+
+def test_every_path_option_has_a_base() -> None:
+    assert {c for c, _ in path_options()} <= set(BASE_ARGS) | {("liars", "play")}, "add BASE_ARGS for a new command"
+    assert len(path_options()) >= 20
+
+
+@pytest.mark.parametrize("command, option", path_options(), ids=lambda x: " ".join(x) if isinstance(x, tuple) else x)
+def test_empty_name_paths_are_one_line(command: tuple[str, ...], option: str, workdir: Path) -> None:
+    # ValueError: PosixPath('.') has an empty name, from liars eval --agent, grade --policy, solve --resume
+    base = BASE_ARGS.get(command, [])
+    for value in EMPTY_NAMES:
+        if option in FOLDER_OPTIONS and value.startswith("/"):
+            continue
+        extra = ["--out", "x.npz"] if command == ("liars", "solve") and option == "--resume" else []
+        if command == ("liars", "train") and option != "--out":
+            extra = ["--out", "q.npz"]
+        if command in (("simpig", "plot"), ("supersix", "plot")) and option != "--out":
+            extra = ["--out", "x.png"]
+        check_cli([*command, *extra, option, value, *base])
+
+
+HOSTILE_ENV = ["", " ", "abc", "1.5", "nan", "-1", "0", "inf", "1e3", "9" * 40, "\x01", "é", "folder",
+               "latin1.csv", "sqlite:///folder", "FULL", "normal", "64", "short", "a-good-key-123"]
+
+
+@pytest.mark.parametrize("name", sorted(__import__("dicelab.core.env", fromlist=["VARIABLES"]).VARIABLES))
+def test_every_environment_variable_is_checked_in_one_line(name: str, workdir: Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    # DICELAB_SHARD_CACHE_MB=abc|1.5|'' ended in a ValueError; DICELAB_WEB_CACHE_MIB=nan|abc|-1 was
+    # taken silently. Every value is accepted (exit 0) or refused in one line naming the variable.
+    from dicelab.core import env
+
+    for value in HOSTILE_ENV:
+        monkeypatch.setenv(name, value)
+        try:
+            env.get(name)
+            accepted = True
+        except DicelabError as exc:
+            accepted = False
+            assert name in str(exc) and "\n" not in str(exc)
+        code, _, err, _ = run_cli(["version"])
+        assert code == (0 if accepted else 2), (name, value, err)
+        if not accepted:
+            assert len(err.splitlines()) == 1 and err.startswith("error: ") and name in err, (name, value, err)
+    for bad in ("", "abc", "1.5"):
+        if name.endswith(("_MB", "_MIB")):
+            monkeypatch.setenv(name, bad)
+            with pytest.raises(DicelabError, match=name):
+                env.get(name)
+    for nan in ("nan", "-1", "abc"):
+        if name == "DICELAB_WEB_CACHE_MIB":
+            monkeypatch.setenv(name, nan)
+            with pytest.raises(DicelabError, match="whole number"):
+                env.get(name)
+
+
+def test_dicelab_reads_the_environment_in_one_place() -> None:
+    # every environment variable dicelab reads goes through dicelab.core.env (checked there)
+    import re as _re
+
+    src = Path(__import__("dicelab").__file__).parent
+    readers = []
+    for f in src.rglob("*.py"):
+        text = f.read_text()
+        if f.name == "env.py" and f.parent.name == "core":
+            continue
+        if _re.search(r"os\.environ\.get|os\.getenv|environ\[[^]]+\](?!\s*=)|envvar=", text):
+            readers.append(str(f.relative_to(src)))
+    assert readers == [], readers
+
+
+@pytest.mark.parametrize("name, value", [("DICELAB_WEB_CACHE_MIB", "abc"), ("DICELAB_SHARD_CACHE_MB", "1.5"),
+                                         ("DICELAB_WEB_CACHE_MIB", "nan"), ("DICELAB_CACHE_DIR", "")])
+def test_the_console_script_checks_the_environment_before_importing(name: str, value: str) -> None:
+    # some variables size caches when the game packages are imported: checked before that
+    import subprocess
+
+    envs = {**os.environ, name: value}
+    r = subprocess.run([sys.executable, "-m", "dicelab", "pig", "solve", "--goal", "5"], env=envs,
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and name in r.stderr and "Traceback" not in r.stderr
+
+
+def test_a_closed_pipe_ends_quietly_with_exit_0(tmp_path: Path) -> None:
+    # `dicelab pig tournament hold:1..60 --goal 20 | head -c 10` exited 1 without a word
+    import subprocess
+
+    proc = subprocess.Popen([sys.executable, "-m", "dicelab", "pig", "tournament", "hold:1..60", "--goal", "20"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path)
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()  # the reader is gone before anything is written
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=300) == 0 and err == "", err
+    # and after a first piece was read (head -c 10)
+    proc = subprocess.Popen(f"{sys.executable} -m dicelab pig tournament hold:1..60 --goal 20 | head -c 10",
+                            shell=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path,
+                            executable="/bin/bash")
+    out, err2 = proc.communicate(timeout=300)
+    assert len(out) == 10 and err2 == b""

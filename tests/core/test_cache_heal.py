@@ -29,7 +29,8 @@ from dicelab.core.errors import DicelabError
 from dicelab.liars.rules import LiarsRules
 from dicelab.pig.rules import PigRules
 from dicelab.supersix.rules import SuperSixRules
-from dicelab.liars import qlearning
+from dicelab.liars import library, qlearning
+from dicelab.liars.duel import Duel, DuelPolicy
 from dicelab.pig import solver as pig
 from dicelab.simpig import equilibrium as simpig_equilibrium
 from dicelab.supersix import solver as supersix
@@ -62,6 +63,30 @@ def _check_pig(sol: pig.PigSolution) -> None:
 
 
 LIARS = LiarsRules(players=2, dice=2)
+DUEL = Duel((1, 1), 4, "none")  # a Liar's Dice duel policy small enough to train in a moment
+
+
+def _duel_policy_cached() -> DuelPolicy:
+    library._policies.clear()  # the in-memory copies sit in front of the disk cache
+    p = library.policy(DUEL)
+    assert p is not None
+    return p
+
+
+def _duel_policy_fresh() -> DuelPolicy:
+    return library._compact(library._train(DUEL))
+
+
+def _half(arrays: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """A policy's arrays as memory keeps them (float16: :func:`dicelab.liars.library._compact`)."""
+    return {k: v.astype(np.float16) if v.dtype.kind == "f" else v for k, v in arrays.items()}
+
+
+def _check_duel_policy(p: DuelPolicy) -> None:
+    # a law: the opener's move with every hand is a probability distribution over the duel's bids
+    for hand in DUEL.hands(0)[0]:
+        probs = p.action_probabilities(0, hand, [])
+        assert sum(probs.values()) == pytest.approx(1.0, abs=1e-9) and min(probs.values()) >= 0
 
 
 @dataclass(frozen=True)
@@ -72,6 +97,7 @@ class Kind:
     fresh: Callable[[], Any]
     to_arrays: Callable[[Any], tuple[dict[str, np.ndarray], dict[str, Any]]]
     check: Callable[[Any], None]
+    stored: Callable[[dict[str, np.ndarray]], dict[str, np.ndarray]] = lambda a: a  # as the value holds them
 
 
 KINDS = [
@@ -87,6 +113,8 @@ KINDS = [
     Kind("liars-agent", qlearning.TABLE_KIND, lambda: qlearning.cached_agent(LIARS, games=300, seed=0),
          lambda: qlearning.train(LIARS, games=300, seed=0).agent, qlearning.QAgent.to_arrays,
          lambda agent: None),
+    Kind("liars-duel-policy", library.POLICY_KIND, _duel_policy_cached, _duel_policy_fresh,
+         lambda p: (_half(library._to_arrays(p)[0]), {}), _check_duel_policy, _half),
 ]
 
 
@@ -150,8 +178,33 @@ DAMAGES: dict[str, Callable[[Path, Path], None]] = {
     "arrays of the wrong shape": lambda npz, js: _resave(
         npz, arrays=lambda a: {k: v.ravel()[:1] for k, v in a.items()}),
     "arrays of the wrong dtype": lambda npz, js: _resave(
-        npz, arrays=lambda a: {k: v.astype(np.float32) for k, v in a.items()}),
+        npz, arrays=lambda a: {k: v.astype(np.float16 if v.dtype == np.float32 else np.float32) for k, v in a.items()}),
+    # issue 23: damage that was answered right but left the entry broken
+    "npz is a folder": lambda npz, js: (npz.unlink(), npz.mkdir(), (npz / "x").write_text("x")),
+    "json is a folder": lambda npz, js: (js.unlink(), js.mkdir()),
+    "npz is a dangling link": lambda npz, js: (npz.unlink(), npz.symlink_to(npz.with_name("nowhere"))),
+    "json is a link to itself": lambda npz, js: (js.unlink(), js.symlink_to(js.name)),
+    "json of another entry": lambda npz, js: _other_json(npz, js),
+    "npz holds an extra array": lambda npz, js: _extra_array(npz),
+    "no read permission": lambda npz, js: (_flip_middle(npz), npz.chmod(0)),
 }
+
+
+def _other_json(npz: Path, js: Path) -> None:
+    """A valid JSON of a different table (its checksums do not fit this .npz)."""
+    old = js.read_text()
+    _resave(npz, arrays=lambda a: {k: v[::-1].copy() if v.ndim else v for k, v in a.items()})
+    npz_bytes = npz.read_bytes()
+    js.write_text(old)
+    npz.write_bytes(npz_bytes)
+
+
+def _extra_array(npz: Path) -> None:
+    """An .npz with one more array than its JSON names (written without the store)."""
+    with np.load(npz) as z:
+        arrays = {k: z[k] for k in z.files}
+    with npz.open("wb") as fh:
+        np.savez_compressed(fh, **arrays, extra=np.zeros(3))
 
 
 def entry(cache: Path) -> tuple[Path, Path]:
@@ -185,7 +238,7 @@ def test_damaged_entry_is_reported_replaced_and_recomputed(kind, damage, cache_d
     assert "\n" not in lines[0] and lines[0].startswith(f"dicelab: damaged cache entry {npz}")
     # the damaged files were replaced by a good entry, which the next call reads silently
     arrays, meta = load_table(npz, kind.kind)
-    assert_same_arrays(arrays, fresh_arrays(kind.name))
+    assert_same_arrays(kind.stored(arrays), fresh_arrays(kind.name))
     caplog.clear()
     written = (npz.stat().st_mtime_ns, js.stat().st_mtime_ns)
     again = kind.cached()
@@ -344,3 +397,31 @@ def test_web_lab_creates_an_optimal_game_over_a_damaged_entry(cache_dir, tmp_pat
         assert client.get("/healthz").json()["status"] == "ok"
     assert len(store_lines(caplog)) == 1
     load_table(npz, pig.KIND)  # healed
+
+
+@pytest.mark.parametrize("left", [".npz", ".json"])
+def test_half_a_duel_policy_entry_is_reported_and_removed(left, cache_dir, caplog):
+    # issue 23, item 7: a Liar's Dice policy entry with only its .npz or only its .json was ignored
+    # and never repaired (the other kinds repair it). A size too big to train on demand cannot be
+    # rebuilt inside a request: the half entry is reported once and removed, the size is no longer
+    # offered as available, and a full entry written later is read as usual.
+    from dicelab.liars.duel import uniform_policy
+
+    caplog.set_level(logging.WARNING, logger="dicelab.core.store")
+    big = Duel((2, 2), 6, "ones")
+    assert not library.quick(big)
+    make = lambda: uniform_policy(big, window=library.recipe(big)["window"])  # noqa: E731
+    library._through_cache(big, make)
+    npz, js = library._paths(big)
+    (js if left == ".npz" else npz).unlink()
+    library._policies.discard(library._key(big))
+    caplog.clear()
+    assert library.policy(big) is None and not library.available(big)
+    lines = store_lines(caplog)
+    assert len(lines) == 1 and "damaged cache entry" in lines[0] and "missing" in lines[0], lines
+    assert not npz.exists() and not js.exists()
+    caplog.clear()
+    assert library.policy(big) is None and store_lines(caplog) == []  # reported once: nothing is left
+    library._through_cache(big, make)  # trained again (dicelab liars train-all)
+    library._policies.discard(library._key(big))
+    assert library.available(big) and library.policy(big) is not None and store_lines(caplog) == []

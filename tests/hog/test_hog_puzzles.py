@@ -79,3 +79,36 @@ def test_shipped_hog_puzzles_agree_with_value_iteration():
         thumbs = [t["action"]["dice"] for t in p["thumbs"]]
         assert thumbs == [six, goal_rule]
         assert p["failed"] == sum(t != best for t in thumbs) >= 1
+
+
+def test_shipped_hog_whys_give_the_right_chances():
+    """The sentence's figures from the turn's law enumerated here: the chance to score nothing and
+    the chance to reach what you need this turn, for the best dice count and the rule's; a 'you
+    need only' sentence says how often each reaches it (the reason fewer dice win there)."""
+    import re
+
+    goal = 100
+    laws = {n: turn_law(n) for n in range(1, 11)}
+
+    def reach(n: int, need: int) -> float:
+        return float(sum(laws[n][max(need, 1):], Fraction(0)))
+
+    def pct(x: float | Fraction) -> str:
+        return f"{100 * float(x):.1f}%"
+
+    for p in (p for p in pz.load()["puzzles"] if p["game"] == "hog"):
+        i, j, why = p["position"]["i"], p["position"]["j"], p["why"]
+        n = p["best"]["dice"]
+        other = next(t["action"]["dice"] for t in p["thumbs"] if not t["right"])
+        need = goal - i
+        if m := re.match(r"You need (?:only )?(\d+):", why):
+            assert int(m.group(1)) == need, why
+        if "score nothing just" in why or "scores nothing just" in why:
+            assert f"just {pct(laws[n][0])} of the time against {pct(laws[other][0])} with {other}" in why, why
+        if "reach it this turn" in why and "more often" not in why:
+            assert f"reach it this turn {pct(reach(n, need))} of the time against {pct(reach(other, need))}" in why
+        if why.startswith("You need only"):
+            assert reach(n, need) >= reach(other, need)
+            assert f"more often ({pct(reach(n, need))} against {pct(reach(other, need))})" in why, why
+        if m := re.search(r"trail by (\d+)", why):
+            assert int(m.group(1)) == j - i, why

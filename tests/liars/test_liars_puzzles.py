@@ -107,3 +107,27 @@ def test_shipped_liars_puzzles_agree_with_brute_force_over_the_bid_tree():
             assert stored[key] == pytest.approx(v, abs=1e-6), (p["id"], key)
         checked += 1
     assert checked >= 8
+
+
+def test_shipped_liars_whys_count_right():
+    """The sentence's facts: the dice you hold of the bid's face, the ones still needed among the
+    opponent's hidden dice, and the chance the bid holds, which is the chance a call loses (the
+    caller wins the round exactly when the bid does not hold)."""
+    import re
+
+    words = {"ones": 1, "twos": 2, "threes": 3, "fours": 4, "fives": 5, "sixes": 6,
+             "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
+    for p in (p for p in pz.load()["puzzles"] if p["game"] == "liars"):
+        hand, why = p["position"]["hand"], p["why"]
+        hidden = p["rules"]["dice"][1 - p["position"]["seat"]]
+        call = next((m["value"] for m in p["moves"] if m["action"] == "call"), None)
+        if m := re.match(r"(\d+) (\w+) needs (\d+) of them among the opponent's (\d+) hidden dic?e? ?\(you hold (\d+)\)",
+                         why.replace("die (", "dice (")):
+            q, face = int(m.group(1)), words[m.group(2)]
+            own = count(hand, face)
+            assert (int(m.group(3)), int(m.group(4)), int(m.group(5))) == (q - own, hidden, own), why
+        if m := re.match(r"You hold (\d+) of the (\w+) yourself, so (\d+) (\w+) cannot be a lie", why):
+            own = count(hand, words[m.group(2)])
+            assert int(m.group(1)) == own >= int(m.group(3)), why
+        if m := re.search(r"(\d+\.\d)% likely|holds (\d+\.\d)% of the time", why):
+            assert call is not None and float(m.group(1) or m.group(2)) == pytest.approx(100 * (1 - call), abs=0.051), why

@@ -10,6 +10,10 @@ Pig-to-100 puzzles against Neller & Presser's layered value iteration in plain n
 
 from __future__ import annotations
 
+import re
+from fractions import Fraction
+from itertools import product
+
 import pytest
 
 from dicelab.core import puzzles as pz
@@ -47,6 +51,44 @@ def keep_pace(i: int, j: int, k: int, g: int) -> str:
     return "roll" if k < math.floor(21 * g / 100 + (j - i) / 8 + 0.5) else "hold"
 
 
+def points_of_a_roll(variant: str) -> tuple[Fraction, Fraction]:
+    """(expected points a roll adds, chance it loses the turn total), enumerated face by face:
+    one die (a 1 busts), two dice (a single 1 busts, two 1s reset), a coin (tails busts)."""
+    if variant == "piglet":
+        return Fraction(1, 2), Fraction(1, 2)
+    throws = list(product(range(1, 7), repeat=2 if variant == "two-dice" else 1))
+    gain = sum((Fraction(sum(t), len(throws)) for t in throws if 1 not in t), Fraction(0))
+    lose = Fraction(sum(1 for t in throws if 1 in t), len(throws))
+    return gain, lose
+
+
+def pct(x: float) -> str:
+    return f"{100 * x:.1f}%"
+
+
+def check_why(p: dict, rules: PigRules) -> None:
+    """What the sentence says of points (expected gain of a roll against the turn total at risk)
+    and of the scores is true, and its figures are the moves' values."""
+    i, j, k, g = p["position"]["i"], p["position"]["j"], p["position"]["k"], rules.goal
+    gain, lose = points_of_a_roll(rules.variant)
+    risk = k * lose
+    why = p["why"]
+    claims = {"adds more than": gain > risk, "is likely to cost": gain > risk,
+              "would cost more than another roll": risk > gain, "risks more points than it adds": risk > gain,
+              "risks as many points as it adds": risk == gain, "adds more points than it risks": gain > risk,
+              "adds as many points as it risks": risk == gain}
+    for words, true in claims.items():
+        if words in why:
+            assert true, (p["id"], words, k, gain, lose, why)
+    vals = sorted((m["value"] for m in p["moves"]), reverse=True)
+    assert f"({pct(vals[0])} against {pct(vals[1])})" in why, why
+    for pattern, expect in ((r"trail by (\d+)", j - i - k), (r"puts you on (\d+)", i + k),
+                            (r"puts you (\d+) ahead", i + k - j), (r"needs only (\d+) more", g - j),
+                            (r"Holding on (\d+)", i + k), (r"leave (\d+) to get", g - i - k)):
+        for found in re.findall(pattern, why):
+            assert int(found) == expect, (p["id"], pattern, why)
+
+
 def check_record(p: dict, P, rules: PigRules) -> None:
     i, j, k = p["position"]["i"], p["position"]["j"], p["position"]["k"]
     roll, hold = roll_and_hold(P, rules, i, j, k)
@@ -58,6 +100,7 @@ def check_record(p: dict, P, rules: PigRules) -> None:
     assert thumbs[f"Hold at {HOLD_AT[rules.variant]}"] == ("roll" if k < HOLD_AT[rules.variant] else "hold")
     assert thumbs["Keep pace and end race"] == keep_pace(i, j, k, rules.goal)
     assert p["failed"] == sum(a != best for a in thumbs.values()) >= 1
+    check_why(p, rules)
 
 
 def test_small_goal_puzzles_agree_with_the_reference_value_iteration():
@@ -85,6 +128,15 @@ def test_shipped_puzzles_rules_of_thumb_and_positions():
         thumbs = {t["name"].split(" (")[0]: t["action"] for t in p["thumbs"]}
         assert thumbs[f"Hold at {HOLD_AT[rules.variant]}"] == ("roll" if k < HOLD_AT[rules.variant] else "hold")
         assert thumbs["Keep pace and end race"] == keep_pace(i, j, k, rules.goal)
+        check_why(p, rules)
+
+
+def test_points_of_a_roll_by_hand():
+    """The law behind the sentences: one die adds 20/6 and risks 1/6 of the turn total, two dice
+    200/36 and 11/36, a coin 1/2 and 1/2 (so the break-even turn totals are 20, 200/11 and 1)."""
+    assert points_of_a_roll("standard") == (Fraction(20, 6), Fraction(1, 6))
+    assert points_of_a_roll("two-dice") == (Fraction(200, 36), Fraction(11, 36))
+    assert points_of_a_roll("piglet") == (Fraction(1, 2), Fraction(1, 2))
 
 
 @pytest.mark.slow

@@ -60,3 +60,30 @@ def test_shipped_simpig_puzzles_agree_with_the_equilibrium_values():
         offered = sorted(m["action"]["target"] for m in p["moves"])
         assert offered == sorted({k_best, *thumbs})
         assert p["failed"] == sum(t != k_best for t in thumbs) >= 1
+
+
+def test_shipped_simpig_whys_say_who_needs_what():
+    """The sentence's facts: the points each player needs, 'the opponent needs only' only when they
+    need no more than you, and the chance a target comes home in one turn (rolling 2 to 6 until
+    the target, a 1 ends the turn with nothing), by a recursion in fractions written here."""
+    import re
+    from functools import lru_cache
+
+    def home(k: int) -> Fraction:
+        @lru_cache(maxsize=None)
+        def f(t: int) -> Fraction:
+            return Fraction(1) if t >= k else sum((f(t + d) for d in range(2, 7)), Fraction(0)) / 6
+        return f(0)
+
+    for p in (p for p in pz.load()["puzzles"] if p["game"] == "simpig"):
+        i, j, why = p["position"]["i"], p["position"]["j"], p["why"]
+        need, their = GOAL - i, GOAL - j
+        k = p["best"]["target"]
+        if m := re.search(r"opponent needs only (\d+)", why):
+            assert int(m.group(1)) == their <= need, why
+        if m := re.match(r"You need (\d+) and the opponent (\d+)", why):
+            assert (int(m.group(1)), int(m.group(2))) == (need, their), why
+        if m := re.search(r"(?:succeeds only|comes home|still comes home) (\d+\.\d)% of the time", why):
+            assert m.group(1) == f"{100 * float(home(k)):.1f}", why
+        if m := re.search(r"(Behind|Ahead) by (\d+)", why):
+            assert int(m.group(2)) == abs(i - j) and (m.group(1) == "Ahead") == (i > j), why

@@ -60,3 +60,29 @@ def test_shipped_supersix_puzzles_agree_with_value_iteration():
         assert [t["action"] for t in p["thumbs"]] == [odds, chase]
         assert sum(1 for t in p["thumbs"] if t["action"] != best) == p["failed"] >= 1
         assert sum(p["board"][0]["filled"]) == lid
+
+
+def test_shipped_supersix_whys_say_what_the_position_is():
+    """The sentence's facts: who is behind (more sticks left), faces counted on the lid (a throw
+    places a stick on the empty pits and the hole, takes one back on a filled pit), the figures
+    the moves' values."""
+    import re
+
+    shipped = [p for p in pz.load()["puzzles"] if p["game"] == "supersix"]
+    for p in shipped:
+        lid, own, opp = (p["position"][k] for k in ("lid", "own", "opp"))
+        why = p["why"]
+        vals = sorted((m["value"] for m in p["moves"]), reverse=True)
+        assert f"({100 * vals[0]:.1f}% against {100 * vals[1]:.1f}%)" in why, why
+        if "Even behind" in why:
+            assert own > opp, why
+        if "is ahead" in why:
+            assert opp < own, why
+        if "level with you" in why:
+            assert opp == own, why
+        if "your last stick" in why:
+            assert own == 1, why
+            assert int(re.search(r"(\d) faces of 6 win", why).group(1)) == (5 - lid) + 1, why
+        for n in re.findall(r"(\d) faces of 6 take a stick back|\((\d) in 6 to take a stick back", why):
+            assert int(n[0] or n[1]) == lid, why
+        assert "full lid" not in why or lid == 5, why

@@ -11,7 +11,6 @@ and share paths all answering.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest

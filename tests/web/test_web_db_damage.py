@@ -15,6 +15,7 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -174,3 +175,122 @@ def test_healthz_finds_damage_by_itself(tmp_path: Path) -> None:
         h = c.get("/healthz")
         assert h.status_code == 503 and h.json()["status"] == "damaged", h.text
         assert "\n" not in h.json()["detail"]
+
+
+# ------------------------------------------------------------- issue 23, item 5: damage while running
+def random_bytes_in_data_pages(path: Path, table: str = "moves", seed: int = 23) -> None:
+    """Random bytes (a fixed seed) over the middle half of every page of ``table`` but its root:
+    data pages no request reads while only new games are played."""
+    import random
+
+    rng = random.Random(seed)
+    size, root = page_of(path, table)
+    with sqlite3.connect(path) as con:
+        pages = [p for (p,) in con.execute("SELECT pageno FROM dbstat WHERE name = ? AND pageno != ?",
+                                           (table, root))] if _has_dbstat(con) else []
+    pages = pages or [root]
+    with open(path, "r+b") as f:
+        for p in pages:
+            f.seek((p - 1) * size + size // 4)
+            f.write(bytes(rng.randrange(256) for _ in range(size // 2)))
+
+
+def _has_dbstat(con: sqlite3.Connection) -> bool:
+    try:
+        con.execute("SELECT 1 FROM dbstat LIMIT 1")
+        return True
+    except sqlite3.OperationalError:
+        return False
+
+
+def files_of(path: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in path.parent.glob(path.name + "*") if p.is_file()}
+
+
+def test_damage_while_running_is_found_answered_503_and_never_written(tmp_path: Path) -> None:
+    # random bytes in data pages: 61 requests still succeeded, /healthz said ok, and a clean
+    # shutdown wrote the pending changes into the damaged file
+    path = tmp_path / "live.sqlite"
+    app = create_app(f"sqlite:///{path}", warm=False, check_every=0.1)
+    with TestClient(app) as c:
+        games = play_games(c, 3)
+        checkpoint(path)
+        random_bytes_in_data_pages(path)
+        r = c.post("/api/games", json={"goal": 20, "opponent": "hold:10"})  # a change pending in the WAL
+        deadline = time.monotonic() + 30
+        while app.state.damaged is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        h = c.get("/healthz")
+        assert h.status_code == 503 and h.json()["status"] == "damaged", h.text
+        assert "\n" not in h.json()["detail"] and "damaged" in h.json()["detail"]
+        found = files_of(path)
+        for _ in range(5):  # every database request now: 503 with the one line, nothing read or written
+            one_line_503(c.post("/api/games", json={"goal": 20, "opponent": "hold:10"}))
+            one_line_503(c.get(f"/api/games/{games[0][0]}", headers=games[0][1]))
+            one_line_503(c.post(f"/api/games/{games[1][0]}/moves", json={"action": "roll", "expected_move": 0},
+                                headers=games[1][1]))
+        time.sleep(1.5)  # the WAL checkpoint thread's period: it must not run either
+        assert files_of(path) == found
+    assert files_of(path) == found, "the clean shutdown wrote into the damaged file"
+    assert r.status_code in (201, 503)
+
+
+def test_a_closing_connection_leaves_the_wal_alone(tmp_path: Path) -> None:
+    # what keeps the shutdown from writing: no checkpoint when the last connection closes
+    from dicelab.web.db import no_checkpoint_on_close
+
+    path = tmp_path / "wal.sqlite"
+    con = sqlite3.connect(path)
+    con.execute("PRAGMA journal_mode=WAL")
+    assert no_checkpoint_on_close(con)
+    con.execute("CREATE TABLE t (x)")
+    con.execute("INSERT INTO t VALUES (1)")
+    con.commit()
+    before = path.read_bytes()
+    con.close()
+    assert path.read_bytes() == before and Path(str(path) + "-wal").stat().st_size > 0
+    with sqlite3.connect(path) as again:  # the WAL is the database's own: nothing is lost
+        assert again.execute("SELECT x FROM t").fetchall() == [(1,)]
+
+
+def test_an_unexplained_database_error_makes_the_lab_check_its_file(tmp_path: Path, monkeypatch) -> None:
+    import dicelab.web.service as service
+
+    path = tmp_path / "live.sqlite"
+    app = create_app(f"sqlite:///{path}", warm=False, check_every=3600)  # no background check here
+    with TestClient(app, raise_server_exceptions=False) as c:
+        games = play_games(c, 2)
+        checkpoint(path)
+        random_bytes_in_data_pages(path)
+
+        def odd(*args, **kwargs):
+            raise sqlite3.OperationalError("an odd error")  # says nothing about damage
+
+        monkeypatch.setattr(service, "load", odd)
+        one_line_503(c.get(f"/api/games/{games[0][0]}", headers=games[0][1]))
+        assert c.get("/healthz").json()["status"] == "damaged"
+
+
+def test_a_sound_file_after_an_unexplained_error_is_500_not_damage(tmp_path: Path, monkeypatch) -> None:
+    import dicelab.web.service as service
+
+    def odd(*args, **kwargs):
+        raise sqlite3.OperationalError("an odd error")
+
+    app = create_app(f"sqlite:///{tmp_path / 'ok.sqlite'}", warm=False, check_every=3600)
+    with TestClient(app, raise_server_exceptions=False) as c:
+        games = play_games(c, 1)
+        monkeypatch.setattr(service, "load", odd)
+        assert c.get(f"/api/games/{games[0][0]}", headers=games[0][1]).status_code == 500
+        assert c.get("/healthz").json()["status"] == "ok"
+
+
+def test_proc_version_is_one_true_line(tmp_path: Path) -> None:
+    # `--db sqlite:////proc/version` said falsely that the file "is empty ... treating it as a new
+    # database", then a second line
+    if not Path("/proc/version").is_file():
+        pytest.skip("no /proc/version here")
+    res = serve(Path("/proc/version"))
+    lines = res.stderr.strip().splitlines()
+    assert res.returncode == 2 and len(lines) == 1, res.stderr
+    assert "empty" not in lines[0] and ("not a database" in lines[0] or "unable to open" in lines[0]), lines

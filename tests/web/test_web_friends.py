@@ -431,6 +431,48 @@ def test_secret_choices_racing_in_threads_each_counts_once(client, db_url):
         assert sql(db_url, "select version, stamp from games where id=:g", g=gid) == [(3, 2)]
 
 
+def test_two_people_asking_a_rematch_at_once_make_one_game(client, db_url):
+    """Both people press Rematch together (two threads, their own sessions, past the server's lock):
+    exactly one new game is made, and each finds their own seat in it."""
+    import dicelab.web.people as people
+    import dicelab.web.service as service
+
+    app = client.app
+    for _ in range(3):
+        gid, j, (a, b) = new(client, game="pig", goal=2, people=2)
+        st = j["state"]
+        while st["status"] == "playing":
+            h = (a, b)[st["to_move"][0]]
+            st = client.post(f"/api/games/{gid}/moves", json={"action": "roll", "expected_move": st["version"]},
+                             headers=h).json()["state"]
+        (before,), = sql(db_url, "select count(*) from games")
+        start = threading.Barrier(2)
+        got: dict[int, Any] = {}
+
+        def ask(seat: int, h: dict[str, str]) -> None:
+            with app.state.sessions() as db:
+                g = service.load(db, gid, h["X-Game-Token"])
+                start.wait()
+                try:
+                    r = people.rematch(db, g)
+                    got[seat] = (r.id, service.viewer(r))
+                except Exception as exc:  # noqa: BLE001 - reported by the assertion below
+                    got[seat] = repr(exc)
+
+        threads = [threading.Thread(target=ask, args=(s, h)) for s, h in ((0, a), (1, b))]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(60)
+        assert isinstance(got[0], tuple) and isinstance(got[1], tuple), got
+        assert got[0][0] == got[1][0] != gid and {got[0][1], got[1][1]} == {0, 1}, got
+        assert sql(db_url, "select count(*) from games") == [(before + 1,)]
+        assert sql(db_url, "select rematch_id from games where id=:g", g=gid) == [(got[0][0],)]
+        assert sql(db_url, "select count(*) from seats where game_id=:g", g=got[0][0]) == [(2,)]
+
+
+@pytest.mark.slow  # two server starts and 15 s of traffic per database: in `make test-all`; the quick suite keeps
+# tests/web/test_web_durability.py (moves against bots, written by the same gamecore.commit_move)
 def test_sigkill_keeps_every_acknowledged_move_of_two_people(server_factory, db_url):
     """Two-person games (Pig, and simultaneous Pig whose first choice waits secret) played by one
     thread per person against a real server, SIGKILLed in the middle: every acknowledged move and

@@ -1,5 +1,6 @@
 """Two people in two browsers (two Playwright contexts: nothing shared, as two machines) play whole
-games with each other (issue 22): Pig, simultaneous Pig and Liar's Dice with two people and a bot.
+games with each other (issue 22): Pig, simultaneous Pig and Liar's Dice with two people and a bot,
+Hog and Super Six. One lab server (SQLite) and one browser serve the whole module.
 
 The creator ticks "me and a friend" on the setup form, the friend opens the seat link the board
 shows, and each plays when its page offers a move; the other's moves arrive without a reload (the
@@ -22,6 +23,19 @@ import pytest
 from dicelab.liars.rules import Bid, LiarsGame, LiarsRules
 
 pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    """One ``dicelab serve`` for the module's games (each test starts its own games in it)."""
+    from tests.web.conftest import Server
+
+    d = tmp_path_factory.mktemp("friends")
+    server = Server(f"sqlite:///{d / 'lab.sqlite'}", d / "server.log")
+    server.db = d / "lab.sqlite"
+    server.start()
+    yield server
+    server.stop()
 
 INSTANT = "localStorage.setItem('dicelab-reveal-ms', '0')"
 # every JSON answer the page reads (the API's and the event stream's updates), kept for the test
@@ -80,7 +94,7 @@ def start_with_friend(browser, server, game: str, fill: dict[str, str], people: 
     cb, b, eb = open_page(browser, link)
     b.wait_for_selector("#board:not([hidden])")
     assert "seat=" not in b.evaluate("location.hash")  # the token does not stay in the address
-    return (ca, a, ea), (cb, b, eb)
+    return (ca, a, ea), (cb, b, eb), link
 
 
 def my_seat(page) -> int:
@@ -105,13 +119,20 @@ def turn_of(pages, control: str, timeout: float = 20.0):
     raise AssertionError("no page offers a move")
 
 
-def test_two_people_play_pig(browser, server_factory, tmp_path):
-    server = server_factory(f"sqlite:///{tmp_path / 'pig.sqlite'}")
-    server.start()
-    (ca, a, ea), (cb, b, eb) = start_with_friend(browser, server, "pig", {"#goal": "20"})
+def test_two_people_play_pig(browser, lab):
+    server = lab
+    (ca, a, ea), (cb, b, eb), link = start_with_friend(browser, server, "pig", {"#goal": "20"})
     a.wait_for_selector("#people-list li[data-seat='1']:has-text('joined')")  # the creator sees the friend arrive
-    moves = 0
+    seat_b = my_seat(b)
+    moves, back = 0, False
     while a.get_attribute("#status", "data-state") != "finished":
+        if moves >= 4 and not back:
+            back = True  # the friend closes the tab, and comes back through the seat link in a new browser
+            cb.close()
+            assert not eb, eb
+            (cb, b, eb) = open_page(browser, link)
+            b.wait_for_selector("#board:not([hidden])")
+            assert my_seat(b) == seat_b and "Your friend" in b.inner_text("#people-list")
         page = turn_of((a, b), "#roll")
         if page is None:
             continue
@@ -187,11 +208,9 @@ def check_liars_page(page, seat: int, game: LiarsGame, updates: list[Any]) -> No
         assert sorted(shown) == sorted(live[seat]) or not shown
 
 
-def test_two_people_and_a_bot_play_liars_dice(browser, server_factory, tmp_path):
-    db = tmp_path / "liars.sqlite"
-    server = server_factory(f"sqlite:///{db}")
-    server.start()
-    (ca, a, ea), (cb, b, eb) = start_with_friend(browser, server, "liars",
+def test_two_people_and_a_bot_play_liars_dice(browser, lab):
+    server, db = lab, lab.db
+    (ca, a, ea), (cb, b, eb), _ = start_with_friend(browser, server, "liars",
                                                  {"#players": "3", "#dice": "1", "#opponent": "random"})
     gid = a.evaluate("location.hash.slice(1)").split(".")[0]  # the address: #<share id> = <id>.<signature>
     seat_of = {id(p): my_seat(p) for p in (a, b)}
@@ -224,10 +243,9 @@ def test_two_people_and_a_bot_play_liars_dice(browser, server_factory, tmp_path)
     cb.close()
 
 
-def test_two_people_play_simultaneous_pig_with_secret_targets(browser, server_factory, tmp_path):
-    server = server_factory(f"sqlite:///{tmp_path / 'simpig.sqlite'}")
-    server.start()
-    (ca, a, ea), (cb, b, eb) = start_with_friend(browser, server, "simpig", {"#goal": "20", "#players": "2"})
+def test_two_people_play_simultaneous_pig_with_secret_targets(browser, lab):
+    server = lab
+    (ca, a, ea), (cb, b, eb), _ = start_with_friend(browser, server, "simpig", {"#goal": "20", "#players": "2"})
     turns = 0
     while a.get_attribute("#status", "data-state") != "finished":
         a.wait_for_selector("#go[aria-disabled=false], #status[data-state=finished]")
@@ -261,6 +279,34 @@ def test_two_people_play_simultaneous_pig_with_secret_targets(browser, server_fa
         assert turns < 40
     b.wait_for_selector("#status[data-state=finished]")
     assert {a.inner_text("#status"), b.inner_text("#status")} <= {"You win!", "Your friend wins.", "You share the win!"}
+    assert not ea and not eb, (ea, eb)
+    ca.close()
+    cb.close()
+
+
+@pytest.mark.parametrize("game, fill, control", [
+    ("hog", {".rule[data-rule=goal]": "12", ".rule[data-rule=max_dice]": "3"}, "#action-1"),
+    ("supersix", {"#sticks": "2"}, "#throw"),
+])
+def test_two_people_play_hog_and_super_six(browser, lab, game, fill, control):
+    """The other pages with their own board: the invite block is on the form, only the page of the
+    person to move offers a move, and each sees the other's moves arrive, named as the friend's."""
+    (ca, a, ea), (cb, b, eb), _ = start_with_friend(browser, lab, game, fill)
+    moves = 0
+    while a.get_attribute("#status", "data-state") != "finished":
+        page = turn_of((a, b), control)
+        if page is None:
+            break
+        page.click(control)
+        moves += 1
+        assert moves < 300
+    for p in (a, b):
+        p.wait_for_selector("#status[data-state=finished]")
+    assert {a.inner_text("#status"), b.inner_text("#status")} == {"You win!", "Your friend wins."}
+    # the friend's moves reached each page live: in its move list, under the friend's name
+    for p in (a, b):
+        assert re.search(r"Your friend (rolled|threw|stopped)", p.inner_text("#log")), p.inner_text("#log")
+        assert "Bot rolled" not in p.inner_text("#log") and "Bot threw" not in p.inner_text("#log")
     assert not ea and not eb, (ea, eb)
     ca.close()
     cb.close()

@@ -51,7 +51,11 @@ def test_bad_input_is_a_sentence(client):
 
 def test_pages_and_the_start_page_card(client):
     pid = next(iter(SHIPPED))
-    assert client.get("/puzzles").status_code == 200
+    listing = client.get("/puzzles")
+    assert listing.status_code == 200
+    # the list names puzzles in words (setting and number), not by the id's hash
+    assert "Pig to 100, puzzle 1</a>" in listing.text
+    assert not any(f">Puzzle {pid.split('-')[-1]}<" in listing.text for pid in SHIPPED)
     page = client.get(f"/puzzles/{pid}")
     assert page.status_code == 200 and f'data-id="{pid}"' in page.text
     missing = client.get("/puzzles/nope")

@@ -89,6 +89,8 @@ def test_solve_puzzles_in_the_browser(browser, server_factory):
     today = pz.of_the_day(SHIPPED, datetime.now(timezone.utc).date())
     page.goto(server.url + "/")
     assert today["question"] in page.inner_text(".daily-puzzle")
+    # the card is styled on the start page too (its rule is in lab.css, not only in puzzles.css)
+    assert page.eval_on_selector(".daily-puzzle", "e => getComputedStyle(e).borderLeftWidth") == "5px"
     page.click("#daily-link")
     page.wait_for_selector(READY, state="attached")
     assert page.url.endswith("/puzzles/" + today["id"]) and page.inner_text("#question") == today["question"]

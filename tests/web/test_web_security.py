@@ -14,9 +14,12 @@ from pathlib import Path
 import httpx
 import pyarrow.parquet as pq
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from fastapi.testclient import TestClient
 
 from dicelab.web.app import create_app
+from tests.web.conftest import free_port
 
 STUDY_URLS = ("/export/games.csv", "/export/moves.parquet", "/export/turns.csv", "/api/analysis",
               "/analysis/plot/average.png", "/analysis")
@@ -58,7 +61,11 @@ def test_an_app_without_a_key_keeps_the_study_closed(db_url):
         assert c.get("/export/games.csv", headers={"X-Admin-Key": "None"}).status_code == 403
 
 
-LABELS = ['=HYPERLINK("http://x")', "@SUM(1)", "+1+1", "-2+3", "\tTAB", "\rCR", "plain label", "a=b"]
+LABELS = ['=HYPERLINK("http://x")', "@SUM(1)", "+1+1", "-2+3", "\tTAB", "\rCR",
+          # issue 23, item 8: what a spreadsheet may still evaluate past the six ASCII leaders
+          " =1+1", "\n=1+1", "＝1+1", "＋1", "－1", "＠SUM(1)", "\u00a0=1", "\u200b=1", "\ufeff@x", "﹦1", "\u22121",
+          "plain label", "a=b", " plain", "１+1"]
+SAFE = 4  # the last four are text
 
 
 def test_csv_export_neutralises_formula_cells(client, admin):
@@ -70,7 +77,7 @@ def test_csv_export_neutralises_formula_cells(client, admin):
     rows = list(csv.DictReader(io.StringIO(text)))
     shown = sorted(r["participant"] for r in rows)
     # OWASP: a text cell that starts with = + - @ tab or CR gets a leading single quote
-    expected = sorted(["'" + lab for lab in LABELS[:6]] + LABELS[6:])
+    expected = sorted(["'" + lab for lab in LABELS[:-SAFE]] + LABELS[-SAFE:])
     assert shown == expected
     assert text.count(',"[""hold:10""]",0,false,"playing",0,0,,0,') == len(LABELS)  # numbers stay bare numbers
     # Parquet is data, not a spreadsheet: the labels as typed
@@ -135,25 +142,32 @@ def test_templates_have_no_inline_script_or_handlers():
         assert "javascript:" not in html.lower(), path.name
 
 
-@pytest.mark.parametrize("bind, host, code", [
-    ("127.0.0.1", "127.0.0.1:8000", 200),
-    ("127.0.0.1", "localhost", 200),
-    ("127.0.0.1", "LOCALHOST:1", 200),
-    ("127.0.0.1", "127.8.9.10:8000", 200),
-    ("127.0.0.1", "[::1]:8000", 200),
-    ("localhost", "127.0.0.1", 200),
-    ("::1", "[::1]", 200),
-    ("127.0.0.1", "evil.example", 400),
-    ("127.0.0.1", "evil.example:8000", 400),
-    ("127.0.0.1", "localhost.evil.example", 400),
-    ("127.0.0.1", "127.0.0.1.nip.io", 400),
-    ("127.0.0.1", "10.0.0.1", 400),
-    ("::1", "[::2]:80", 400),
-    ("0.0.0.0", "evil.example", 200),   # listening on the network: any Host
-    (None, "testserver", 200),           # the in-process test client
+@pytest.mark.parametrize("bind, allow, host, code", [
+    ("127.0.0.1", None, "127.0.0.1:8000", 200),
+    ("127.0.0.1", None, "localhost", 200),
+    ("127.0.0.1", None, "LOCALHOST:1", 200),
+    ("127.0.0.1", None, "127.8.9.10:8000", 200),
+    ("127.0.0.1", None, "[::1]:8000", 200),
+    ("localhost", None, "127.0.0.1", 200),
+    ("::1", None, "[::1]", 200),
+    ("127.0.0.1", None, "evil.example", 400),
+    ("127.0.0.1", None, "evil.example:8000", 400),
+    ("127.0.0.1", None, "localhost.evil.example", 400),
+    ("127.0.0.1", None, "127.0.0.1.nip.io", 400),
+    ("127.0.0.1", None, "10.0.0.1", 400),
+    ("::1", None, "[::2]:80", 400),
+    ("0.0.0.0", ["lab.example"], "lab.example:8000", 200),  # on the network: the names allowed
+    ("0.0.0.0", ["lab.example"], "LAB.example", 200),
+    ("0.0.0.0", ["lab.example"], "localhost", 200),
+    ("0.0.0.0", ["lab.example"], "evil.example", 400),
+    ("0.0.0.0", ["lab.example"], "", 400),
+    ("192.0.2.7", None, "192.0.2.7:8000", 200),  # a bound address names itself
+    ("192.0.2.7", None, "evil.example", 400),
+    ("0.0.0.0", ["*"], "evil.example", 200),  # explicitly any Host (behind a checking proxy)
+    (None, None, "testserver", 200),           # the in-process test client
 ])
-def test_host_header_check_on_loopback(db_url, bind, host, code):
-    with TestClient(create_app(db_url, warm=False, bind_host=bind)) as c:
+def test_host_header_check(db_url, bind, allow, host, code):
+    with TestClient(create_app(db_url, warm=False, bind_host=bind, allow_hosts=allow)) as c:
         r = c.get("/healthz", headers={"Host": host})
     assert r.status_code == code, r.text
     if code == 400:
@@ -190,14 +204,19 @@ def test_serve_generates_and_prints_a_key_and_guards_the_host(server_factory):
 
 @pytest.mark.parametrize("how", ["option", "env", "generated"])
 def test_serve_passes_the_key_and_the_bind_address(how, monkeypatch, capsys, db_url):
-    import uvicorn
-
+    from dicelab.cli import serve
     from dicelab.cli.main import main
 
     started = {}
-    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: started.update(app=app, **kw))
+
+    def run_server(app, sock, port):
+        started.update(app=app, address=sock.getsockname(), port=port)
+        sock.close()
+
+    monkeypatch.setattr(serve, "run_server", run_server)
     monkeypatch.delenv("DICELAB_ADMIN_KEY", raising=False)
-    args = ["serve", "--db", db_url, "--no-warm", "--port", "8123"]
+    port = free_port()
+    args = ["serve", "--db", db_url, "--no-warm", "--port", str(port)]
     if how == "option":
         args += ["--admin-key", "given-by-option-1"]
     elif how == "env":
@@ -205,16 +224,17 @@ def test_serve_passes_the_key_and_the_bind_address(how, monkeypatch, capsys, db_
     with pytest.raises(SystemExit) as done:
         main(args)
     assert done.value.code == 0
+    assert started["address"] == ("127.0.0.1", port) and started["port"] == port
     key = started["app"].state.admin_key
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 2 and "http://127.0.0.1:8123/" in err[0] and "researcher key" in err[1]
+    assert len(err) == 2 and f"http://127.0.0.1:{port}/" in err[0] and "researcher key" in err[1]
     if how == "generated":
         assert err[1].endswith(" " + key) and len(key) >= 24
     else:
         assert key == {"option": "given-by-option-1", "env": "given-by-env-123"}[how] and key not in err[1]
     with TestClient(started["app"]) as c:  # bound to 127.0.0.1: only loopback Host names
         assert c.get("/healthz", headers={"Host": "evil.example"}).status_code == 400
-        assert c.get("/api/analysis", headers={"Host": "localhost:8123", "X-Admin-Key": key}).status_code == 200
+        assert c.get("/api/analysis", headers={"Host": f"localhost:{port}", "X-Admin-Key": key}).status_code == 200
 
 
 @pytest.mark.parametrize("key", ["", "short", "has space inside", "x" * 201])
@@ -226,3 +246,33 @@ def test_serve_rejects_a_bad_admin_key(key, capsys):
     assert e.value.code == 2
     err = capsys.readouterr().err.strip()
     assert "researcher key" in err and "\n" not in err
+
+
+def _evaluated_by_a_spreadsheet(cell: str) -> bool:
+    """The reference, written out slowly: a spreadsheet trims blanks, line breaks, control and
+    invisible characters, folds full-width and small forms to ASCII (NFKC), and then reads a cell
+    that starts with = + - @ (or the minus sign) as a formula; a tab, CR or LF first is a leader of
+    its own (OWASP)."""
+    import unicodedata
+
+    if cell[:1] in ("\t", "\r", "\n"):
+        return True
+    rest = cell
+    while rest and (rest[0].isspace() or unicodedata.category(rest[0]) in ("Cc", "Cf", "Zs", "Zl", "Zp")):
+        rest = rest[1:]
+    first = unicodedata.normalize("NFKC", rest[:1])[:1]
+    return first in ("=", "+", "-", "@", "\u2212") and first != ""
+
+
+@settings(max_examples=2000, deadline=None)
+@given(cell=st.text(alphabet=st.one_of(
+    st.sampled_from(list("=+-@\t\r\n \u00a0\u200b\ufeff\u202e\u3000＝＋－＠﹦﹢﹣﹫\u2212'\"a1,")),
+    st.characters()), max_size=8))
+def test_csv_defusing_is_exactly_what_a_spreadsheet_would_evaluate(cell):
+    from dicelab.web.study import _defuse
+
+    out = _defuse(cell)
+    if _evaluated_by_a_spreadsheet(cell):
+        assert out == "'" + cell  # prefixed: shown as text, nothing lost
+    else:
+        assert out == cell  # left as typed

@@ -16,9 +16,15 @@ from typing import Any
 
 import typer
 
+# the submodules by their full names: dicelab.cli (the package) imports this module to run it
+import dicelab.cli.grade as grade
+import dicelab.cli.puzzles as puzzles
+import dicelab.cli.reproduce as reproduce
+import dicelab.cli.serve as serve
+import dicelab.cli.stats as stats
 from dicelab import __version__
-from dicelab.cli import grade, puzzles, reproduce, serve, stats
-from dicelab.core import registry
+from dicelab.core import env, registry
+from dicelab.core.cli import add_levels_command, quiet_stdout
 from dicelab.core.errors import DicelabError
 
 try:  # typer >= 0.22 vendors click
@@ -39,6 +45,7 @@ app = typer.Typer(
 for _game in registry.games():
     _group = _game.cli()
     if _group is not None:
+        add_levels_command(_group, _game)
         app.add_typer(_group, name=_game.name)
 app.add_typer(stats.app, name="stats")
 app.add_typer(puzzles.app, name="puzzles")
@@ -106,6 +113,7 @@ def main(argv: list[str] | None = None) -> None:
     command = _guard_tree(typer.main.get_command(app))
     args = sys.argv[1:] if argv is None else argv
     try:
+        env.check_all()  # every environment variable dicelab reads, before any work
         rv = command.main(args=args, prog_name="dicelab", standalone_mode=False)
     except DicelabError as exc:
         print(f"error: {_one_line(str(exc))}", file=sys.stderr)
@@ -122,6 +130,7 @@ def main(argv: list[str] | None = None) -> None:
         print("aborted", file=sys.stderr)
         sys.exit(1)
     except BrokenPipeError:  # output piped into `head` and the like: stop quietly
+        quiet_stdout()
         sys.exit(0)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

@@ -10,7 +10,6 @@ that keeps solved tables in memory (the games' play modules, the web lab).
 
 from __future__ import annotations
 
-import os
 import sys
 import threading
 from collections import OrderedDict
@@ -144,14 +143,10 @@ DEFAULT_TOTAL_MIB = 552.0  # the sum of every game's cache budgets (tests/core/t
 
 
 def _cache_scale() -> float:
-    raw = os.environ.get("DICELAB_WEB_CACHE_MIB")
-    if not raw:
-        return 1.0
-    try:
-        total = float(raw)
-    except ValueError:
-        return 1.0
-    return max(total, 1.0) / DEFAULT_TOTAL_MIB
+    from dicelab.core import env
+
+    total = env.get("DICELAB_WEB_CACHE_MIB")  # a whole number from 1, or a one-line error
+    return 1.0 if total is None else total / DEFAULT_TOTAL_MIB
 
 
 def cache_stats() -> dict[str, dict[str, Any]]:

@@ -99,8 +99,8 @@ class Check:
 
     @property
     def compared(self) -> bool:
-        """Whether the value was compared (not at a reduced size, and the paper printed one)."""
-        return self.reduced is None and self.paper is not None
+        """Whether the value was compared: the paper printed one, dicelab computed one, at full size."""
+        return self.reduced is None and self.paper is not None and self.ours is not None
 
     @property
     def difference(self) -> float | None:
@@ -127,6 +127,8 @@ class Check:
             return "not compared (quick run)"
         if self.paper is None:
             return "no printed value"
+        if self.ours is None:
+            return "not reproducible"
         return "agrees" if self.agrees else "differs"
 
     def to_dict(self) -> dict[str, Any]:
@@ -216,7 +218,8 @@ class Report:
                  f"Source: {self.source}. Recomputed by `dicelab reproduce {self.doc}"
                  f"{' --quick' if self.quick else ''}` in {self.seconds:.0f} s: {n['checks']} printed values, "
                  f"{n['agree']} agree, {n['differ']} differ"
-                 + (f", {n['not_compared']} not compared (reduced sizes)." if n["not_compared"] else "."), ""]
+                 + (f", {n['not_compared']} not compared (reduced sizes, or no data to recompute them from)."
+                    if n["not_compared"] else "."), ""]
         if self.quick:
             lines += ["!!! note \"Quick run\"", "    Some parts ran at reduced sizes; their values are not "
                       "compared with the paper. Run without `--quick` for the full report.", ""]

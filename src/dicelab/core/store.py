@@ -19,6 +19,7 @@ import json
 import logging
 import os
 import secrets
+import shutil
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -27,6 +28,7 @@ from typing import Any, TypeVar
 import numpy as np
 import platformdirs
 
+from dicelab.core import env
 from dicelab.core.errors import DicelabError
 
 T = TypeVar("T")
@@ -41,6 +43,10 @@ _unwritable: set[str] = set()  # cache folders already reported as unwritable (o
 def table_paths(path: str | os.PathLike[str]) -> tuple[Path, Path]:
     """The (.npz, .json) pair of a stored table named ``path`` (with or without its suffix)."""
     p = Path(path)
+    if p.name in ("", ".", ".."):  # '', '.', '/', './', '//', '/.', 'x/..': a folder, not a table's name
+        text = os.fspath(path)
+        what = f"{_flat(text)} names a folder" if text.strip() else "the file name is empty"
+        raise DicelabError(f"{what}, not a stored table; give a file name such as policy.npz")
     if p.suffix == ".json":
         p = p.with_suffix(".npz")
     if p.suffix != ".npz":
@@ -262,8 +268,8 @@ def expect_array(arrays: Arrays, name: str, shape: tuple[int, ...], dtype: Any) 
 
 def cache_dir() -> Path:
     """The folder for cached solved tables (``DICELAB_CACHE_DIR`` overrides the user cache)."""
-    env = os.environ.get("DICELAB_CACHE_DIR")
-    root = Path(env) if env else Path(platformdirs.user_cache_dir("dicelab"))
+    given = env.get("DICELAB_CACHE_DIR")  # a folder name, or a one-line error
+    root = Path(given) if given else Path(platformdirs.user_cache_dir("dicelab"))
     root.mkdir(parents=True, exist_ok=True)
     return root
 
@@ -284,12 +290,37 @@ def _report_unwritable(folder: Path | str, exc: BaseException) -> None:
 
 
 def _discard(npz: Path, js: Path, lock: Path) -> None:
+    """Remove both files of a damaged entry, whatever stands there: files, links (dangling or
+    looping) or a folder in a file's place (the rewrite could not replace a folder)."""
     with _locked(lock, exclusive=True):
         for f in (npz, js):
             try:
-                f.unlink(missing_ok=True)
+                if f.is_dir() and not f.is_symlink():
+                    shutil.rmtree(f)
+                else:
+                    f.unlink(missing_ok=True)
             except OSError:
                 pass  # the rewrite below replaces it, or the folder is read-only (reported then)
+
+
+def entry_on_disk(kind: str, params: dict[str, Any]) -> bool:
+    """Whether the cache entry of ``kind`` and ``params`` has both its files (not verified: reading
+    it through :func:`cached` does that). Half an entry, only its ``.npz`` or only its ``.json``
+    (a copy cut short, a file deleted by hand), is damage: reported in one line and removed, so
+    that it is built again like any other damaged entry instead of being ignored for ever."""
+    try:
+        base = cache_dir() / cache_key(kind, params)
+    except OSError:
+        return False
+    npz, js = table_paths(base)
+    have = [f.is_file() for f in (npz, js)]
+    if all(have):
+        return True
+    if any(have) or npz.is_symlink() or js.is_symlink() or npz.is_dir() or js.is_dir():
+        missing = " and ".join(_flat(f.name) for f, ok in zip((npz, js), have, strict=True) if not ok)
+        log.warning("dicelab: damaged cache entry %s (%s missing: a table needs both files); removed", npz, missing)
+        _discard(npz, js, base.with_name(base.name + ".lock"))
+    return False
 
 
 def cached(
@@ -311,7 +342,7 @@ def cached(
     try:
         folder = cache_dir()
     except OSError as exc:
-        _report_unwritable(os.environ.get("DICELAB_CACHE_DIR") or "(user cache)", exc)
+        _report_unwritable(env.get("DICELAB_CACHE_DIR") or "(user cache)", exc)
         return compute()
     base = folder / cache_key(kind, params)
     npz, js = table_paths(base)

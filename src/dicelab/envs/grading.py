@@ -69,23 +69,31 @@ def _legal(actions: np.ndarray, masks: np.ndarray, obs: np.ndarray) -> np.ndarra
     return actions
 
 
-def from_callable(policy: Callable[[dict[str, np.ndarray]], Any]) -> Decide:
+def from_callable(policy: Callable[[dict[str, np.ndarray]], Any], progress: bool = False) -> Decide:
     """Ask a callable one observation at a time."""
+    from dicelab.core.progress import progress_bar
 
     def decide(obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
         obs, masks = obs.copy(), masks.copy()
         obs.flags.writeable = masks.flags.writeable = False  # the policy sees views it cannot change
         out = np.empty(len(obs), np.int64)
-        for r in range(len(obs)):
-            a = policy({"observation": obs[r], "action_mask": masks[r]})
-            try:
-                out[r] = a if type(a) is int else int(np.asarray(a).reshape(-1)[0])
-            except (TypeError, ValueError, IndexError):
-                raise DicelabError(f"the policy must return an action index, got {str(a)[:60]!r} at observation "
-                                   f"{obs[r].tolist()}") from None
+        with progress_bar("asking the policy", total=len(obs), enabled=progress and len(obs) > 50_000) as bar:
+            for r in range(len(obs)):
+                out[r] = _ask(policy, obs, masks, r)
+                if r % 10_000 == 9_999:
+                    bar.advance(10_000)
         return out
 
     return decide
+
+
+def _ask(policy: Callable[[dict[str, np.ndarray]], Any], obs: np.ndarray, masks: np.ndarray, r: int) -> int:
+    a = policy({"observation": obs[r], "action_mask": masks[r]})
+    try:
+        return a if type(a) is int else int(np.asarray(a).reshape(-1)[0])
+    except (TypeError, ValueError, IndexError):
+        raise DicelabError(f"the policy must return an action index, got {str(a)[:60]!r} at observation "
+                           f"{obs[r].tolist()}") from None
 
 
 def from_table(path: Path) -> Decide:
@@ -149,9 +157,8 @@ def load_sb3(path: Path, env: Any, algo: str | None = None) -> Any:
             data = json.loads(z.read("data").decode("utf-8"))
     except (zipfile.BadZipFile, KeyError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise DicelabError(f"{path.name} is not a Stable-Baselines3 model zip ({exc})") from None
-    pc = data.get("policy_class") or {}
-    module = str(pc.get("__module__", "")) if isinstance(pc, dict) else ""
-    guess = next((a for a in SB3_ALGOS if f".{a.lower()}." in module), None)
+    guess = ("DQN" if "exploration_schedule" in data or "target_update_interval" in data
+             else "PPO" if "clip_range" in data else "A2C" if "use_rms_prop" in data else None)
     name = (algo or guess or "").upper()
     require(name in SB3_ALGOS, f"{path.name}: cannot tell the algorithm; give one of {', '.join(SB3_ALGOS)}")
     cls = getattr(sb3, name)
@@ -161,15 +168,24 @@ def load_sb3(path: Path, env: Any, algo: str | None = None) -> Any:
         if not (isinstance(value, dict) and ":serialized:" in value):
             continue
         if key == "observation_space":
-            custom[key] = _matching_space(value, obs_space)
+            custom[key] = _matching_space(value, obs_space, path.name)
         elif key == "action_space":
+            n = str(value.get("n", ""))
+            require(n in ("", str(env.action_space.n)),
+                    f"{path.name} was trained with {n} actions; this environment has {env.action_space.n}")
             custom[key] = env.action_space
         elif key == "policy_class":
-            custom[key] = cls.policy_aliases.get(_policy_alias(value, obs_space), cls.policy_aliases["MlpPolicy"])
+            dict_obs = "Dict" in str(data.get("observation_space", {}).get(":type:", ""))
+            custom[key] = cls.policy_aliases["MultiInputPolicy" if dict_obs else "MlpPolicy"]
         elif key in ("lr_schedule", "exploration_schedule", "clip_range", "clip_range_vf", "learning_rate"):
-            custom[key] = lambda _progress: 0.0
+            custom[key] = _constant
+        elif key == "train_freq":
+            from stable_baselines3.common.type_aliases import TrainFreq, TrainFrequencyUnit
+
+            custom[key] = TrainFreq(1, TrainFrequencyUnit.STEP)
         elif key in ("_last_obs", "_last_original_obs", "_last_episode_starts", "ep_info_buffer",
-                     "ep_success_buffer", "_episode_storage", "replay_buffer_class", "replay_buffer_kwargs"):
+                     "ep_success_buffer", "_episode_storage", "rollout_buffer_class", "rollout_buffer_kwargs",
+                     "replay_buffer_class", "replay_buffer_kwargs", "action_noise"):
             custom[key] = None
         else:
             raise DicelabError(f"{path.name} stores {key!r} as pickled Python, which dicelab does not load")
@@ -181,17 +197,21 @@ def load_sb3(path: Path, env: Any, algo: str | None = None) -> Any:
         raise DicelabError(f"cannot load {path.name} as a {name} model: {type(exc).__name__}: {exc}") from None
 
 
-def _policy_alias(value: dict[str, Any], obs_space: Any) -> str:
-    return "MultiInputPolicy" if "MultiInput" in str(value.get("__name__", "")) + str(value) else "MlpPolicy"
+def _constant(_progress: float) -> float:
+    return 0.0
 
 
-def _matching_space(value: dict[str, Any], obs_space: Any) -> Any:
+def _matching_space(value: dict[str, Any], obs_space: Any, name: str) -> Any:
     """The environment's observation space, or its ``"observation"`` part when the model was trained
-    on the bare vector (as in dicelab's leaderboard wrappers)."""
-    text = str(value.get(":type:", ""))
-    if "Dict" in text:
+    on the bare vector (as in dicelab's leaderboard); refused when the sizes differ."""
+    if "Dict" in str(value.get(":type:", "")):
         return obs_space
-    return obs_space["observation"] if hasattr(obs_space, "spaces") else obs_space
+    vector = obs_space["observation"] if hasattr(obs_space, "spaces") else obs_space
+    got = " ".join(str(value.get("nvec", "")).strip("[]").split())
+    want = " ".join(str(x) for x in np.asarray(vector.nvec).tolist())
+    require(not got or got == want, f"{name} was trained on observations of sizes [{got}]; this environment's "
+                                    f"are [{want}] (other rules?)")
+    return vector
 
 
 def from_sb3(model: Any) -> Decide:
@@ -218,7 +238,7 @@ def from_sb3(model: Any) -> Decide:
     return decide
 
 
-def as_decide(policy: Any, env: Any = None, algo: str | None = None) -> tuple[Decide, str]:
+def as_decide(policy: Any, env: Any = None, algo: str | None = None, progress: bool = False) -> tuple[Decide, str]:
     """``(decide, description)`` for any policy form the module docstring lists."""
     if isinstance(policy, (str, Path)):
         path = Path(policy)
@@ -232,7 +252,7 @@ def as_decide(policy: Any, env: Any = None, algo: str | None = None) -> tuple[De
     if hasattr(policy, "predict") and hasattr(policy, "policy"):
         return from_sb3(policy), f"Stable-Baselines3 {type(policy).__name__}"
     if callable(policy):
-        return from_callable(policy), getattr(policy, "__name__", type(policy).__name__)
+        return from_callable(policy, progress), getattr(policy, "__name__", type(policy).__name__)
     raise DicelabError(f"a policy is a callable, a Stable-Baselines3 model or a policy file, got {type(policy).__name__}")
 
 
@@ -283,8 +303,8 @@ class Grade:
             out = [f"wins {r['win_first']:.2%} moving first and {r['win_second']:.2%} moving second against "
                    f"optimal play (optimal play itself: {r['optimal_first']:.2%} / {r['optimal_second']:.2%})",
                    f"gives away {r['mean_loss']:.3%} win chance per decision on average "
-                   f"({r['first']['decisions_per_game'] + r['second']['decisions_per_game']:.1f} decisions in a game "
-                   f"in each seat)"]
+                   f"({(r['first']['decisions_per_game'] + r['second']['decisions_per_game']) / 2:.1f} decisions "
+                   f"per game)"]
             if r.get("worst_state"):
                 out.append(f"worst decision: {r['worst_loss']:.2%} lost when it {r['worst_state']['text']}")
             return out
@@ -312,7 +332,7 @@ def grade(env_id: str, policy: Any, *, algo: str | None = None, progress: bool =
         name = env_id if "/" in env_id else next(k for k, v in dicelab.envs.ENVIRONMENTS.items()
                                                    if v[4]["game"] == game.name)
         env = gymnasium.make(name, **rule_params).unwrapped
-    decide, description = as_decide(policy, env, algo)
+    decide, description = as_decide(policy, env, algo, progress)
     t0 = time.perf_counter()
     result = play.grade(rules, checked(decide), progress=progress)
     to_dict = getattr(rules, "to_dict", None)

@@ -141,9 +141,14 @@ def why(rules: HogRules, i: int, j: int, best: Move, wrong: list[Thumb]) -> str:
             return (f"You need {need}: {n} dice reach it this turn {_pct(chances[n - 1])} of the time against "
                     f"{_pct(chances[other - 1])} with {other}, and that chance matters more than an "
                     f"average score now.")
+        if chances[n - 1] >= chances[other - 1]:
+            return (f"You need only {need}: {_dice(n)} nothing just {_pct(_zero(rules, n))} of the time against "
+                    f"{_pct(_zero(rules, other))} with {other}, so {'one die reaches' if n == 1 else f'{n} dice reach'} "
+                    f"it this turn more often "
+                    f"({_pct(chances[n - 1])} against {_pct(chances[other - 1])}).")
         return (f"You need only {need}: {_dice(n)} nothing just "
                 f"{_pct(_zero(rules, n))} of the time against {_pct(_zero(rules, other))} with {other}, "
-                f"and a small score is enough.")
+                f"and at these scores that matters more than reaching it this turn.")
     if n < other:
         return (f"You lead by {i - j}: fewer dice give up a little on average but score nothing only "
                 f"{_pct(_zero(rules, n))} of the time ({_pct(_zero(rules, other))} with {other}), so you "

@@ -133,12 +133,11 @@ def _paths(duel: Duel) -> tuple[Any, Any]:
 
 
 def on_disk(duel: Duel) -> bool:
-    """Whether the policy of ``duel`` is in the disk cache (not verified: :func:`policy` does that)."""
-    try:
-        npz, js = _paths(duel)
-    except OSError:
-        return False
-    return npz.is_file() and js.is_file()
+    """Whether the policy of ``duel`` is in the disk cache (not verified: :func:`policy` does that);
+    half an entry is reported and removed (:func:`dicelab.core.store.entry_on_disk`)."""
+    from dicelab.core.store import entry_on_disk
+
+    return entry_on_disk(POLICY_KIND, recipe(duel))
 
 
 def available(duel: Duel) -> bool:

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import matplotlib
-
-matplotlib.use("Agg")
+import dicelab.core.plotting  # noqa: F401  (the Agg backend, unless a notebook already shows figures)
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 

@@ -37,9 +37,7 @@ def ev_threshold(rules: PigRules) -> int:
     >>> ev_threshold(PigRules()), ev_threshold(PigRules(variant="two-dice")), ev_threshold(PigRules(goal=10, variant="piglet"))
     (20, 19, 1)
     """
-    o = rules.outcomes
-    gain = sum((Fraction(d) * p for d, p in o.exact_add), Fraction(0))
-    lose = o.exact_bust + o.exact_reset
+    gain, lose = points_of_a_roll(rules)
     k = 0
     while k * lose < gain:
         k += 1
@@ -104,10 +102,21 @@ def _pct(p: float) -> str:
     return f"{100 * p:.1f}%"
 
 
+def points_of_a_roll(rules: PigRules) -> tuple[Fraction, Fraction]:
+    """(the expected points a roll adds, the chance that it loses the turn total): a roll at turn
+    total ``k`` gains more than it risks on average when ``gain > k * lose``."""
+    o = rules.outcomes
+    return sum((Fraction(d) * p for d, p in o.exact_add), Fraction(0)), o.exact_bust + o.exact_reset
+
+
 def why(rules: PigRules, i: int, j: int, k: int, best: Move, second: Move) -> str:
-    """One plain sentence on why ``best`` is right at ``(i, j, k)``."""
+    """One plain sentence on why ``best`` is right at ``(i, j, k)``.
+
+    What it says of points is true of points (:func:`points_of_a_roll`): where the exact best move
+    goes against the points, the sentence says so, and that the win chance decides."""
     g = rules.goal
     bust = BUST[rules.variant]
+    gain, lose = points_of_a_roll(rules)
     odds = f"({_pct(best.value)} against {_pct(second.value)})"
     if best.action == "roll":
         if 4 * j >= 3 * g:
@@ -116,16 +125,27 @@ def why(rules: PigRules, i: int, j: int, k: int, best: Move, second: Move) -> st
         if j - (i + k) >= g // 5:
             return (f"Even after banking you would trail by {j - i - k}; from this far behind small turns "
                     f"lose slowly, so take the risk and keep rolling {odds}.")
-        return (f"A turn total of {k} is not yet worth stopping for at these scores: another roll adds "
-                f"more than {bust} is likely to cost {odds}.")
+        if gain > k * lose:
+            return (f"A turn total of {k} is not yet worth stopping for at these scores: another roll adds "
+                    f"more than {bust} is likely to cost {odds}.")
+        risks = "as many points as" if gain == k * lose else "more points than"
+        if 5 * (i + k) >= 4 * g:
+            return (f"Holding on {i + k} would still leave {g - i - k} to get next turn; another roll risks "
+                    f"{risks} it adds on average, but the win chance is higher if you go on {odds}.")
+        return (f"With {k} this turn another roll risks {risks} it adds on average, but points are not "
+                f"wins: at {i + k} against {j} more now is worth the risk {odds}.")
     if 5 * (i + k) >= 4 * g:
         return (f"Holding puts you on {i + k}, close enough that any decent turn finishes the game, while "
                 f"{bust} now would throw the {k} away {odds}.")
     if (i + k) - j >= g // 5:
         return (f"Holding puts you {i + k - j} ahead; with that lead, bank it and let the opponent take the "
                 f"risks {odds}.")
-    return (f"With {k} already this turn, {bust} would cost more than another roll is likely to add "
-            f"at these scores: hold {odds}.")
+    if k * lose > gain:
+        return (f"With {k} already this turn, {bust} would cost more than another roll is likely to add "
+                f"at these scores: hold {odds}.")
+    adds = "as many points as" if gain == k * lose else "more points than"
+    return (f"With {k} this turn another roll adds {adds} it risks on average, but points are not wins: "
+            f"at {i + k} against {j} the {k} you have are worth more banked {odds}.")
 
 
 SOURCE = PigPuzzles()

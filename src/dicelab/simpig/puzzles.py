@@ -111,9 +111,12 @@ def why(goal: int, i: int, j: int, best: Move, second: Move) -> str:
     need, their = goal - i, goal - j
     bust = turn_distribution(k, goal)[0][1]
     odds = f"({_pct(best.value)} against {_pct(second.value)} for {second.label.lower()})"
-    if k >= need:
+    if k >= need and their <= need:
         return (f"The opponent needs only {their} and may well finish soon, so aim for all {need} you need "
                 f"at once, though it succeeds only {_pct(1 - bust)} of the time {odds}.")
+    if k >= need:
+        return (f"You need {need} and the opponent {their}: aim for all {need} at once, though it succeeds only "
+                f"{_pct(1 - bust)} of the time; stopping short gives the opponent more turns to catch up {odds}.")
     if k > 25:
         return (f"Behind by {j - i}, a target of 25 will not catch up in time: aim for {k}, which still "
                 f"comes home {_pct(1 - bust)} of the time {odds}." if j > i else

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from dicelab.core import env
 from dicelab.core.errors import DicelabError, require
 from dicelab.simpig.rules import SimPigRules, turn_total_table
 from dicelab.simpig.solver import symmetric_opponents
@@ -35,7 +36,11 @@ from dicelab.simpig.strategies import (
 FORMAT = 1
 MAX_KEYS = 2**31 - 1
 SHARD_KEYS_BUDGET = 2**21  # successor keys a shard may enumerate (bounds a worker's memory)
-CACHE_BYTES = int(os.environ.get("DICELAB_SHARD_CACHE_MB", "1024")) * 2**20
+
+
+def cache_bytes() -> int:
+    """The bytes of column chunks a solve keeps (``DICELAB_SHARD_CACHE_MB``, checked by core.env)."""
+    return env.whole_number("DICELAB_SHARD_CACHE_MB") * 2**20
 
 
 # --------------------------------------------------------------------------------------------
@@ -311,7 +316,7 @@ def _read_rows(group: Any, token: str, layer: int, rows: np.ndarray, chunk_rows:
             block = np.asarray(arr[int(c) * chunk_rows : (int(c) + 1) * chunk_rows])
             _chunk_cache[key] = block
             _cache_bytes += block.nbytes
-            while _cache_bytes > CACHE_BYTES and len(_chunk_cache) > 1:
+            while _cache_bytes > cache_bytes() and len(_chunk_cache) > 1:
                 _, old = _chunk_cache.popitem(last=False)
                 _cache_bytes -= old.nbytes
         else:
@@ -521,7 +526,7 @@ def estimate(
         "states": columns * goal,
         "disk_bytes": columns * goal * 10,  # float64 value + int16 policy, before compression
         "shard_rows": rows,
-        "worker_bytes": rows * goal * per_col * 8 + min(CACHE_BYTES, columns * goal * 8) + index,
+        "worker_bytes": rows * goal * per_col * 8 + min(cache_bytes(), columns * goal * 8) + index,
         "multiply_adds": columns * goal * (goal / 2 + 1) * per_col,
     }
 

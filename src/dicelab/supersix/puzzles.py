@@ -98,15 +98,17 @@ def why(lid: int, own: int, opp: int, best: Move, second: Move) -> str:
     odds = f"({_pct(best.value)} against {_pct(second.value)})"
     if best.action == "throw":
         if own == 1:
-            return (f"With your last stick, {safe} faces of 6 win the game at once; stopping hands the "
-                    f"opponent a fuller lid to throw into {odds}.")
+            return (f"With your last stick, {safe} faces of 6 win the game at once, worth more than leaving "
+                    f"the opponent to throw into this lid {odds}.")
         if lid >= ODDS_STOP:
+            standing = ("is ahead" if opp < own else "is level with you" if opp == own
+                        else f"holds {_sticks(opp - own)} more than you")
             return (f"This throw is risky ({lid} in 6 to take a stick back), but the opponent, with "
-                    f"{_sticks(opp)}, is ahead and stopping leaves them an easy lid; you must push on {odds}.")
+                    f"{_sticks(opp)}, {standing}; you must push on {odds}.")
         return f"{safe} faces of 6 place a stick; the odds still favour throwing {odds}."
     if own > opp:
-        return (f"Even behind, stop: {lid} faces of 6 take a stick back, and a full lid is the opponent's "
-                f"problem on their forced throw {odds}.")
+        return (f"Even behind, stop: {lid} faces of 6 take a stick back, and the filled pits are the "
+                f"opponent's problem on their forced throw {odds}.")
     return (f"Stop: {lid} faces of 6 take a stick back, and the filled pits now make the opponent's forced "
             f"throw risky for them instead {odds}.")
 

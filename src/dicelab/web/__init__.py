@@ -12,7 +12,7 @@ __all__ = ["create_app"]
 
 def create_app(db_url: str | None = None, warm: bool = True, **options):  # noqa: ANN201, ANN003 - FastAPI app
     """Build the FastAPI app on ``db_url`` (see :func:`dicelab.web.app.create_app` for ``options``:
-    ``admin_key``, ``bind_host``)."""
+    ``admin_key``, ``bind_host``, ``allow_hosts``)."""
     from dicelab.web.app import create_app as _create
 
     return _create(db_url, warm=warm, **options)

@@ -39,8 +39,9 @@ Answers: 201/200 on success; 404 for an unknown game, 403 for a wrong token, 409
 or a move in a finished game, 413 for a body over 16 KiB, 422 for malformed JSON or bad values, 400
 for JSON nested too deeply to parse. The study's data (``/export/*``, ``/api/analysis``,
 ``/analysis``, ``/analysis/plot/*``) need the researcher key (header ``X-Admin-Key``): 401 without
-it, 403 for a wrong one. Every answer carries a Content-Security-Policy and no-framing headers;
-bound to loopback, a request whose Host is not a loopback name gets 400 (DNS rebinding).
+it, 403 for a wrong one. Every answer carries a Content-Security-Policy and no-framing headers; a
+request whose Host names neither this machine nor an allowed name (``dicelab serve --allow-host``)
+gets 400 (DNS rebinding), and so does one with two Host headers.
 """
 
 from __future__ import annotations
@@ -68,6 +69,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
 from sqlalchemy.orm import Session
 
 from dicelab import __version__
+from dicelab.core import levels as core_levels
 from dicelab.core import registry
 from dicelab.core.errors import DicelabError, require
 import dicelab.web.explorer as explorer
@@ -79,16 +81,25 @@ import dicelab.web.service as service
 import dicelab.web.study as study
 from dicelab.web.db import (
     DB_ERRORS,
+    DISK_FULL_RETRY_S,
+    MIN_FREE_BYTES,
+    QUICK_CHECK_EVERY_S,
     damage_of,
     default_db_url,
+    final_checkpoint,
+    free_bytes,
+    full_of,
     health_read,
     make_sessionmaker,
     open_database,
     runs_locally,
+    sqlite_damage,
     start_checkpoints,
+    start_quick_checks,
     unavailable_of,
 )
 from dicelab.web.gamecore import Conflict, Forbidden, NotFound, Stale, Unauthorized
+from dicelab.web.ahead import Readiness
 from dicelab.web.limits import Admission, Busy, HeavyPool, cache_stats
 
 HERE = Path(__file__).parent
@@ -299,21 +310,51 @@ def host_name(header: str) -> str:
     return header.rsplit(":", 1)[0] if header.count(":") == 1 else header
 
 
-class LoopbackHost:
-    """ASGI middleware for a lab bound to loopback: 400 unless the Host header names a loopback
-    address (with any port). A web page that rebinds its own domain to 127.0.0.1 (DNS rebinding)
-    still sends its domain as the Host, so it cannot reach the lab."""
+LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
+WILDCARD_HOSTS = ("0.0.0.0", "::")
 
-    def __init__(self, app: Any) -> None:
-        self.app = app
+
+def host_allow_list(bind_host: str | None, allow_hosts: list[str] | None = None) -> frozenset[str] | None:
+    """The Host names the lab answers when it listens on ``bind_host``: this machine's loopback
+    names, the bound address itself, and ``allow_hosts`` (``dicelab serve --allow-host``); None
+    (any Host) for the in-process test client (no ``bind_host``) or with ``"*"`` among them.
+    Listening on every interface (0.0.0.0, ::) needs ``allow_hosts``: without an explicit list any
+    web page could reach the lab through DNS rebinding (a one-line :class:`DicelabError`)."""
+    given = [h.lower() for h in (allow_hosts or [])]
+    if bind_host is None or "*" in given:
+        return None
+    bound = host_name(bind_host).lower()
+    require(bound not in WILDCARD_HOSTS or given,
+            f"listening on every interface ({bind_host}) needs --allow-host with the names or addresses "
+            "clients use to reach the lab (e.g. --allow-host lab.example.org; '*' accepts any Host)")
+    names = {*LOOPBACK_NAMES, *given}
+    if bound not in WILDCARD_HOSTS:
+        names.add(bound)
+    return frozenset(names)
+
+
+class HostCheck:
+    """ASGI middleware: 400 for a request with two Host headers (a proxy and the app could read
+    different ones), and, with an ``allowed`` set, for a Host header that names none of them (with
+    any port; every loopback address counts as ``127.0.0.1``). A web page that rebinds its own
+    domain to the lab's address (DNS rebinding) still sends its domain as the Host, so it cannot
+    reach the lab."""
+
+    def __init__(self, app: Any, allowed: frozenset[str] | None = None) -> None:
+        self.app, self.allowed = app, allowed
 
     async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
         if scope["type"] == "http":
-            host = dict(scope.get("headers", [])).get(b"host", b"").decode("latin-1")
-            if not is_loopback(host_name(host)):
-                await _send_detail(send, 400, "the Host header must name this machine (localhost, 127.0.0.1 or "
-                                              "[::1]) while the lab listens on a loopback address")
+            hosts = [v for k, v in scope.get("headers", []) if k == b"host"]
+            if len(hosts) > 1:
+                await _send_detail(send, 400, "the request has more than one Host header; send one")
                 return
+            if self.allowed is not None:
+                name = host_name(hosts[0].decode("latin-1") if hosts else "").lower()
+                if not (name in self.allowed or ("127.0.0.1" in self.allowed and is_loopback(name))):
+                    await _send_detail(send, 400, "the Host header must name this lab: localhost, 127.0.0.1, "
+                                                  "[::1], its address, or a name given by dicelab serve --allow-host")
+                    return
         await self.app(scope, receive, send)
 
 
@@ -348,6 +389,8 @@ async def run_db(request: Request, fn: Callable[[Session], T], quick: bool = Fal
     runs in a worker thread, at most ``DB_THREADS`` at once.
     """
     sessions = request.app.state.sessions
+    if request.app.state.damaged is not None:  # nothing more is read from or written into it
+        raise DatabaseDamaged(request.app.state.damaged)
 
     def call() -> T:
         with sessions() as db:
@@ -358,11 +401,39 @@ async def run_db(request: Request, fn: Callable[[Session], T], quick: bool = Fal
     return await anyio.to_thread.run_sync(call, limiter=request.app.state.db_limiter)
 
 
+class DatabaseDamaged(Exception):
+    """The database is known to be damaged: every request that would use it gets 503."""
+
+
 def mark_damaged(app: FastAPI, detail: str) -> None:
-    """Remember database damage met by a request: ``/healthz`` reports it until a restart."""
+    """Remember database damage met by a request or the background check: ``/healthz`` reports it,
+    every database request answers 503 and nothing more is written into the file (no checkpoint,
+    also not at shutdown) until a restart."""
     if app.state.damaged is None:
         log.error("%s", detail)
     app.state.damaged = detail
+
+
+def mark_full(app: FastAPI, detail: str) -> None:
+    """Remember a full disk met by a request: ``/healthz`` reports it until there is room again."""
+    if app.state.disk_full is None:
+        log.error("%s", detail)
+    app.state.disk_full = (detail, time.monotonic())
+
+
+def disk_full(app: FastAPI) -> str | None:
+    """The full-disk detail while the disk is still full: on SQLite while less than
+    :data:`~dicelab.web.db.MIN_FREE_BYTES` are free beside the file; elsewhere for
+    :data:`~dicelab.web.db.DISK_FULL_RETRY_S` seconds after the last request that met it."""
+    if app.state.disk_full is None:
+        return None
+    detail, since = app.state.disk_full
+    free = free_bytes(app.state.engine)
+    if (free is not None and free >= MIN_FREE_BYTES) or (free is None and time.monotonic() - since > DISK_FULL_RETRY_S):
+        app.state.disk_full = None
+        log.warning("the disk under the database has room again")
+        return None
+    return detail
 
 
 async def run_game_db(request: Request, fn: Callable[[Session], T]) -> T:
@@ -378,6 +449,8 @@ async def run_game_db(request: Request, fn: Callable[[Session], T]) -> T:
 
 # heavy bot builds (two-dice Pig solves, best responses on big dice): one worker process for all
 BOT_BUILDS = HeavyPool(queue=16, name="the bot builder")
+# the background builder's own worker (dicelab.web.ahead): its long builds never delay a request's
+AHEAD_BUILDS = HeavyPool(queue=2, name="the background builder")
 
 
 async def prepare(entry: registry.GameEntry, specs: list[str], params: dict[str, Any]) -> None:
@@ -397,6 +470,8 @@ async def prepare(entry: registry.GameEntry, specs: list[str], params: dict[str,
 
 
 Token = Annotated[str | None, Header(alias="X-Game-Token", max_length=200)]
+IdemKey = Annotated[str | None, Header(alias="Idempotency-Key", max_length=80)]
+MAX_STARTS_KEPT = 1000  # the game starts remembered by their Idempotency-Key (the oldest go first)
 Goal = Annotated[int, Query(ge=2, le=100)]  # the explorer's query parameters
 Sides = Annotated[int | None, Query(ge=2, le=12)]
 Spec = Annotated[str, Query(max_length=80)]
@@ -430,6 +505,54 @@ def opponents_of(entry: registry.GameEntry) -> list[dict[str, Any]]:
             for b in play.bots(default_rules(entry))]
 
 
+def levels_of(entry: registry.GameEntry) -> list[dict[str, Any]]:
+    """A game's levels of strength under its default rules, for people: name, spec, measured
+    strength (None until measured: :func:`dicelab.core.levels.known` never measures), the option's
+    ``label`` ("Casual: wins 34% against perfect play"), its details line, and which level a
+    newcomer starts at (``default``: the middle one)."""
+    play = entry.play
+    ranked = core_levels.ranks(play)
+    if ranked is None:
+        return []
+    rules = default_rules(entry)
+    ladder = ranked.levels(rules)
+    try:
+        measured = core_levels.known(entry.name, play, rules)
+    except DicelabError:
+        measured = None
+    by_spec = {lv["spec"]: lv for lv in measured["levels"]} if measured else {}
+    exact = bool(measured and measured["details"].get("exact"))
+    against = "perfect play" if exact else f"the {ladder[-1].name} level"
+    out = []
+    for n, lv in enumerate(ladder):
+        m = by_spec.get(lv.spec, {})
+        s, iv = m.get("strength"), m.get("interval")
+        if n == len(ladder) - 1:
+            label = f"{lv.name}: the strongest" + (" (perfect play)" if exact and lv.name != "Perfect" else "")
+        elif s is None:
+            label = f"{lv.name}: strength being measured"
+        else:
+            label = f"{lv.name}: wins {100 * s:.0f}% against {against}"
+        how = ("" if s is None or n == len(ladder) - 1 else f"; wins {100 * s:.1f}%" + (
+            f" (95% interval {100 * iv[0]:.1f}-{100 * iv[1]:.1f}%)" if iv else " (exact)") + f" against {against}")
+        out.append({"name": lv.name, "spec": lv.spec, "strength": s, "interval": iv, "label": label,
+                    "details": lv.details, "default": n == len(ladder) // 2,
+                    "description": f"{lv.details}{how} · bot {lv.spec}"})
+    return out
+
+
+def level_here(entry: registry.GameEntry, rules: Any, spec: str) -> str:
+    """A level chosen on the setup form (its spec under the default rules) as the same level under
+    ``rules`` (a hold-at target above a smaller goal comes down to it); any other spec as it is."""
+    ranked = core_levels.ranks(entry.play)
+    if ranked is None or not isinstance(spec, str):
+        return spec
+    for a, b in zip(ranked.levels(default_rules(entry)), ranked.levels(rules), strict=False):
+        if a.spec == spec:
+            return b.spec
+    return spec
+
+
 def rules_listing(entry: registry.GameEntry) -> list[dict[str, Any]]:
     """A game's rule parameters as a form needs them."""
     return [{"name": p.name, "default": p.default, "help": p.help, "lo": p.lo, "hi": p.hi,
@@ -437,16 +560,23 @@ def rules_listing(entry: registry.GameEntry) -> list[dict[str, Any]]:
 
 
 def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | None = None,
-               bind_host: str | None = None, puzzle_set: str | Path | None = None) -> FastAPI:
+               bind_host: str | None = None, allow_hosts: list[str] | None = None,
+               check_every: float = QUICK_CHECK_EVERY_S, puzzle_set: str | Path | None = None) -> FastAPI:
     """The web lab on ``db_url`` (default: SQLite in the user data folder).
 
-    ``warm`` solves Pig to 100 in a background thread at start-up (from the disk cache when it is
-    there), so the first game against the optimal bot starts at once. ``admin_key`` opens the
+    ``warm`` starts the background builder (:mod:`dicelab.web.ahead`): every game's opponents and
+    coach under the default rules, the levels' strengths and Liar's Dice's trained policies, most
+    likely needed first (from the disk cache when they are there), so no game start waits;
+    without it (tests) tables are built when a game first needs them. ``admin_key`` opens the
     study's data (None: a random key nobody knows, so they stay closed). ``bind_host`` is the
-    address the server listens on: on a loopback address only loopback Host headers are served
-    (None: any Host, as for the in-process test client). ``puzzle_set`` is the puzzle set to serve
-    (None: the one shipped with dicelab).
+    address the server listens on, ``allow_hosts`` the further names clients may use: only Host
+    headers naming these are served (:func:`host_allow_list`; None: any Host, as for the in-process
+    test client); two Host headers are refused in any case. ``check_every``: seconds between the
+    background ``PRAGMA quick_check`` runs on an SQLite file (damage found: 503 and ``/healthz``
+    says so; the file is written no more, not even at shutdown). ``puzzle_set`` is the puzzle set
+    to serve (None: the one shipped with dicelab).
     """
+    allowed = host_allow_list(bind_host, allow_hosts)
     url = db_url or default_db_url()
     engine = open_database(url)  # a damaged SQLite file stops here with one line
     sessions = make_sessionmaker(engine)
@@ -457,12 +587,24 @@ def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | No
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI):
-        if warm:
-            threading.Thread(target=_warm, name="dicelab-warm", daemon=True).start()
-        stop_checkpoints = start_checkpoints(engine)
+        builder = None
+        if warm:  # every game's opponents, levels and trained policies, in the background
+            app.state.ready.plan()
+            builder = asyncio.get_running_loop().create_task(app.state.ready.run())
+        damaged = lambda: app.state.damaged is not None  # noqa: E731
+        stop_checkpoints = start_checkpoints(engine, paused=damaged)
+        stop_checks = start_quick_checks(engine, lambda detail: mark_damaged(app, detail), every=check_every,
+                                         paused=damaged)
         yield
+        if builder is not None:
+            builder.cancel()
+            app.state.ready.stop()
+        stop_checks()
         stop_checkpoints()
         app.state.heavy.close()
+        AHEAD_BUILDS.close()
+        if not damaged():  # a damaged file is left exactly as it was found (for a repair or a backup)
+            final_checkpoint(engine)
         engine.dispose()
 
     app = FastAPI(
@@ -480,13 +622,20 @@ def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | No
     app.state.quick_in_loop = runs_locally(engine.url)
     app.state.db_url = url
     app.state.damaged = None  # the one-line description of damage a request met, for /healthz
+    app.state.disk_full = None  # (detail, since) after a request met a full disk
+    app.state.last_check = 0.0  # when a database error last made the lab check its file
+    free = free_bytes(engine)
+    if free is not None and free < MIN_FREE_BYTES:  # it starts (reads work), and says so from the start
+        mark_full(app, f"the disk under the database is full ({free:,} bytes free in "
+                       f"{Path(str(engine.url.database)).parent}); free some space, then try again")
     app.state.heavy = HeavyPool()  # the explorer's worker process (started at its first request)
     app.state.admin_key = admin_key or secrets.token_urlsafe(24)
+    app.state.ready = Readiness(AHEAD_BUILDS, prepare)  # the background builder (warm), its progress
+    starts: dict[str, asyncio.Future] = {}  # Idempotency-Key -> the answer of the game it started
     app.state.puzzles = puzzles.PuzzleBook(puzzle_set)
     app.add_middleware(BodyLimit)
     app.add_middleware(Admission)  # game requests over its limit: 503 at once, before any other work
-    if bind_host is not None and is_loopback(host_name(bind_host)):
-        app.add_middleware(LoopbackHost)
+    app.add_middleware(HostCheck, allowed=allowed)
     app.add_middleware(SecurityHeaders)  # outermost: on every answer, 400 and 413 included
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
     templates = Jinja2Templates(directory=str(HERE / "templates"))
@@ -520,15 +669,32 @@ def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | No
         return JSONResponse({"detail": "Internal error: the lab logged it; please try again."}, status_code=500)
 
     async def _db_error(req: Request, exc: Exception) -> JSONResponse:
+        full = full_of(exc, req.app.state.engine)
+        if full is not None:  # not damage: the lab goes on once there is room again
+            mark_full(req.app, full)
+            return JSONResponse({"detail": full}, status_code=503, headers={"Retry-After": str(DISK_FULL_RETRY_S)})
         detail = damage_of(exc)
         if detail is None:
             down = unavailable_of(exc)
             if down is not None:  # a database server that does not answer: 503, try again later
                 log.warning("%s", down)
                 return JSONResponse({"detail": down}, status_code=503, headers={"Retry-After": "5"})
-            return await _unexpected(req, exc)
+            detail = await check_file(req.app)  # any other database error: is the file sound?
+            if detail is None:
+                return await _unexpected(req, exc)
         mark_damaged(req.app, detail)
         return JSONResponse({"detail": detail}, status_code=503)
+
+    async def check_file(app: FastAPI) -> str | None:
+        """``PRAGMA quick_check`` after an unexplained database error (at most every 5 s)."""
+        if time.monotonic() - app.state.last_check < 5:
+            return None
+        app.state.last_check = time.monotonic()
+        return await anyio.to_thread.run_sync(sqlite_damage, app.state.engine)
+
+    @app.exception_handler(DatabaseDamaged)
+    async def _damaged(_req: Request, exc: DatabaseDamaged) -> JSONResponse:
+        return JSONResponse({"detail": str(exc)}, status_code=503)
 
     for db_error in DB_ERRORS:
         app.add_exception_handler(db_error, _db_error)
@@ -540,22 +706,52 @@ def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | No
     # ------------------------------------------------------------------ API
     @app.get("/healthz", tags=["meta"])
     async def healthz(request: Request) -> Any:
-        """ok after a real read of the database; 503 ``damaged`` once this or any request met damage."""
+        """ok after a real read of the database; 503 ``damaged`` once this, any request or the
+        background check met damage; 503 ``disk-full`` while the disk under it is full."""
         if request.app.state.damaged is None:
             try:
                 await run_db(request, health_read, quick=True)
             except DB_ERRORS as exc:
-                if damage_of(exc) is None:
+                if damage_of(exc) is None or full_of(exc, request.app.state.engine) is not None:
                     raise
                 mark_damaged(request.app, damage_of(exc))
         if request.app.state.damaged is not None:
             return JSONResponse({"status": "damaged", "detail": request.app.state.damaged}, status_code=503)
+        full = disk_full(request.app)
+        if full is not None:
+            return JSONResponse({"status": "disk-full", "detail": full}, status_code=503,
+                                headers={"Retry-After": str(DISK_FULL_RETRY_S)})
         return {"status": "ok", "version": __version__, "games": [g.name for g in registry.games()],
                 "caches": cache_stats(), "explorer_admitted": request.app.state.heavy.admitted}
 
+    @app.get("/api/ready", tags=["meta"])
+    def ready() -> dict[str, Any]:
+        """How far the background builder is (opponents, levels, trained policies): the start page's block."""
+        return app.state.ready.progress()
+
     @app.post("/api/games", status_code=201, tags=["games"])
-    async def new_game(body: NewGame, request: Request) -> dict[str, Any]:
-        """Create a game against bots; the answer carries the id and the secret token."""
+    async def new_game(body: NewGame, request: Request, idempotency_key: IdemKey = None) -> dict[str, Any]:
+        """Create a game against bots; the answer carries the id and the secret token. The same
+        ``Idempotency-Key`` header twice (a double click, a retry) answers the one game it started."""
+        if not idempotency_key:
+            return await start_game(body, request)
+        found = starts.get(idempotency_key)
+        if found is not None:
+            return await asyncio.shield(found)
+        while len(starts) >= MAX_STARTS_KEPT:
+            starts.pop(next(iter(starts)))
+        fut = starts[idempotency_key] = asyncio.get_running_loop().create_future()
+        try:
+            out = await start_game(body, request)
+        except BaseException as exc:
+            starts.pop(idempotency_key, None)
+            fut.set_exception(exc if isinstance(exc, Exception) else DicelabError("the game was not started"))
+            fut.exception()  # retrieved: nobody may be waiting
+            raise
+        fut.set_result(out)
+        return out
+
+    async def start_game(body: NewGame, request: Request) -> dict[str, Any]:
         q = study_answers(body.questionnaire)
         entry = registry.get(body.game)
         play = service.play_of(entry)
@@ -564,12 +760,17 @@ def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | No
         players = service.players_of(entry.new_game(rules, 0))
         require(body.people <= players, f"people must be from 1 to {players} (the seats of this game), got {body.people}")
         bot_seats = players - body.people
-        specs = list(body.opponents or [body.opponent or play.bots(rules)[0].spec])
-        idle_bot = body.idle_bot or specs[0]  # the bot that takes an idle person's seat: the chosen one
+        specs = [level_here(entry, rules, s) for s in body.opponents or [body.opponent or play.bots(rules)[0].spec]]
+        idle_bot = level_here(entry, rules, body.idle_bot) if body.idle_bot else specs[0]  # an idle person's seat
         if len(specs) == 1:
             specs = specs * bot_seats
         require(len(specs) == bot_seats, f"give one bot, or one per bot seat ({bot_seats}), got {len(specs)}")
-        await prepare(entry, [*specs, idle_bot] if body.people > 1 else specs, params)
+        needed = [*specs, idle_bot] if body.people > 1 else specs
+        await prepare(entry, needed, params)
+        if hasattr(play, "wants"):  # trained policies this game plays without until they are built
+            wanted = await anyio.to_thread.run_sync(play.wants, needed, rules)
+            if wanted:
+                app.state.ready.first(entry.name, wanted)
 
         def work(db: Session) -> dict[str, Any]:
             checked = service.seat_specs(entry, rules, bot_seats + 1, specs[0], specs) if specs else []
@@ -762,8 +963,9 @@ def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | No
 
     @app.get("/api/opponents", tags=["meta"])
     def opponents() -> dict[str, Any]:
-        """Every game's bots (under its default rules) and the games list."""
-        return {"opponents": {g.name: opponents_of(g) for g in registry.games()}, "games": games_listing()}
+        """Every game's bots and levels of strength (under its default rules) and the games list."""
+        return {"opponents": {g.name: opponents_of(g) for g in registry.games()},
+                "levels": {g.name: levels_of(g) for g in registry.games()}, "games": games_listing()}
 
     # ------------------------------------------------------------------ puzzles (a stored set)
     @app.get("/api/puzzles", tags=["puzzles"])
@@ -894,8 +1096,9 @@ def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | No
             return page(request, "index.html", games=games_listing())
         own = f"{entry.name}.html"
         name = own if (HERE / "templates" / own).is_file() else "play.html"
+        levels = levels_of(entry)
         return page(request, name, game=entry, bots=opponents_of(entry), opponents=opponents_of(entry),
-                    rules=rules_listing(entry))
+                    rules=rules_listing(entry), levels=levels, level_specs=[lv["spec"] for lv in levels])
 
     @app.get("/review/{game_id}", response_class=HTMLResponse, include_in_schema=False)
     def review_page(request: Request, game_id: str) -> HTMLResponse:
@@ -942,16 +1145,3 @@ def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | No
 
     return app
 
-
-def _warm() -> None:
-    """Build every game's default bot and coach for its default rules (best effort, in the background)."""
-    for entry in registry.games():
-        play: Any = entry.play
-        if play is None or not hasattr(play, "prepare"):
-            continue
-        try:
-            rules = default_rules(entry)
-            if not play.heavy([play.bots(rules)[0].spec], rules):
-                play.prepare([play.bots(rules)[0].spec], rules)
-        except Exception:  # pragma: no cover - warm-up is best effort; requests build on demand
-            log.exception("warm-up of %s failed", entry.name)

@@ -58,12 +58,14 @@ Tables
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
 import re
 import sqlite3
+import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -86,12 +88,19 @@ from sqlalchemy.engine import URL, Engine, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, InterfaceError, OperationalError
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, sessionmaker
 
+from dicelab.core import env
 from dicelab.core.errors import DicelabError
 
 MIGRATIONS_DIR = Path(__file__).with_name("migrations")
 log = logging.getLogger("dicelab.web")
 # SQLite result codes (the low byte of an extended code) that mean the file itself is bad
 SQLITE_DAMAGE = {10: "I/O error", 11: "damaged", 26: "not a database"}  # IOERR, CORRUPT, NOTADB
+SQLITE_FULL = 13
+PG_DISK_FULL = "53100"  # PostgreSQL's SQLSTATE disk_full
+MIN_FREE_BYTES = 1 << 20  # less free space than this beside an SQLite file: its I/O errors are a full disk
+DISK_FULL_RETRY_S = 30
+QUICK_CHECK_EVERY_S = 30.0  # a running lab checks its SQLite file this often (PRAGMA quick_check)
+SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE = 1006
 DB_ERRORS = (DBAPIError, sqlite3.DatabaseError)  # what a request may meet from the database
 # The write-ahead log is copied into the database by a background thread every second
 # (:func:`start_checkpoints`); a commit checkpoints by itself only past this many pages (about 40
@@ -216,9 +225,9 @@ class Turn(Base):
 
 def default_db_url() -> str:
     """``sqlite:///`` + the user data folder's ``weblab.sqlite`` (``DICELAB_DB`` overrides)."""
-    env = os.environ.get("DICELAB_DB")
-    if env:
-        return env
+    url = env.get("DICELAB_DB")
+    if url:
+        return url
     folder = Path(platformdirs.user_data_dir("dicelab"))
     folder.mkdir(parents=True, exist_ok=True)
     return f"sqlite:///{folder / 'weblab.sqlite'}"
@@ -251,7 +260,7 @@ def runs_locally(url: URL) -> bool:
         value = url.query.get(key)
         hosts += list(value) if isinstance(value, tuple) else [value] if value else []
     if not hosts:
-        hosts = [h for h in os.environ.get("PGHOST", "").split(",") if h]
+        hosts = [h for h in (env.get("PGHOST") or "").split(",") if h]
     return all(h.startswith("/") or h in LOOPBACK_HOSTS for h in ",".join(hosts).split(",") if h)
 
 
@@ -296,9 +305,7 @@ def make_engine(url: str) -> Engine:
             f"sqlite:///lab.sqlite or postgresql+psycopg://user@host/dicelab, with its driver installed{hint})"
         ) from None
     if is_sqlite:
-        sync = os.environ.get("DICELAB_SQLITE_SYNC", "NORMAL").upper()
-        if sync not in ("NORMAL", "FULL", "EXTRA"):
-            raise DicelabError(f"DICELAB_SQLITE_SYNC must be NORMAL, FULL or EXTRA, got {sync!r}")
+        sync = env.get("DICELAB_SQLITE_SYNC")  # NORMAL, FULL or EXTRA, or a one-line error
 
         @event.listens_for(engine, "connect")
         def _pragmas(dbapi_conn, _record) -> None:  # pragma: no cover - trivial
@@ -309,6 +316,7 @@ def make_engine(url: str) -> Engine:
             cur.execute("PRAGMA busy_timeout=30000")
             cur.execute(f"PRAGMA wal_autocheckpoint={AUTOCHECKPOINT_PAGES}")
             cur.close()
+            no_checkpoint_on_close(dbapi_conn)
 
     return engine
 
@@ -354,6 +362,9 @@ def _first_line(exc: BaseException) -> str:
 
 
 def _open_error(engine: Engine, exc: BaseException) -> DicelabError:
+    full = full_of(exc, engine)
+    if full is not None:
+        return DicelabError(f"cannot open database {_shown(engine)}: {full}")
     if damage_of(exc) is not None:
         return DicelabError(f"database {_shown(engine)} is damaged or not a database ({_first_line(exc)}); "
                             "restore it from a backup, or move it away to start a new one")
@@ -376,6 +387,122 @@ def damage_of(exc: BaseException) -> str | None:
                 return f"the database is damaged: {_first_line(db_exc)}; restore it from a backup and restart the lab"
         e = e.__cause__ or e.__context__
     return None
+
+
+def _codes(exc: BaseException) -> Iterator[BaseException]:
+    """``exc`` and what it wraps (``.orig``, causes and contexts), each once."""
+    seen: set[int] = set()
+    todo: list[BaseException | None] = [exc]
+    while todo:
+        e = todo.pop()
+        if e is None or id(e) in seen:
+            continue
+        seen.add(id(e))
+        yield e
+        todo += [getattr(e, "orig", None), e.__cause__, e.__context__]
+
+
+def free_bytes(engine: Engine) -> int | None:
+    """Free bytes (for an unprivileged writer) on the file system of an SQLite file; None otherwise."""
+    path = _sqlite_path(engine)
+    if path is None:
+        return None
+    try:
+        st = os.statvfs(path.parent)
+    except OSError:
+        return None
+    return st.f_bavail * st.f_frsize
+
+
+def full_of(exc: BaseException, engine: Engine | None = None) -> str | None:
+    """A one-line description when ``exc`` says the disk under the database is full: SQLite's
+    "database or disk is full", an OS error ENOSPC or EDQUOT, PostgreSQL's disk_full, or an SQLite
+    I/O error while less than :data:`MIN_FREE_BYTES` are free beside the file (SQLite reports a
+    failed write of its shared-memory or journal file so). None otherwise."""
+    io_error = False
+    for e in _codes(exc):
+        code = getattr(e, "sqlite_errorcode", None)
+        if isinstance(e, sqlite3.Error) and code is not None and code & 0xFF == SQLITE_FULL:
+            break
+        if isinstance(e, OSError) and e.errno in (errno.ENOSPC, errno.EDQUOT):
+            break
+        if getattr(e, "sqlstate", None) == PG_DISK_FULL or getattr(e, "pgcode", None) == PG_DISK_FULL:
+            break
+        io_error = io_error or (isinstance(e, sqlite3.Error) and (code is not None and code & 0xFF == 10
+                                                                  or "disk i/o error" in str(e).lower()))
+    else:
+        free = free_bytes(engine) if engine is not None and io_error else None
+        if free is None or free >= MIN_FREE_BYTES:
+            return None
+    where = _sqlite_path(engine) if engine is not None else None
+    free = free_bytes(engine) if engine is not None else None
+    room = f" ({free:,} bytes free in {where.parent})" if where is not None and free is not None else ""
+    return f"the disk under the database is full{room}; free some space, then try again"
+
+
+def sqlite_damage(engine: Engine) -> str | None:
+    """``PRAGMA quick_check`` on the SQLite file of ``engine``: a one-line description of the damage
+    it finds (or of an error that says the file is damaged), None when the file is sound, when the
+    check cannot tell (a full disk, a busy file) and for other databases."""
+    if _sqlite_path(engine) is None:
+        return None
+    try:
+        with engine.connect() as conn:
+            rows = [str(r[0]) for r in conn.exec_driver_sql("PRAGMA quick_check").fetchall()]
+    except DB_ERRORS as exc:
+        return None if full_of(exc, engine) is not None else damage_of(exc)
+    if rows == ["ok"]:
+        return None
+    first = rows[0].splitlines()[0] if rows else "no answer"
+    return f"the database is damaged: {first}; restore it from a backup and restart the lab"
+
+
+def no_checkpoint_on_close(dbapi_conn: Any) -> bool:
+    """Tell an SQLite connection not to checkpoint when it closes (SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE).
+
+    The last connection to close would otherwise copy the write-ahead log into the database file:
+    into a file known to be damaged, too. The lab checkpoints by itself instead (every second while
+    it runs, and once at a clean shutdown, never once damage is known: :func:`final_checkpoint`).
+    Python 3.12 has ``Connection.setconfig``; on 3.11 the call goes to the same libsqlite3 through
+    ctypes, with the connection's ``sqlite3*`` handle (the first field of CPython's connection
+    object). Returns whether the setting took."""
+    setconfig = getattr(dbapi_conn, "setconfig", None)
+    if setconfig is not None:
+        try:
+            setconfig(SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, True)
+            return True
+        except Exception:  # pragma: no cover - a build without it
+            return False
+    try:
+        import ctypes
+        import ctypes.util
+
+        if type(dbapi_conn) is not sqlite3.Connection or sys.implementation.name != "cpython":
+            return False
+        lib = ctypes.CDLL(ctypes.util.find_library("sqlite3") or "libsqlite3.so.0")
+        if lib.sqlite3_libversion_number() != sqlite3.sqlite_version_info[0] * 1_000_000 \
+                + sqlite3.sqlite_version_info[1] * 1000 + sqlite3.sqlite_version_info[2]:
+            return False  # another libsqlite3 than the one Python's module uses
+        handle = ctypes.c_void_p.from_address(id(dbapi_conn) + object.__basicsize__).value
+        if not handle:
+            return False
+        done = ctypes.c_int(-1)
+        rc = lib.sqlite3_db_config(ctypes.c_void_p(handle), ctypes.c_int(SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE),
+                                   ctypes.c_int(1), ctypes.byref(done))
+        return rc == 0 and done.value == 1
+    except (OSError, AttributeError, ValueError):  # pragma: no cover - no loadable libsqlite3
+        return False
+
+
+def final_checkpoint(engine: Engine) -> None:
+    """At a clean shutdown of a sound SQLite database: the write-ahead log into the file (TRUNCATE)."""
+    if _sqlite_path(engine) is None:
+        return
+    try:
+        with engine.connect() as conn:
+            conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+    except DB_ERRORS as exc:
+        log.warning("final WAL checkpoint failed: %s", _first_line(exc))
 
 
 def unavailable_of(exc: BaseException) -> str | None:
@@ -408,12 +535,23 @@ def quick_check(engine: Engine) -> None:
                            "or move it away to start a new one")
 
 
+def _truly_empty(path: Path) -> bool:
+    """A regular file of 0 bytes that reads as empty too (``/proc/version`` says 0 bytes and is not)."""
+    try:
+        if not path.is_file() or path.stat().st_size != 0:
+            return False
+        with path.open("rb") as f:
+            return f.read(1) == b""
+    except OSError:
+        return False
+
+
 def open_database(url: str) -> Engine:
     """An engine on ``url`` with the schema migrated; an SQLite file is checked before and after."""
     engine = make_engine(url)
     path = _sqlite_path(engine)
     if path is not None:
-        if path.is_file() and path.stat().st_size == 0:
+        if _truly_empty(path):
             log.warning("database file %s is empty (0 bytes): treating it as a new database", path)
         try:
             quick_check(engine)
@@ -427,15 +565,20 @@ def open_database(url: str) -> Engine:
     return engine
 
 
-def start_checkpoints(engine: Engine, every: float = CHECKPOINT_EVERY_S) -> Callable[[], None]:
+def start_checkpoints(engine: Engine, every: float = CHECKPOINT_EVERY_S,
+                      paused: Callable[[], bool] = lambda: False) -> Callable[[], None]:
     """Checkpoint an SQLite WAL every ``every`` seconds in a daemon thread (PASSIVE: it never waits
-    for readers or writers; the sqlite3 module lets go of the GIL meanwhile); returns the stopper."""
+    for readers or writers; the sqlite3 module lets go of the GIL meanwhile), except while
+    ``paused()`` (the file is known to be damaged: nothing more is written into it); returns the
+    stopper."""
     if _sqlite_path(engine) is None:
         return lambda: None
     stop = threading.Event()
 
     def run() -> None:
         while not stop.wait(every):
+            if paused():
+                continue
             try:
                 with engine.connect() as conn:
                     conn.exec_driver_sql("PRAGMA wal_checkpoint(PASSIVE)")
@@ -448,6 +591,38 @@ def start_checkpoints(engine: Engine, every: float = CHECKPOINT_EVERY_S) -> Call
     def halt() -> None:
         stop.set()
         thread.join(timeout=5)
+
+    return halt
+
+
+def start_quick_checks(engine: Engine, on_damage: Callable[[str], None], every: float = QUICK_CHECK_EVERY_S,
+                       paused: Callable[[], bool] = lambda: False) -> Callable[[], None]:
+    """Run ``PRAGMA quick_check`` on an SQLite file every ``every`` seconds in a daemon thread
+    (:func:`sqlite_damage`, which reads every page: random bytes in a data page that no request
+    has read yet are found too) and call ``on_damage(detail)`` when it finds damage; returns the
+    stopper. Nothing for other databases (PostgreSQL checks its own pages)."""
+    if _sqlite_path(engine) is None:
+        return lambda: None
+    stop = threading.Event()
+
+    def run() -> None:
+        while not stop.wait(every):
+            if paused():
+                continue
+            try:
+                detail = sqlite_damage(engine)
+            except Exception as exc:  # pragma: no cover - the next round tries again
+                log.debug("quick_check failed: %s", _first_line(exc))
+                continue
+            if detail is not None:
+                on_damage(detail)
+
+    thread = threading.Thread(target=run, name="dicelab-quick-check", daemon=True)
+    thread.start()
+
+    def halt() -> None:
+        stop.set()
+        thread.join(timeout=30)
 
     return halt
 

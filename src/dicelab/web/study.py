@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import io
 import json
+import unicodedata
 from collections import defaultdict
 from typing import Any
 
@@ -55,7 +56,8 @@ PLOTS = ("trajectories", "average", "behind-ahead", "quality")
 MIN_TURNS = 30  # a figure resting on fewer human turns carries a warning
 ANSWER_LABEL = {"aa": "sure £10, sure £1m", "ab": "sure £10, gamble for £2m", "ba": "gamble for £20, sure £1m",
                 "bb": "gamble for £20, gamble for £2m"}
-FORMULA_START = ("=", "+", "-", "@", "\t", "\r")  # OWASP: CSV injection
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\n")  # OWASP: CSV injection (and a line feed)
+FORMULA_SIGNS = "=+-@\u2212"  # after NFKC (full-width and small forms become these), with the minus sign
 STUDY_GAME = "pig"  # seed 002's study is of Pig: the analysis reads its games only
 # a moves row's coach columns: computed from what the human's seat sees, which may be hidden from
 # others (a Liar's Dice hand), so the researcher sees them once the game is over
@@ -131,13 +133,28 @@ def export(db: Session, name: str, fmt: str) -> tuple[bytes, str, str]:
     return buf.getvalue(), FORMATS[fmt], f"dicelab-{name}.{fmt}"
 
 
+def formula_like(value: str) -> bool:
+    """Whether a spreadsheet could read the text cell ``value`` as a formula: it starts with one of
+    :data:`FORMULA_START`, or its first visible character is a formula sign (``= + - @`` or the
+    minus sign, in any width: ``＝1+1`` is one in a Japanese spreadsheet) after any blanks, line
+    breaks, control and invisible format characters (zero-width spaces, byte-order marks, bidi
+    marks), which spreadsheets may trim before they parse the cell."""
+    if value.startswith(FORMULA_START):
+        return True
+    for ch in value:
+        if ch.isspace() or unicodedata.category(ch) in ("Cc", "Cf", "Zs", "Zl", "Zp"):
+            continue
+        return any(c in FORMULA_SIGNS for c in unicodedata.normalize("NFKC", ch)[:1])
+    return False
+
+
 def _defuse(value: str | None) -> str | None:
-    return "'" + value if value is not None and value.startswith(FORMULA_START) else value
+    return "'" + value if value is not None and formula_like(value) else value
 
 
 def _defuse_formulas(t: pa.Table) -> pa.Table:
-    """``t`` with every text cell that starts like a formula (:data:`FORMULA_START`) prefixed with
-    ``'``, so a spreadsheet shows it as text; numbers stay numbers."""
+    """``t`` with every text cell that a spreadsheet could read as a formula (:func:`formula_like`)
+    prefixed with ``'``, so a spreadsheet shows it as text; numbers stay numbers."""
     for n, field in enumerate(t.schema):
         if pa.types.is_string(field.type):
             t = t.set_column(n, field, pa.array([_defuse(v) for v in t.column(n).to_pylist()], type=pa.string()))

@@ -85,8 +85,11 @@
       "<option value='300'>a bot takes their seat after 5 minutes</option>" +
       "<option value='3600'>a bot takes their seat after an hour</option></select></label>" +
       "<p class='hint-line' id='invite-about'>You get a link for each friend's seat: whoever opens it plays that seat and sees only what it may see. The bot you pick plays any other seat.</p>";
+    // before the row that holds the Start button (a direct child of the form, as insertBefore needs)
     const submit = form.querySelector("button[type=submit]");
-    form.insertBefore(fs, submit);
+    let at = submit;
+    while (at && at.parentNode !== form) at = at.parentNode;
+    form.insertBefore(fs, at);
     const fit = () => {
       const n = seatsOnForm(form);
       [...$("people").options].forEach((o) => { o.disabled = parseInt(o.value, 10) > n; });

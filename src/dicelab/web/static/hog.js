@@ -14,7 +14,7 @@
     const e = (rec.events || []).find((x) => Array.isArray(x.faces)) || {};
     const you = rec.actor === "human";
     const won = (rec.events || []).some((x) => x.winner === rec.player);
-    let s = (you ? "You" : "Bot") + " rolled " + diceWords(rec.action.dice) + (e.faces ? ": " + e.faces.join(" ") : "");
+    let s = (you ? "You" : lab.seatName(game, rec.player, "Bot")) + " rolled " + diceWords(rec.action.dice) + (e.faces ? ": " + e.faces.join(" ") : "");
     if (e.points === 0) s += " \u2014 a 1, scores nothing";
     else if (e.points !== undefined) s += " \u2014 " + e.points + " points" + (e.scores ? " (score " + e.scores[rec.player] + ")" : "");
     if (won) s += " and reached the goal";
@@ -35,13 +35,15 @@
   }
 
   // the records of one answer: yours at once (held in the banner), the bot's under "Bot's turn"
-  async function play(records, over) {
+  // (`next`: the state after them, when they came from the other person through lab.onRemote)
+  async function play(records, over, next) {
     const mine = records.filter((r) => r.actor === "human"), bots = records.filter((r) => r.actor !== "human");
     let last;
     mine.forEach((r) => { last = describe(r); lab.logLine(last + coachNote(r), "human"); show(r, true); });
     const steps = bots.map((r) => ({ text: describe(r), show: () => { lab.logLine(describe(r), "bot"); show(r, true); } }));
     const end = steps.length ? steps[steps.length - 1].text : last;
-    await lab.reveal(steps, end + (over ? "" : " \u2014 your turn"), undefined, last);
+    const other = lab.people(game) ? lab.seatName(game, bot()) + "\u2019s turn" : undefined;
+    await lab.reveal(steps, end + (over || (next && !lab.myTurn(next)) ? "" : " \u2014 your turn"), other, last);
   }
 
   function render() {
@@ -49,7 +51,8 @@
     $("score-human").textContent = game.scores[h];
     $("score-bot").textContent = game.scores[bot()];
     $("goal-shown").textContent = game.goal;
-    $("bot-name").textContent = lab.botName(game.opponents[0]);
+    $("bot-name").textContent = lab.people(game) ? lab.seatName(game, bot()) : lab.botName(game.opponents[0]);
+    const off = over || busy || !lab.myTurn(game);  // in a game between people: not while the other moves
     const acts = $("actions");
     const focused = document.activeElement && acts.contains(document.activeElement) ? document.activeElement.id : null;
     acts.textContent = "";
@@ -61,17 +64,20 @@
       const v = game.coach && !busy ? lab.coachValue(game.coach_view, { dice: k }) : null;
       b.textContent = "Roll " + diceWords(k) + (v !== null ? " (" + pct(v) + ")" : "");
       if (k <= 10) b.setAttribute("aria-keyshortcuts", String(k % 10));
-      lab.setOff(b, over || busy);
+      lab.setOff(b, off);
       b.addEventListener("click", () => { if (!lab.isOff(b)) move(k); });
       acts.appendChild(b);
     }
     if (focused && $(focused)) $(focused).focus();
-    lab.setOff($("hint"), over || busy);
-    $("p-human").classList.toggle("to-move", !over && !busy);
+    lab.setOff($("hint"), off);
+    $("p-human").classList.toggle("to-move", !over && !busy && game.to_move.includes(h));
     $("status").dataset.state = over ? "finished" : "playing";
     const won = game.winner === h;
-    $("status").textContent = over ? (won ? "You win!" : "The bot wins.") : busy ? "" : "Your move: how many dice?";
-    if (over) lab.banner(won ? "You reached the goal \u2014 you win!" : "The bot reached the goal \u2014 the bot wins.", "over");
+    const them = lab.seatName(game, bot(), "The bot");
+    $("status").textContent = over ? (won ? "You win!" : them + " wins.") : busy ? "" :
+      lab.myTurn(game) ? "Your move: how many dice?" : lab.waitingText(game);
+    if (over) lab.banner(won ? "You reached the goal \u2014 you win!" : them + " reached the goal \u2014 " +
+      them.replace(/^Your f/, "your f").replace(/^The b/, "the b") + " wins.", "over");
     $("coach-panel").hidden = !game.coach;
     if (game.coach) {
       const c = game.coach_view;
@@ -117,7 +123,7 @@
       if (game.coach && mine && typeof mine.p_lost === "number")
         $("coach-last").textContent = "Your last roll: " + (mine.p_lost > 1e-9 ? "gave away " + pct(mine.p_lost) +
           " of your chance to win (the best was " + diceWords(mine.best.dice) + ")" : "the best move");
-      await play(r.events, r.state.status !== "playing");
+      await play(r.events, r.state.status !== "playing", r.state);
       game = r.state;
       if (game.status !== "playing") game = await api("GET", "/api/games/" + game.id);
     } catch (e) {
@@ -127,6 +133,17 @@
     busy = false; render();
     if (game.status !== "playing") $("new-game").focus();
   }
+
+  // a game between people: the other person's rolls as they happen, shown as the bot's are
+  lab.onRemote(async (u) => {
+    await lab.until(() => !busy);
+    if (!game || u.state.id !== game.id || u.state.version < game.version) return;
+    const records = u.events.filter((r) => r.seq >= game.version);
+    busy = true;
+    try { await play(records, u.state.status !== "playing", u.state); } finally { busy = false; }
+    game = u.state.status === "finished" ? await api("GET", "/api/games/" + game.id) : u.state;
+    render();
+  });
 
   $("new-game").addEventListener("click", () => { game = null; token = null; lab.showSetup(); });
   const digits = {};

@@ -24,7 +24,7 @@
   // what one record did, and the lid after it (from the server's count of filled pits): pure
   function outcome(ev, before) {
     const e = ev.events[0] || {};
-    const who = ev.actor === "human" ? "You" : "Bot";
+    const who = ev.actor === "human" ? "You" : lab.seatName(game, ev.player, "Bot");
     const won = ev.events.some((x) => x.winner === ev.player);
     const after = { pits: before.pits.slice(), lid: before.lid };
     let s;
@@ -49,7 +49,8 @@
   const coachNote = (ev) => (lab.hinted(ev) ? " (after a hint)" : "") + (game.coach && ev.actor === "human" && ev.p_lost !== null && ev.p_lost !== undefined
     ? (ev.p_lost > 1e-9 ? " \u2014 gave away " + pct(ev.p_lost) : " \u2014 the best move") : "");
 
-  async function play(records) {
+  // (`next`: the state after them, when known: "your turn" only when it is)
+  async function play(records, next) {
     let st = { pits: pits.slice(), lid: lidCount };
     const mine = records.filter((r) => r.actor === "human"), bots = records.filter((r) => r.actor !== "human");
     let last;
@@ -63,25 +64,29 @@
       } };
     });
     const over = bots.some((ev) => ev.events.some((x) => x.winner !== undefined && x.winner !== null));
-    await lab.reveal(steps, steps[steps.length - 1].text + (over ? " \u2014 the bot wins" : " \u2014 your turn"), undefined, last);
+    const other = lab.seatName(game, 1 - game.human_seat, "the bot").replace(/^Your f/, "your f");
+    await lab.reveal(steps, steps[steps.length - 1].text + (over ? " \u2014 " + other + " wins" : next && !lab.myTurn(next) ? ""
+      : " \u2014 your turn"), lab.people(game) ? lab.seatName(game, 1 - game.human_seat) + "\u2019s turn" : undefined, last);
   }
 
   function render() {
     const h = game.human_seat, over = game.status === "finished";
     $("sticks-human").textContent = game.counts[h]; $("sticks-bot").textContent = game.counts[1 - h];
-    $("bot-name").textContent = lab.botName(game.opponents[0]);
+    $("bot-name").textContent = lab.people(game) ? lab.seatName(game, 1 - h) : lab.botName(game.opponents[0]);
     pits = game.pits.slice(); lidCount = game.lid; drawLid();
     const free = game.legal_actions.includes("stop");
-    lab.setOff($("throw"), over || busy);
-    lab.setOff($("stop"), over || busy || !free);
-    lab.setOff($("hint"), over || busy);
-    $("p-human").classList.toggle("to-move", !over && !busy);
+    const off = over || busy || !lab.myTurn(game);  // in a game between people: not while the other moves
+    lab.setOff($("throw"), off);
+    lab.setOff($("stop"), off || !free);
+    lab.setOff($("hint"), off);
+    $("p-human").classList.toggle("to-move", !over && !busy && game.to_move.includes(h));
     $("p-bot").classList.remove("to-move");
     $("status").dataset.state = over ? "finished" : free ? "free" : "forced";
-    $("status").textContent = over ? (game.winner === h ? "You win!" : "The bot wins.") : busy ? "" :
-      free ? "Throw again or stop?" : "Throw (this throw is forced).";
-    if (over) lab.banner(game.winner === h ? "You have no sticks left \u2014 you win!" : ($("banner-text").textContent.includes("bot wins")
-      ? $("banner-text").textContent : "The bot wins"), "over");
+    const them = lab.seatName(game, 1 - h, "The bot");
+    $("status").textContent = over ? (game.winner === h ? "You win!" : them + " wins.") : busy ? "" :
+      !lab.myTurn(game) ? lab.waitingText(game) : free ? "Throw again or stop?" : "Throw (this throw is forced).";
+    if (over) lab.banner(game.winner === h ? "You have no sticks left \u2014 you win!" : ($("banner-text").textContent.includes(" wins")
+      ? $("banner-text").textContent : them + " wins"), "over");
     $("coach-panel").hidden = !game.coach;
     if (game.coach) $("coach-now").innerHTML = game.coach_view ? "Chance to win if you <b>throw</b>: <span id='coach-throw'>" +
       pct(lab.coachValue(game.coach_view, "throw")) + "</span> &middot; if you <b>stop</b>: <span id='coach-stop'>" + pct(lab.coachValue(game.coach_view, "stop")) +
@@ -120,12 +125,22 @@
     try {
       const r = await api("POST", "/api/games/" + game.id + "/moves", { action, expected_move: game.version, hint: lab.takeHint() });
       if (game.coach && r.events[0].p_lost !== null && r.events[0].p_lost !== undefined) $("coach-last").textContent = "Your last decision: " + (r.events[0].p_lost > 1e-9 ? "gave away " + pct(r.events[0].p_lost) + " of your chance to win (the best was to " + r.events[0].best + ")" : "the best move");
-      await play(r.events);
+      await play(r.events, r.state);
       game = await api("GET", "/api/games/" + game.id);
     } catch (e) { $("move-error").textContent = e.message; }
     busy = false; render();
     if (game.status === "finished") $("new-game").focus();
   }
+  // a game between people: the other person's throws as they happen, shown as the bot's are
+  lab.onRemote(async (u) => {
+    await lab.until(() => !busy);
+    if (!game || u.state.id !== game.id || u.state.version < game.version) return;
+    const records = u.events.filter((r) => r.seq >= game.version);
+    busy = true;
+    try { await play(records, u.state); } finally { busy = false; }
+    game = u.state.status === "finished" ? await api("GET", "/api/games/" + game.id) : u.state;
+    render();
+  });
   lab.control("throw", () => move("throw"));
   lab.control("stop", () => move("stop"));
   lab.keys({ t: "throw", r: "throw", " ": "throw", s: "stop", h: "stop", "?": lab.hints(() => game, () => token) });
