@@ -208,8 +208,10 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--db", choices=("sqlite", "postgresql", "both"), default="sqlite")
     ap.add_argument("--run-s", type=float, default=RUN_S)
+    ap.add_argument("--games", type=int, default=GAMES, help="two-person games at once (the target: 200)")
     args = ap.parse_args()
     globals()["RUN_S"] = args.run_s
+    globals()["GAMES"] = args.games
     random.seed(22)
     kinds = ["sqlite", "postgresql"] if args.db == "both" else [args.db]
     print(f"== games between people: {GAMES} two-person games of Pig at once, think {THINK_S[0]}-{THINK_S[1]} s, "

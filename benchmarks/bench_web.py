@@ -25,6 +25,13 @@ moves), to show what the flush costs; ``all`` runs the three. ``--saturation`` r
    answered rate, the share of 503s, the round trip, server time and queueing time of the answered
    moves. Reported: the first rate with 503s (>= 1 %) and the p95 round trip of the step below it.
    Bounded: at most ``len(RATES)`` steps, every request has a 10 s timeout, loopback only.
+4. Game starts and first reviews (issue 21, item 3; ``--starts`` runs only this part, SQLite):
+   the lab started as ``dicelab serve`` starts it (its background builder on, the user's cache),
+   the time until the builder reports every opponent ready, then ``STARTS`` game starts of every
+   game at its default level (the setup form's) and at its strongest, one after another, twice:
+   while the builder still works (if it does) and after; p50/p95 of the client's round trip and of
+   the server's time (Server-Timing), beside the bare FastAPI endpoint; then one whole game of
+   every game played through the API and the time of its first review.
 """
 
 from __future__ import annotations
@@ -380,10 +387,114 @@ def side_by_side(results: dict[str, dict[str, dict[str, float]]]) -> None:
         print(f"{label:<40}" + "".join(f"{results[d][part][key]:>18.2f}" for d in dbs), flush=True)
 
 
+STARTS = 40  # game starts per game and level
+READY_WAIT_S = 900  # at most this long for the background builder (a cold cache trains ~100 policies)
+
+
+def _play_out(c: httpx.Client, game: str, opponent: str) -> tuple[str, dict[str, str]]:
+    """One whole game of ``game`` against ``opponent`` with a simple policy; (id, token header)."""
+    j = c.post("/api/games", json={"game": game, "opponent": opponent, "coach": True}).json()
+    h, st = {"X-Game-Token": j["token"]}, j["state"]
+    for n in range(5000):
+        if st["status"] != "playing":
+            break
+        legal = st["legal_actions"]
+        if "roll" in legal:
+            a = "roll" if st.get("turn_total", 0) < 20 else "hold"
+        elif "throw" in legal:
+            a = "throw" if n % 2 == 0 or "stop" not in legal else "stop"
+        elif legal and isinstance(legal[0], dict) and "target" in legal[0]:
+            a = {"target": min(20, len(legal))}
+        elif legal and isinstance(legal[0], dict) and "dice" in legal[0]:
+            a = {"dice": 5}
+        else:  # Liar's Dice: the lowest raise twice, then call
+            raises = [x for x in legal if isinstance(x, dict)]
+            a = "call" if "call" in legal and (n % 3 == 2 or not raises) else raises[0]
+        st = c.post(f"/api/games/{j['id']}/moves", json={"action": a, "expected_move": st["version"]},
+                    headers=h).json()["state"]
+    return j["id"], h
+
+
+def starts(bare_url: str, tmp: Path) -> None:
+    """Part 4 (see the module docstring)."""
+    port = free_port()
+    db_url = f"sqlite:///{tmp / 'starts.sqlite'}"
+    t_start = time.perf_counter()
+    lab = subprocess.Popen([sys.executable, "-m", "dicelab", "serve", "--port", str(port), "--db", db_url],
+                           stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    pct = lambda xs, q: float(np.percentile(xs, q))  # noqa: E731
+    try:
+        wait(url + "/healthz", lab)
+        with httpx.Client(base_url=url, timeout=120) as c:
+            levels = c.get("/api/opponents").json()["levels"]
+            choice = {g: [next(lv["spec"] for lv in ls if lv["default"]), ls[-1]["spec"]] for g, ls in levels.items()}
+
+            def run(label: str) -> None:
+                for game, specs in choice.items():
+                    for spec in specs:
+                        rtt, app, shed = [], [], 0
+                        for _ in range(STARTS):
+                            t0 = time.perf_counter()
+                            r = c.post("/api/games", json={"game": game, "opponent": spec})
+                            if r.status_code == 503:  # shed by the admission control (a busy machine)
+                                shed += 1
+                                continue
+                            rtt.append((time.perf_counter() - t0) * 1e3)
+                            app.append(timings(dict(r.headers))[0] * 1e3)
+                            assert r.status_code == 201, r.text
+                        print(f"game start {label}: {game:<9} {spec[:34]:<34} round trip p50 {pct(rtt, 50):7.1f} ms "
+                              f"p95 {pct(rtt, 95):7.1f} ms; server p95 {pct(app, 95):7.1f} ms; {shed} shed (503); "
+                              f"load average {os.getloadavg()[0]:.1f}", flush=True)
+
+            first = c.get("/api/ready").json()
+            if not first["ready"]:
+                run(f"while the builder works ({first['done']} of {first['total']} ready)")
+            while time.perf_counter() - t_start < READY_WAIT_S and not c.get("/api/ready").json()["ready"]:
+                time.sleep(1)
+            p = c.get("/api/ready").json()
+            print(f"background builder: {p['done']} of {p['total']} ready ({p['failed']} failed) "
+                  f"{time.perf_counter() - t_start:.0f} s after the lab started; load average "
+                  f"{os.getloadavg()[0]:.1f}", flush=True)
+            run("after the builder")
+            with httpx.Client(base_url=bare_url) as b:
+                base = []
+                for _ in range(200):
+                    t0 = time.perf_counter()
+                    b.post("/api/games/x/moves", json={})
+                    base.append((time.perf_counter() - t0) * 1e3)
+            print(f"bare FastAPI request: p50 {pct(base, 50):.2f} ms p95 {pct(base, 95):.2f} ms", flush=True)
+            for game, specs in choice.items():
+                gid, h = _play_out(c, game, specs[0])
+                t0 = time.perf_counter()
+                r = c.get(f"/api/games/{gid}/review", headers=h)
+                first_ms = (time.perf_counter() - t0) * 1e3
+                moves = len(r.json().get("steps", []))
+                t0 = time.perf_counter()
+                c.get(f"/api/games/{gid}/review", headers=h)
+                again_ms = (time.perf_counter() - t0) * 1e3
+                print(f"first review: {game:<9} {moves:4d} moves, {r.status_code}, {first_ms:7.1f} ms "
+                      f"(again {again_ms:.1f} ms); load average {os.getloadavg()[0]:.1f}", flush=True)
+    finally:
+        lab.terminate()
+        lab.wait(10)
+
+
 def main() -> None:
-    """Parts 1 to 3 on each database of ``--db`` (default both); ``--saturation`` only part 3,
-    ``--no-saturation`` parts 1 and 2."""
+    """Parts 1 to 4 on each database of ``--db`` (default both; part 4 on SQLite); ``--saturation``
+    only part 3, ``--starts`` only part 4, ``--no-saturation`` parts 1, 2 and 4."""
     args = sys.argv[1:]
+    if "--starts" in args:
+        tmp = Path(tempfile.mkdtemp(prefix="dicelab-bench-web-"))
+        bare_port = free_port()
+        bare = subprocess.Popen([sys.executable, "-c", BARE, str(bare_port)], stderr=subprocess.DEVNULL)
+        try:
+            wait(f"http://127.0.0.1:{bare_port}/docs", bare)
+            starts(f"http://127.0.0.1:{bare_port}", tmp)
+        finally:
+            bare.terminate()
+            bare.wait(10)
+        return
     only_saturation = "--saturation" in args
     no_saturation = "--no-saturation" in args
     choice = args[args.index("--db") + 1] if "--db" in args and args.index("--db") + 1 < len(args) else "both"
@@ -421,6 +532,9 @@ def main() -> None:
                     cluster.stop()
         if results:
             side_by_side(results)
+        if not only_saturation:
+            print("-- game starts and first reviews (SQLite)", flush=True)
+            starts(f"http://127.0.0.1:{bare_port}", tmp)
     finally:
         bare.terminate()
         bare.wait(10)

@@ -418,9 +418,10 @@ def test_every_game_page_says_what_is_kept_in_plain_words(browser, lab):
         kept = page.inner_text("#kept")
         assert "moves" in kept and "how long you took" in kept, kept
         assert page.get_attribute("#kept a", "href") == "/about#study"
-        # the bots' names in the setup form are the levels of issue 21 item 1 (their own work): the rest here
+        # the bots' names in the setup form are the levels of issue 21 item 1, and the chosen bot's
+        # algorithm and spec are in its details line (#bot-about, by design): the rest here
         main = page.evaluate("() => { const m = document.querySelector('main').cloneNode(true); "
-                             "m.querySelectorAll('select').forEach((s) => s.remove()); return m.innerText; }")
+                             "m.querySelectorAll('select, #bot-about').forEach((s) => s.remove()); return m.innerText; }")
         assert not JARGON.search(main), (game, JARGON.search(main))
     page.goto(f"{lab}/about#study")
     assert "Only the games of players who joined count in the study" in page.inner_text("main")

@@ -24,7 +24,7 @@ import dicelab.cli.serve as serve
 import dicelab.cli.stats as stats
 from dicelab import __version__
 from dicelab.core import env, registry
-from dicelab.core.cli import quiet_stdout
+from dicelab.core.cli import add_levels_command, quiet_stdout
 from dicelab.core.errors import DicelabError
 
 try:  # typer >= 0.22 vendors click
@@ -45,6 +45,7 @@ app = typer.Typer(
 for _game in registry.games():
     _group = _game.cli()
     if _group is not None:
+        add_levels_command(_group, _game)
         app.add_typer(_group, name=_game.name)
 app.add_typer(stats.app, name="stats")
 app.add_typer(puzzles.app, name="puzzles")

@@ -83,7 +83,8 @@ def serve(
         "A name or address clients use to reach the lab (the Host header), besides this machine's loopback "
         "names and the --host address; repeat it for more. '*' accepts any Host (behind a proxy that checks it).")),
     db: str = typer.Option(None, "--db", help="SQLAlchemy database URL (default: SQLite in the user data folder)."),
-    warm: bool = typer.Option(True, "--warm/--no-warm", help="Solve Pig to 100 at start-up (from the cache)."),
+    warm: bool = typer.Option(True, "--warm/--no-warm", help="Build every game's opponents, levels and trained policies in the background at start-up "
+                                                            "(from the cache when there); --no-warm: build when a game needs them."),
     admin_key: str = typer.Option(
         None, "--admin-key",
         help="Researcher key for the study's exports and analysis (header X-Admin-Key; or the environment "

@@ -219,3 +219,41 @@ def check_count(value: int | None, option: str, lo: int, hi: int) -> int | None:
 def check_seed(seed: int | None, option: str = "--seed") -> int | None:
     """A seed from 0 to :data:`MAX_SEED` (None: fresh randomness, where a command allows it)."""
     return check_count(seed, option, 0, MAX_SEED)
+
+
+def parse_rule_options(values: Sequence[str] | None) -> dict[str, Any]:
+    """``["goal=50", "variant=piglet"]`` as ``{"goal": 50, "variant": "piglet"}`` (whole numbers
+    become ints), with a one-line error for an item without ``=``."""
+    out: dict[str, Any] = {}
+    for item in values or []:
+        key, sep, value = item.partition("=")
+        require(sep == "=" and key.strip() != "", f"--rule takes NAME=VALUE, got {shorten(item)}")
+        v = value.strip()
+        out[key.strip()] = int(v) if v.lstrip("-").isdigit() and len(v) < 12 else v
+    return out
+
+
+def add_levels_command(group: typer.Typer, entry: Any) -> None:
+    """Add ``levels`` to a game's command group when its Play offers levels
+    (:class:`dicelab.core.levels.Ranks`): the ladder with each level's measured strength."""
+    if entry.play_name is None:
+        return
+
+    @group.command("levels")
+    def levels_cmd(
+        rule: list[str] = typer.Option(None, "--rule", help="A rule as NAME=VALUE (repeatable), e.g. --rule goal=50."),
+        as_json: bool = JsonOption,
+    ) -> None:
+        """The levels of strength (weakest first) and each one's chance to win against the strongest,
+        the two seats averaged: exact where the game allows, else from games played."""
+        from dicelab.core.levels import ladder, ranks
+
+        play = entry.play
+        require(ranks(play) is not None, f"{entry.title} offers no levels")
+        rules = entry.make_rules(**parse_rule_options(rule))
+        answer = ladder(entry.name, play, rules, progress=not as_json)
+        rows = [{"level": lv["name"], "strength": f"{100 * lv['strength']:.1f}%"
+                 + (f" ({100 * lv['interval'][0]:.1f}-{100 * lv['interval'][1]:.1f}%)" if lv["interval"] else ""),
+                 "plays": lv["details"], "spec": lv["spec"]} for lv in answer["levels"]]
+        emit(answer, as_json, lambda c: (c.print(rows_table(rows, title=f"{entry.title}: levels of strength")),
+                                         c.print(answer["details"]["method"])))

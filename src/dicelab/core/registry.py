@@ -136,6 +136,50 @@ class Prepares(Protocol):
         ...
 
 
+class BuildsAhead(Protocol):
+    """Optional hooks of a :class:`Play` whose tables take long to build and whose bots have a
+    fallback (Liar's Dice: trained duel policies; until one is ready the bot plays by simpler
+    rules). A server (the web lab) calls :meth:`defer`, then builds every item of :meth:`ahead` in
+    the background, one at a time in a worker process (:func:`build_ahead_in_worker`, bytes back)
+    and :meth:`take_ahead` in its own; a request never builds them. ``params`` are plain JSON."""
+
+    def defer(self, on: bool = True) -> None:
+        """From now on never build on demand what :meth:`ahead` lists: play the fallback instead
+        (``on=False``: build on demand again, when the server stops)."""
+        ...
+
+    def ahead(self) -> list[dict[str, Any]]:
+        """What to build, most likely needed first: ``{"title": "for people", "params": {...}}``."""
+        ...
+
+    def has_ahead(self, params: dict[str, Any]) -> bool:
+        """Whether the item ``params`` is ready in this process."""
+        ...
+
+    def build_ahead(self, params: dict[str, Any]) -> bytes:
+        """Build the item (in a worker process) and return it as bytes for :meth:`take_ahead`."""
+        ...
+
+    def take_ahead(self, params: dict[str, Any], data: bytes) -> None:
+        """Put what :meth:`build_ahead` returned into this process."""
+        ...
+
+    def wants(self, specs: list[str], rules: Any) -> list[dict[str, Any]]:
+        """The ``params`` of the items a game of the bots ``specs`` under ``rules`` uses, not ready
+        yet (a server builds them next)."""
+        ...
+
+    def notice(self, specs: list[str], rules: Any) -> str | None:
+        """A sentence for the game's page while such a game plays a fallback, else None."""
+        ...
+
+
+def build_ahead_in_worker(game: str, params: dict[str, Any]) -> bytes:
+    """In a worker process: ``get(game).play.build_ahead(params)``."""
+    play: Any = get(game).play
+    return play.build_ahead(params)
+
+
 class Grades(Protocol):
     """An optional hook of a :class:`Play` with the environment form: the exact grade of a learned
     policy (``dicelab.grade``, :mod:`dicelab.envs.grading`). The game enumerates every decision a

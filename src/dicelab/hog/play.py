@@ -20,6 +20,7 @@ import numpy as np
 
 from dicelab.core.errors import require
 from dicelab.core.game import Action
+from dicelab.core.levels import Level
 from dicelab.core.registry import Bot
 from dicelab.hog.rules import HogRules
 from dicelab.hog.solver import HogSolution, action_values, solve
@@ -38,16 +39,33 @@ def _table(spec: str, rules: HogRules) -> np.ndarray:
     return parse_strategy(spec).table(rules)
 
 
+@lru_cache(maxsize=16)
+def _mixed(spec: str, rules: HogRules) -> np.ndarray:
+    """The noisy bot ``spec``'s chances of rolling 1 .. max_dice dice at every (i, j)."""
+    from dicelab.hog.levels import parse_noisy, policy
+
+    inner = parse_noisy(spec)[2]
+    return policy(spec, rules, table=None if inner is None else _table(inner, rules),
+                  sol=solution(rules) if inner is None else None)
+
+
 @dataclass(frozen=True)
 class TablePlayer:
-    """A bot that rolls ``table[i, j]`` dice with its score i against the opponent's j."""
+    """A bot that rolls ``table[i, j]`` dice with its score i against the opponent's j; a noisy
+    bot (``mixed[i, j]``: the chance of each number of dice) draws from its generator ``rng``."""
 
     spec: str
-    table: np.ndarray
+    table: np.ndarray | None
+    mixed: np.ndarray | None = None
+    rng: np.random.Generator | None = None
 
     def act(self, state: HogState, seat: int) -> dict[str, int]:
         view = state.observe(seat)
         i, j = view["scores"][seat], view["scores"][1 - seat]
+        if self.mixed is not None and self.rng is not None:
+            p = self.mixed[i, j]
+            return {"dice": int(self.rng.choice(len(p), p=p / p.sum())) + 1}
+        assert self.table is not None
         return {"dice": int(self.table[i, j])}
 
 
@@ -64,9 +82,30 @@ class HogPlay:
                 f"the exact counter to a player who always rolls {five} dice"),
         ]
 
-    def bot(self, spec: str, rules: HogRules) -> TablePlayer:
+    def bot(self, spec: str, rules: HogRules, *, seed: int = 0) -> TablePlayer:
+        from dicelab.hog.levels import is_noisy, parse_noisy
+
+        s = spec.strip().lower() if isinstance(spec, str) else spec
+        if isinstance(s, str) and s.startswith(("slip:", "soft:")):
+            kind, x, inner = parse_noisy(s)
+            name = f"soft:{x:g}" if inner is None else f"slip:{x:g}:{parse_strategy(inner).name}"
+            require(is_noisy(name), f"not a noisy Hog bot: {spec[:80]!r}")
+            return TablePlayer(spec=name, table=None, mixed=_mixed(name, rules), rng=np.random.default_rng(seed))
         name = parse_strategy(spec).name  # one-line errors name the allowed specs
         return TablePlayer(spec=name, table=_table(name, rules))
+
+    # ---- levels of strength (the optional hook of dicelab.core.levels)
+    def levels(self, rules: HogRules) -> list[Level]:
+        """The ladder, weakest first (:mod:`dicelab.hog.levels`)."""
+        from dicelab.hog.levels import levels
+
+        return levels(rules)
+
+    def measure(self, rules: HogRules, progress: bool = False) -> dict[str, Any]:
+        """Each level's exact chance to win against optimal play, seats averaged."""
+        from dicelab.hog.levels import measure
+
+        return measure(rules, progress)
 
     def coach(self, state: HogState, seat: int) -> dict[str, Any] | None:
         """P(win) of rolling each number of dice now, with optimal play afterwards (exact)."""

@@ -22,10 +22,16 @@ current bid is a lie (the call wins), naming no best action.
 
 Duel policies are built through the build hooks: sizes that train in seconds are trained on
 demand (heavy: a worker process), larger ones come from ``dicelab liars train-all``'s disk cache.
+A server that builds ahead (the optional hooks of :class:`dicelab.core.registry.BuildsAhead`:
+:meth:`LiarsPlay.ahead` lists every policy the web lab can need, most likely first) calls
+:meth:`LiarsPlay.defer` first: from then on a game never trains nor loads a policy itself; a size
+not built yet is played by the scout's heuristic (its fallback) and :meth:`LiarsPlay.notice` says so.
 """
 
 from __future__ import annotations
 
+import re
+import threading
 from typing import Any
 
 import numpy as np
@@ -34,18 +40,25 @@ from dicelab.core.cache import bounded_cache
 from dicelab.core.errors import require
 from dicelab.core.game import Action as GameAction
 from dicelab.core.game import GameState
+from dicelab.core.levels import Level
 from dicelab.core.registry import Bot
 from dicelab.liars.rules import Action, Bid, LiarsRules, PlayerView
 
 BOT_SPECS = ("scout", "probabilistic", "random", "agent")
 AGENT_GAMES = 5000
 _agents = bounded_cache("liars agents", 64)
+_SLIP = re.compile(r"scout:(0?\.\d{1,3})")
+_deferred = threading.Event()  # set: duel policies come only from build_ahead (a server builds them)
 
 
 def parse_spec(spec: Any) -> str:
-    """A bot spec normalised, or a one-line DicelabError naming the allowed ones."""
+    """A bot spec normalised, or a one-line DicelabError naming the allowed ones (``scout:E``: the
+    scout, but at each decision with probability E the probabilistic bot's move, E from 0.001 to 0.999)."""
     s = spec.strip().lower() if isinstance(spec, str) and len(spec) <= 80 else None
-    require(s in BOT_SPECS, f"unknown Liar's Dice bot {str(spec)[:80]!r}; allowed: {', '.join(BOT_SPECS)}")
+    m = _SLIP.fullmatch(s or "")
+    if m is not None and 0 < float(m.group(1)) < 1:
+        return f"scout:{float(m.group(1)):g}"
+    require(s in BOT_SPECS, f"unknown Liar's Dice bot {str(spec)[:80]!r}; allowed: {', '.join(BOT_SPECS)}, scout:E")
     assert s is not None
     return s
 
@@ -60,6 +73,17 @@ def agent(rules: LiarsRules) -> Any:
 def duels_for(rules: LiarsRules) -> list[Any]:
     """The duels whose policies the scout and the coach use at this table (available and fitting
     the policy cache together: :func:`dicelab.liars.library.usable_sizes`)."""
+    from dicelab.liars.duel import Duel
+    from dicelab.liars.library import usable_sizes
+
+    from dicelab.liars.library import in_memory
+
+    found = [Duel(d, rules.faces, rules.wild) for d in usable_sizes(rules.dice, rules.faces, rules.wild)]
+    return [d for d in found if in_memory(d)] if _deferred.is_set() else found
+
+
+def wanted(rules: LiarsRules) -> list[Any]:
+    """The duels a table under ``rules`` may reach whose policies are available (ready or not)."""
     from dicelab.liars.duel import Duel
     from dicelab.liars.library import usable_sizes
 
@@ -80,6 +104,20 @@ def policy_lookup(rules: LiarsRules) -> Any:
     return lookup
 
 
+def make_rules_of(params: dict[str, Any]) -> LiarsRules:
+    return LiarsRules(**{k: v for k, v in params.items() if k in ("players", "dice", "faces", "wild")})
+
+
+def default_params(rules: LiarsRules) -> dict[str, Any]:
+    return {"players": rules.players, "dice": rules.dice, "faces": rules.faces, "wild": rules.wild}
+
+
+def _duel_of(d: dict[str, Any]) -> Any:
+    from dicelab.liars.duel import Duel
+
+    return Duel((int(d["dice"][0]), int(d["dice"][1])), int(d["faces"]), str(d["wild"]))
+
+
 def view_of(state: GameState, seat: int) -> PlayerView:
     """The engine's :class:`PlayerView` of ``seat``, rebuilt from ``state.observe(seat)`` only."""
     obs = state.observe(seat)
@@ -90,6 +128,19 @@ def view_of(state: GameState, seat: int) -> PlayerView:
         history=tuple(Action(a["player"], None if a["bid"] is None else Bid(*a["bid"])) for a in obs["actions"]))
 
 
+class Slipping:
+    """The scout, but at each decision with probability ``e`` the probabilistic bot's move (drawn
+    from the same generator, so a seed replays it)."""
+
+    def __init__(self, scout: Any, e: float) -> None:
+        from dicelab.liars.strategies import probabilistic_bot
+
+        self.scout, self.e, self.other = scout, e, probabilistic_bot
+
+    def __call__(self, view: PlayerView, rng: np.random.Generator) -> Bid | None:
+        return self.other(view, rng) if rng.random() < self.e else self.scout(view, rng)
+
+
 class LiarsBot:
     """A seated Liar's Dice bot: the engine's policy on the seat's own view."""
 
@@ -97,10 +148,12 @@ class LiarsBot:
         from dicelab.liars.strategies import bot
 
         self.spec, self.rules = spec, rules
-        if spec == "scout":
+        if spec.startswith("scout"):
             from dicelab.liars.multi import ScoutBot
 
             self.policy: Any = ScoutBot(duel_policies=policy_lookup(rules))
+            if spec != "scout":
+                self.policy = Slipping(self.policy, float(spec.split(":")[1]))
         else:
             self.policy = agent(rules) if spec == "agent" else bot(spec)
         self.rng = np.random.default_rng(seed)
@@ -128,6 +181,111 @@ class LiarsPlay:
 
     def bot(self, spec: str, rules: LiarsRules, *, seed: int = 0) -> LiarsBot:
         return LiarsBot(parse_spec(spec), rules, seed)
+
+    # ---- levels of strength (the optional hook of dicelab.core.levels)
+    def levels(self, rules: LiarsRules) -> list[Level]:
+        """The ladder, weakest first (:mod:`dicelab.liars.levels`)."""
+        from dicelab.liars.levels import levels
+
+        return levels(rules)
+
+    def measure(self, rules: LiarsRules, progress: bool = False) -> dict[str, Any]:
+        """Each level's share of games won against the strongest, with 95 % intervals, and LBR."""
+        from dicelab.liars.levels import measure
+
+        return measure(rules, self, progress)
+
+    def measured(self, rules: LiarsRules) -> dict[str, Any] | None:
+        """The shipped measurement of the default table's ladder (:data:`dicelab.liars.levels.SHIPPED`)."""
+        from dicelab.liars.levels import default_rules, load_shipped
+
+        return load_shipped() if rules == default_rules() else None
+
+    def agent(self, rules: LiarsRules) -> Any:
+        """Seed 004's Q-learning agent for ``rules`` (:func:`agent`)."""
+        return agent(rules)
+
+    # ---- building ahead (the optional hooks of dicelab.core.registry.BuildsAhead)
+    def defer(self, on: bool = True) -> None:
+        """From now on a game never trains nor loads a duel policy: what is not in memory yet is
+        played by the fallback until :meth:`take_ahead` puts it there (``on=False``: as before)."""
+        if on:
+            _deferred.set()
+        else:
+            _deferred.clear()
+
+    def ahead(self) -> list[dict[str, Any]]:
+        """Every duel policy the web lab's rules can need (faces 2-6, wild or not, up to the most
+        dice a seat may have in a duel), and the learning agent of the default table, most likely
+        needed first: the default rules' sizes and its agent (marked ``first``), then 6 faces with
+        wild ones, then fewer faces; within one kind of table the quickest first."""
+        from dicelab.liars import GAME
+        from dicelab.liars.library import work
+
+        p = {x.name: x for x in GAME.params}
+        default = make_rules_of({x.name: x.default for x in GAME.params})
+        kinds = [(default.faces, default.wild)]
+        for f in range(int(p["faces"].hi or 6), int(p["faces"].lo or 2) - 1, -1):
+            for w in (p["wild"].choices or ("none",)):
+                if (f, w) not in kinds:
+                    kinds.append((f, w))
+        most = int(p["dice"].hi or 6)
+        out: list[dict[str, Any]] = []
+        for n, (faces, wild) in enumerate(kinds):
+            duels = sorted(wanted(LiarsRules(players=2, dice=most, faces=faces, wild=wild)), key=lambda d: (work(d), d.dice))
+            for d in duels:
+                out.append({"title": f"{d.dice[0]} v {d.dice[1]} dice, {faces} faces" + (", ones wild" if wild == "ones" else ""),
+                            "params": {"duel": {"dice": list(d.dice), "faces": faces, "wild": wild}}, "first": n == 0})
+            if n == 0:
+                out.append({"title": "the learning agent", "params": {"agent": default_params(default)}, "first": True})
+        return out
+
+    def has_ahead(self, params: dict[str, Any]) -> bool:
+        from dicelab.liars.library import in_memory
+
+        if "agent" in params:
+            return make_rules_of(params["agent"]) in _agents
+        return in_memory(_duel_of(params["duel"]))
+
+    def build_ahead(self, params: dict[str, Any]) -> bytes:
+        """(In a worker process.) Train or load one item; a duel policy comes back as ``.npz`` bytes,
+        the agent goes to the disk cache (:meth:`take_ahead` loads it)."""
+        from dicelab.liars.library import export
+
+        if "agent" in params:
+            agent(make_rules_of(params["agent"]))
+            return b""
+        return export([_duel_of(params["duel"])])
+
+    def take_ahead(self, params: dict[str, Any], data: bytes) -> None:
+        from dicelab.liars.library import install
+
+        if "agent" in params:
+            agent(make_rules_of(params["agent"]))
+        elif data:
+            install(data)
+
+    def wants(self, specs: list[str], rules: LiarsRules) -> list[dict[str, Any]]:
+        """The items of :meth:`ahead` a game of the bots ``specs`` under ``rules`` uses, not built yet."""
+        from dicelab.liars.library import in_memory
+
+        out = [{"duel": {"dice": list(d.dice), "faces": d.faces, "wild": d.wild}} for d in wanted(rules)
+               if not in_memory(d)]
+        if "agent" in [parse_spec(s) for s in specs] and rules not in _agents:
+            out.append({"agent": default_params(rules)})
+        return out
+
+    def notice(self, specs: list[str], rules: LiarsRules) -> str | None:
+        """A sentence for the game page while some trained strategy of this table is not ready."""
+        if not _deferred.is_set() or not any(parse_spec(s).startswith("scout") for s in specs):
+            return None
+        from dicelab.liars.library import in_memory
+
+        missing = [d for d in wanted(rules) if not in_memory(d)]
+        if not missing:
+            return None
+        return (f"The lab is still training the bot's strategy for some two-player endings of this table "
+                f"({len(missing)} of {len(wanted(rules))} to go); until then it plays them by its simpler rules.")
 
     def coach(self, state: GameState, seat: int) -> dict[str, Any] | None:
         if state.is_over or seat not in state.to_move():
@@ -158,7 +316,8 @@ class LiarsPlay:
         """Heavy when a duel policy must be trained (seconds each); loading from disk is not."""
         from dicelab.liars.library import in_memory, on_disk
 
-        return any(not in_memory(d) and not on_disk(d) for d in duels_for(rules))
+        learning = "agent" in [parse_spec(s) for s in specs] and rules not in _agents  # seconds of Q-learning
+        return learning or any(not in_memory(d) and not on_disk(d) for d in duels_for(rules))
 
     def prepare(self, specs: list[str], rules: LiarsRules) -> None:
         from dicelab.liars.library import policy
@@ -173,14 +332,16 @@ class LiarsPlay:
         ones on disk already are loaded by :meth:`prepare` in the server's own process."""
         from dicelab.liars.library import export, on_disk
 
-        for s in specs:
-            parse_spec(s)
+        if "agent" in [parse_spec(s) for s in specs]:
+            agent(rules)  # trained here, into the disk cache: install loads it
         return export([d for d in duels_for(rules) if not on_disk(d)])
 
     def install(self, specs: list[str], rules: LiarsRules, data: bytes) -> None:
         from dicelab.liars.library import install
 
         install(data)
+        if "agent" in [parse_spec(s) for s in specs]:
+            agent(rules)
 
     # ---- the environment form (dicelab.envs.generic): action 0 calls, 1 + r bids the bid of rank
     # r = (quantity - 1) * faces + (face - 1), so a higher action is a higher bid; a seat sees

@@ -28,6 +28,7 @@ import numpy as np
 from dicelab.core.cache import bounded_cache
 from dicelab.core.errors import DicelabError, require
 from dicelab.core.game import Action, GameState
+from dicelab.core.levels import Level
 from dicelab.core.registry import Bot
 from dicelab.pig.rules import PigRules
 
@@ -35,7 +36,8 @@ from dicelab.pig.rules import PigRules
 _solutions = bounded_cache("pig solutions", 128)
 _tables = bounded_cache("pig decision tables", 48)
 _SIMPLE = ("optimal", "keep-pace", "turtle", "roll-to-win", "roll-and-wait")
-ALLOWED = "optimal, hold:N, keep-pace, turtle, roll-to-win, roll-and-wait, best-response:SPEC"
+ALLOWED = ("optimal, hold:N, keep-pace, turtle, roll-to-win, roll-and-wait, best-response:SPEC, and the noisy "
+           "slip:E:SPEC (E up to 0.5) and soft:T (dicelab.pig.levels)")
 
 # Work estimates in "state-outcome visits": an exact evaluation of two strategies visits every
 # state (about goal^3) with every roll outcome; a best response or a solve costs a few evaluations
@@ -48,7 +50,8 @@ QUICK_WORK = 5e7  # about 50-150 ms: below it a table is built in the caller's o
 def work_units(rules: PigRules, evaluations: int, specs: list[str]) -> float:
     """Estimated work of ``evaluations`` exact evaluations plus the tables ``specs`` need."""
     outcomes = rules.sides ** 2 if rules.variant == "two-dice" else rules.sides
-    builds = sum(BR_EVALS * s.count("best-response:") + SOLVE_EVALS * s.endswith("optimal") for s in set(specs))
+    builds = sum(BR_EVALS * s.count("best-response:") + SOLVE_EVALS * (s.endswith("optimal") or s.startswith("soft:"))
+                 for s in set(specs))
     return float(evaluations + builds) * rules.goal ** 3 * outcomes
 
 
@@ -58,6 +61,11 @@ def parse_spec(spec: Any, rules: PigRules) -> str:
     s = spec.strip().lower()
     if s in _SIMPLE:
         return s
+    if s.startswith(("slip:", "soft:")):
+        from dicelab.pig.levels import parse_noisy
+
+        kind, x, inner = parse_noisy(s)
+        return f"soft:{x:g}" if inner is None else f"slip:{x:g}:{parse_spec(inner, rules)}"
     m = re.fullmatch(r"hold:(\d{1,4})", s)
     if m:
         n = int(m.group(1))
@@ -82,11 +90,19 @@ def solved(rules: PigRules) -> bool:
 
 
 def table(spec: str, rules: PigRules) -> np.ndarray:
-    """The decision table of the (checked) ``spec`` for ``rules``: bool, True = roll."""
+    """The decision table of the (checked) ``spec`` for ``rules``: bool, True = roll; for a noisy
+    spec (:mod:`dicelab.pig.levels`) the probability of rolling, float32."""
 
     def build() -> np.ndarray:
         if spec == "optimal":
             return solution(rules).roll
+        if spec.startswith(("slip:", "soft:")):
+            from dicelab.pig.levels import parse_noisy, roll_probabilities
+
+            inner = parse_noisy(spec)[2]
+            base = None if inner is None else table(inner, rules)
+            sol = solution(rules) if inner is None else None
+            return roll_probabilities(spec, rules, base=base, sol=sol).astype(np.float32)
         from dicelab.pig.specs import compile_table
 
         return compile_table(spec, rules)
@@ -101,15 +117,20 @@ def _position(state: GameState, seat: int) -> tuple[int, int, int]:
 
 
 class PigBot:
-    """A seated Pig bot: one decision-table lookup per move."""
+    """A seated Pig bot: one decision-table lookup per move; a noisy bot (a table of roll
+    probabilities) draws from its own generator (``seed``)."""
 
-    def __init__(self, spec: str, rules: PigRules) -> None:
+    def __init__(self, spec: str, rules: PigRules, seed: int = 0) -> None:
         self.spec, self.rules = spec, rules
         self.table = table(spec, rules)
+        self.rng = np.random.default_rng(seed)
 
     def act(self, state: GameState, seat: int) -> Action:
         i, j, k = _position(state, seat)
-        return "roll" if self.table[i, j, k] else "hold"
+        q = self.table[i, j, k]
+        if self.table.dtype == np.bool_:
+            return "roll" if q else "hold"
+        return "roll" if self.rng.random() < q else "hold"
 
 
 def _fits(spec: str, rules: PigRules) -> bool:
@@ -138,8 +159,21 @@ class PigPlay:
             Bot("best-response:keep-pace", "Best response to keep pace", "the exact best reply to keep pace"),
         ]
 
-    def bot(self, spec: str, rules: PigRules) -> PigBot:
-        return PigBot(parse_spec(spec, rules), rules)
+    def bot(self, spec: str, rules: PigRules, *, seed: int = 0) -> PigBot:
+        return PigBot(parse_spec(spec, rules), rules, seed)
+
+    # ---- levels of strength (the optional hook of dicelab.core.levels)
+    def levels(self, rules: PigRules) -> list[Level]:
+        """The ladder, weakest first (:mod:`dicelab.pig.levels`)."""
+        from dicelab.pig.levels import levels
+
+        return levels(rules)
+
+    def measure(self, rules: PigRules, progress: bool = False) -> dict[str, Any]:
+        """Each level's exact chance to win against optimal play, seats averaged."""
+        from dicelab.pig.levels import measure
+
+        return measure(rules, progress)
 
     def coach(self, state: GameState, seat: int) -> dict[str, Any] | None:
         if state.is_over or seat not in state.to_move():

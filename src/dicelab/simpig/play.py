@@ -23,12 +23,14 @@ import numpy as np
 from dicelab.core.cache import bounded_cache
 from dicelab.core.errors import require
 from dicelab.core.game import Action, GameState
+from dicelab.core.levels import Level
 from dicelab.core.registry import Bot
 from dicelab.simpig.rules import SIDES, SimPigRules
 
-ALLOWED = "br:hold:N, svima, equilibrium, hold:N, pw:K<T,...,K"
+ALLOWED = "br:hold:N, svima, equilibrium, hold:N, pw:K<T,...,K, mix:P*hold:N+P*hold:N+..."
 DEFAULT_AGAINST = "equilibrium"
-_SPEC = re.compile(r"^(br:)?(hold:(\d{1,3}|goal)|pw:[0-9a-z<,]{1,60}|equilibrium|optimal|svima|svima-b)$")
+_SPEC = re.compile(r"^(br:)?(hold:(\d{1,3}|goal)|pw:[0-9a-z<,]{1,60}|equilibrium|optimal|svima|svima-b)$"
+                   r"|^mix:(0?\.\d{1,3}\*(hold:\d{1,3}|br:hold:\d{1,3})\+?){2,6}$")
 _strategies = bounded_cache("simpig strategies", 32)
 _br = bounded_cache("simpig best responses", 64)
 
@@ -139,6 +141,19 @@ class SimPigPlay:
     def bot(self, spec: str, rules: SimPigRules, *, seed: int = 0) -> SimPigBot:
         return SimPigBot(parse_spec(spec, rules), rules, seed)
 
+    # ---- levels of strength (the optional hook of dicelab.core.levels)
+    def levels(self, rules: SimPigRules) -> list[Level]:
+        """The ladder, weakest first (:mod:`dicelab.simpig.levels`)."""
+        from dicelab.simpig.levels import levels
+
+        return levels(rules)
+
+    def measure(self, rules: SimPigRules, progress: bool = False) -> dict[str, Any]:
+        """Each level's exact share of the win against the equilibrium (two players)."""
+        from dicelab.simpig.levels import measure
+
+        return measure(rules, progress)
+
     def coach(self, state: GameState, seat: int, against: str | None = None) -> dict[str, Any] | None:
         """The value of every target for ``seat`` (two players), against the bot ``against``
         (default: the equilibrium); None with more players or once the game is over."""
@@ -156,8 +171,11 @@ class SimPigPlay:
 
     # ---- optional build hooks (see :mod:`dicelab.core.registry`)
     def ready(self, specs: list[str], rules: SimPigRules) -> bool:
+        """Whether the bots, the human's coach (against the first bot) and the bots' own coach (against
+        the equilibrium: what a review asks at a bot's decision) are in memory."""
         checked = [_form(s) for s in specs]
-        coach = rules.players != 2 or (checked[0] if checked else DEFAULT_AGAINST, rules.goal) in _br
+        coach = rules.players != 2 or all((s, rules.goal) in _br for s in {checked[0] if checked else DEFAULT_AGAINST,
+                                                                             DEFAULT_AGAINST})
         return coach and all((s, rules.goal) in _strategies for s in checked)
 
     def heavy(self, specs: list[str], rules: SimPigRules) -> bool:
@@ -167,6 +185,7 @@ class SimPigPlay:
         checked = [parse_spec(s, rules) for s in specs]  # builds the strategies
         if rules.players == 2:
             best_response(checked[0] if checked else DEFAULT_AGAINST, rules.goal)
+            best_response(DEFAULT_AGAINST, rules.goal)
 
     # ---- the environment form (dicelab.envs.generic), a simultaneous game: action a holds at
     # k = a + 1; a seat sees [own score, the other players' scores in seat order after its own]

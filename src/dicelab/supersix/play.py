@@ -18,6 +18,7 @@ from typing import Any
 from dicelab.core.cache import bounded_cache
 from dicelab.core.errors import require
 from dicelab.core.game import Action, GameState
+from dicelab.core.levels import Level
 from dicelab.core.registry import Bot
 from dicelab.supersix.rules import PITS, SuperSixRules
 
@@ -87,6 +88,19 @@ class SuperSixPlay:
 
     def bot(self, spec: str, rules: SuperSixRules) -> SuperSixBot:
         return SuperSixBot(parse_spec(spec), rules)
+
+    # ---- levels of strength (the optional hook of dicelab.core.levels)
+    def levels(self, rules: SuperSixRules) -> list[Level]:
+        """The ladder, weakest first (:mod:`dicelab.supersix.levels`)."""
+        from dicelab.supersix.levels import levels
+
+        return levels(rules)
+
+    def measure(self, rules: SuperSixRules, progress: bool = False) -> dict[str, Any]:
+        """Each level's exact chance to win against optimal play, seats averaged."""
+        from dicelab.supersix.levels import measure
+
+        return measure(rules, progress)
 
     def coach(self, state: GameState, seat: int) -> dict[str, Any] | None:
         rules = state.rules

@@ -69,6 +69,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
 from sqlalchemy.orm import Session
 
 from dicelab import __version__
+from dicelab.core import levels as core_levels
 from dicelab.core import registry
 from dicelab.core.errors import DicelabError, require
 import dicelab.web.explorer as explorer
@@ -98,6 +99,7 @@ from dicelab.web.db import (
     unavailable_of,
 )
 from dicelab.web.gamecore import Conflict, Forbidden, NotFound, Stale, Unauthorized
+from dicelab.web.ahead import Readiness
 from dicelab.web.limits import Admission, Busy, HeavyPool, cache_stats
 
 HERE = Path(__file__).parent
@@ -447,6 +449,8 @@ async def run_game_db(request: Request, fn: Callable[[Session], T]) -> T:
 
 # heavy bot builds (two-dice Pig solves, best responses on big dice): one worker process for all
 BOT_BUILDS = HeavyPool(queue=16, name="the bot builder")
+# the background builder's own worker (dicelab.web.ahead): its long builds never delay a request's
+AHEAD_BUILDS = HeavyPool(queue=2, name="the background builder")
 
 
 async def prepare(entry: registry.GameEntry, specs: list[str], params: dict[str, Any]) -> None:
@@ -466,6 +470,8 @@ async def prepare(entry: registry.GameEntry, specs: list[str], params: dict[str,
 
 
 Token = Annotated[str | None, Header(alias="X-Game-Token", max_length=200)]
+IdemKey = Annotated[str | None, Header(alias="Idempotency-Key", max_length=80)]
+MAX_STARTS_KEPT = 1000  # the game starts remembered by their Idempotency-Key (the oldest go first)
 Goal = Annotated[int, Query(ge=2, le=100)]  # the explorer's query parameters
 Sides = Annotated[int | None, Query(ge=2, le=12)]
 Spec = Annotated[str, Query(max_length=80)]
@@ -499,6 +505,54 @@ def opponents_of(entry: registry.GameEntry) -> list[dict[str, Any]]:
             for b in play.bots(default_rules(entry))]
 
 
+def levels_of(entry: registry.GameEntry) -> list[dict[str, Any]]:
+    """A game's levels of strength under its default rules, for people: name, spec, measured
+    strength (None until measured: :func:`dicelab.core.levels.known` never measures), the option's
+    ``label`` ("Casual: wins 34% against perfect play"), its details line, and which level a
+    newcomer starts at (``default``: the middle one)."""
+    play = entry.play
+    ranked = core_levels.ranks(play)
+    if ranked is None:
+        return []
+    rules = default_rules(entry)
+    ladder = ranked.levels(rules)
+    try:
+        measured = core_levels.known(entry.name, play, rules)
+    except DicelabError:
+        measured = None
+    by_spec = {lv["spec"]: lv for lv in measured["levels"]} if measured else {}
+    exact = bool(measured and measured["details"].get("exact"))
+    against = "perfect play" if exact else f"the {ladder[-1].name} level"
+    out = []
+    for n, lv in enumerate(ladder):
+        m = by_spec.get(lv.spec, {})
+        s, iv = m.get("strength"), m.get("interval")
+        if n == len(ladder) - 1:
+            label = f"{lv.name}: the strongest" + (" (perfect play)" if exact and lv.name != "Perfect" else "")
+        elif s is None:
+            label = f"{lv.name}: strength being measured"
+        else:
+            label = f"{lv.name}: wins {100 * s:.0f}% against {against}"
+        how = ("" if s is None or n == len(ladder) - 1 else f"; wins {100 * s:.1f}%" + (
+            f" (95% interval {100 * iv[0]:.1f}-{100 * iv[1]:.1f}%)" if iv else " (exact)") + f" against {against}")
+        out.append({"name": lv.name, "spec": lv.spec, "strength": s, "interval": iv, "label": label,
+                    "details": lv.details, "default": n == len(ladder) // 2,
+                    "description": f"{lv.details}{how} · bot {lv.spec}"})
+    return out
+
+
+def level_here(entry: registry.GameEntry, rules: Any, spec: str) -> str:
+    """A level chosen on the setup form (its spec under the default rules) as the same level under
+    ``rules`` (a hold-at target above a smaller goal comes down to it); any other spec as it is."""
+    ranked = core_levels.ranks(entry.play)
+    if ranked is None or not isinstance(spec, str):
+        return spec
+    for a, b in zip(ranked.levels(default_rules(entry)), ranked.levels(rules), strict=False):
+        if a.spec == spec:
+            return b.spec
+    return spec
+
+
 def rules_listing(entry: registry.GameEntry) -> list[dict[str, Any]]:
     """A game's rule parameters as a form needs them."""
     return [{"name": p.name, "default": p.default, "help": p.help, "lo": p.lo, "hi": p.hi,
@@ -510,8 +564,10 @@ def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | No
                check_every: float = QUICK_CHECK_EVERY_S, puzzle_set: str | Path | None = None) -> FastAPI:
     """The web lab on ``db_url`` (default: SQLite in the user data folder).
 
-    ``warm`` solves Pig to 100 in a background thread at start-up (from the disk cache when it is
-    there), so the first game against the optimal bot starts at once. ``admin_key`` opens the
+    ``warm`` starts the background builder (:mod:`dicelab.web.ahead`): every game's opponents and
+    coach under the default rules, the levels' strengths and Liar's Dice's trained policies, most
+    likely needed first (from the disk cache when they are there), so no game start waits;
+    without it (tests) tables are built when a game first needs them. ``admin_key`` opens the
     study's data (None: a random key nobody knows, so they stay closed). ``bind_host`` is the
     address the server listens on, ``allow_hosts`` the further names clients may use: only Host
     headers naming these are served (:func:`host_allow_list`; None: any Host, as for the in-process
@@ -531,16 +587,22 @@ def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | No
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI):
-        if warm:
-            threading.Thread(target=_warm, name="dicelab-warm", daemon=True).start()
+        builder = None
+        if warm:  # every game's opponents, levels and trained policies, in the background
+            app.state.ready.plan()
+            builder = asyncio.get_running_loop().create_task(app.state.ready.run())
         damaged = lambda: app.state.damaged is not None  # noqa: E731
         stop_checkpoints = start_checkpoints(engine, paused=damaged)
         stop_checks = start_quick_checks(engine, lambda detail: mark_damaged(app, detail), every=check_every,
                                          paused=damaged)
         yield
+        if builder is not None:
+            builder.cancel()
+            app.state.ready.stop()
         stop_checks()
         stop_checkpoints()
         app.state.heavy.close()
+        AHEAD_BUILDS.close()
         if not damaged():  # a damaged file is left exactly as it was found (for a repair or a backup)
             final_checkpoint(engine)
         engine.dispose()
@@ -568,6 +630,8 @@ def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | No
                        f"{Path(str(engine.url.database)).parent}); free some space, then try again")
     app.state.heavy = HeavyPool()  # the explorer's worker process (started at its first request)
     app.state.admin_key = admin_key or secrets.token_urlsafe(24)
+    app.state.ready = Readiness(AHEAD_BUILDS, prepare)  # the background builder (warm), its progress
+    starts: dict[str, asyncio.Future] = {}  # Idempotency-Key -> the answer of the game it started
     app.state.puzzles = puzzles.PuzzleBook(puzzle_set)
     app.add_middleware(BodyLimit)
     app.add_middleware(Admission)  # game requests over its limit: 503 at once, before any other work
@@ -660,9 +724,34 @@ def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | No
         return {"status": "ok", "version": __version__, "games": [g.name for g in registry.games()],
                 "caches": cache_stats(), "explorer_admitted": request.app.state.heavy.admitted}
 
+    @app.get("/api/ready", tags=["meta"])
+    def ready() -> dict[str, Any]:
+        """How far the background builder is (opponents, levels, trained policies): the start page's block."""
+        return app.state.ready.progress()
+
     @app.post("/api/games", status_code=201, tags=["games"])
-    async def new_game(body: NewGame, request: Request) -> dict[str, Any]:
-        """Create a game against bots; the answer carries the id and the secret token."""
+    async def new_game(body: NewGame, request: Request, idempotency_key: IdemKey = None) -> dict[str, Any]:
+        """Create a game against bots; the answer carries the id and the secret token. The same
+        ``Idempotency-Key`` header twice (a double click, a retry) answers the one game it started."""
+        if not idempotency_key:
+            return await start_game(body, request)
+        found = starts.get(idempotency_key)
+        if found is not None:
+            return await asyncio.shield(found)
+        while len(starts) >= MAX_STARTS_KEPT:
+            starts.pop(next(iter(starts)))
+        fut = starts[idempotency_key] = asyncio.get_running_loop().create_future()
+        try:
+            out = await start_game(body, request)
+        except BaseException as exc:
+            starts.pop(idempotency_key, None)
+            fut.set_exception(exc if isinstance(exc, Exception) else DicelabError("the game was not started"))
+            fut.exception()  # retrieved: nobody may be waiting
+            raise
+        fut.set_result(out)
+        return out
+
+    async def start_game(body: NewGame, request: Request) -> dict[str, Any]:
         q = study_answers(body.questionnaire)
         entry = registry.get(body.game)
         play = service.play_of(entry)
@@ -671,12 +760,17 @@ def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | No
         players = service.players_of(entry.new_game(rules, 0))
         require(body.people <= players, f"people must be from 1 to {players} (the seats of this game), got {body.people}")
         bot_seats = players - body.people
-        specs = list(body.opponents or [body.opponent or play.bots(rules)[0].spec])
-        idle_bot = body.idle_bot or specs[0]  # the bot that takes an idle person's seat: the chosen one
+        specs = [level_here(entry, rules, s) for s in body.opponents or [body.opponent or play.bots(rules)[0].spec]]
+        idle_bot = level_here(entry, rules, body.idle_bot) if body.idle_bot else specs[0]  # an idle person's seat
         if len(specs) == 1:
             specs = specs * bot_seats
         require(len(specs) == bot_seats, f"give one bot, or one per bot seat ({bot_seats}), got {len(specs)}")
-        await prepare(entry, [*specs, idle_bot] if body.people > 1 else specs, params)
+        needed = [*specs, idle_bot] if body.people > 1 else specs
+        await prepare(entry, needed, params)
+        if hasattr(play, "wants"):  # trained policies this game plays without until they are built
+            wanted = await anyio.to_thread.run_sync(play.wants, needed, rules)
+            if wanted:
+                app.state.ready.first(entry.name, wanted)
 
         def work(db: Session) -> dict[str, Any]:
             checked = service.seat_specs(entry, rules, bot_seats + 1, specs[0], specs) if specs else []
@@ -869,8 +963,9 @@ def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | No
 
     @app.get("/api/opponents", tags=["meta"])
     def opponents() -> dict[str, Any]:
-        """Every game's bots (under its default rules) and the games list."""
-        return {"opponents": {g.name: opponents_of(g) for g in registry.games()}, "games": games_listing()}
+        """Every game's bots and levels of strength (under its default rules) and the games list."""
+        return {"opponents": {g.name: opponents_of(g) for g in registry.games()},
+                "levels": {g.name: levels_of(g) for g in registry.games()}, "games": games_listing()}
 
     # ------------------------------------------------------------------ puzzles (a stored set)
     @app.get("/api/puzzles", tags=["puzzles"])
@@ -1001,8 +1096,9 @@ def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | No
             return page(request, "index.html", games=games_listing())
         own = f"{entry.name}.html"
         name = own if (HERE / "templates" / own).is_file() else "play.html"
+        levels = levels_of(entry)
         return page(request, name, game=entry, bots=opponents_of(entry), opponents=opponents_of(entry),
-                    rules=rules_listing(entry))
+                    rules=rules_listing(entry), levels=levels, level_specs=[lv["spec"] for lv in levels])
 
     @app.get("/review/{game_id}", response_class=HTMLResponse, include_in_schema=False)
     def review_page(request: Request, game_id: str) -> HTMLResponse:
@@ -1049,16 +1145,3 @@ def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | No
 
     return app
 
-
-def _warm() -> None:
-    """Build every game's default bot and coach for its default rules (best effort, in the background)."""
-    for entry in registry.games():
-        play: Any = entry.play
-        if play is None or not hasattr(play, "prepare"):
-            continue
-        try:
-            rules = default_rules(entry)
-            if not play.heavy([play.bots(rules)[0].spec], rules):
-                play.prepare([play.bots(rules)[0].spec], rules)
-        except Exception:  # pragma: no cover - warm-up is best effort; requests build on demand
-            log.exception("warm-up of %s failed", entry.name)

@@ -14,9 +14,11 @@ The stored game is replayed from its record (the rules, the seed and every seat'
   ``measure`` is ``"round"`` and the page says so). A decision where the coach gives something
   else has no point and no label (the answer's ``why`` says so); a game whose coach never gives a
   chance to win has the move list without graph or labels, and the answer says why.
-* Each of the human's decisions is labelled by what it gave away (best value - chosen value):
-  :data:`THRESHOLDS`. The worst ones (mistakes and blunders) get a sentence of advice: the game's
-  optional ``Play.advice(state, seat, action)`` hook, else one made from the coach's values.
+* Each of the human's decisions is labelled by what it gave away (best value - chosen value), and
+  the game gets an accuracy, as chess players know it: :mod:`dicelab.core.accuracy` (its
+  ``THRESHOLDS``, the one source of the labels). The worst decisions (mistakes and blunders) get a
+  sentence of advice: the game's optional ``Play.advice(state, seat, action)`` hook, else one made
+  from the coach's values.
 
 Hidden information: a finished game is public (its seed is too). While a game is live the review
 shows only the public events of each action: no position (an observation may hold a hand) and no
@@ -34,7 +36,10 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from dicelab.core.accuracy import THRESHOLDS, label_of, span_of
+from dicelab.core.accuracy import summary as accuracy_summary
 from dicelab.core.errors import DicelabError
+from dicelab.core.levels import ranks
 from dicelab.web.gamecore import GAMES, Conflict, LiveGame, NotFound, public_seed
 from dicelab.web.service import (
     actor_for,
@@ -57,8 +62,6 @@ from dicelab.web.service import (
 WIN = "win probability"
 ROUND = "chance to win the round"  # a game of rounds whose coach values the round (Liar's Dice)
 GRAPHED = {WIN, ROUND}
-# what a decision gave away in win probability, from the worst label down: (label, more than)
-THRESHOLDS = (("blunder", 0.08), ("mistake", 0.03), ("inaccuracy", 0.01))
 ADVISED = ("blunder", "mistake")  # the labels that get a sentence of advice
 
 
@@ -91,13 +94,6 @@ def action_words(action: Any) -> str:
     if isinstance(action, dict):
         return ", ".join(f"{k} {' × '.join(map(str, v)) if isinstance(v, list) else v}" for k, v in action.items())
     return json.dumps(action)
-
-
-def label_of(loss: float | None) -> str | None:
-    """``blunder`` / ``mistake`` / ``inaccuracy`` by :data:`THRESHOLDS`, None for a good move."""
-    if loss is None:
-        return None
-    return next((name for name, over in THRESHOLDS if loss > over), None)
 
 
 def generic_advice(c: dict[str, Any], action: Any, chosen: float, best: float) -> str:
@@ -182,7 +178,8 @@ def review(db: Session, g: LiveGame, shared: bool = False) -> dict[str, Any]:
                         mv["equal"] = c["equal"]
                     if best is not None and chosen is not None:
                         loss = max(0.0, best - chosen)
-                        mv.update({"loss": loss, "label": label_of(loss)})
+                        span = span_of([float(x["value"]) for x in c["values"] if isinstance(x.get("value"), (int, float))])
+                        mv.update({"loss": loss, "span": span, "label": label_of(loss)})
                         if mv["label"] in ADVISED:
                             mv["advice"] = advice_of(play, state, m.player, actions[m.player], c, chosen, best)
                     step["win"] = best
@@ -203,7 +200,7 @@ def review(db: Session, g: LiveGame, shared: bool = False) -> dict[str, Any]:
         for s in steps:
             s["win"] = None
             for mv in s["moves"]:
-                for k in ("values", "best", "best_value", "value", "loss", "label", "advice", "equal"):
+                for k in ("values", "best", "best_value", "value", "loss", "span", "label", "advice", "equal"):
                     mv.pop(k, None)
     final: dict[str, Any] = {"n": len(steps)}
     if finished:
@@ -224,6 +221,9 @@ def review(db: Session, g: LiveGame, shared: bool = False) -> dict[str, Any]:
         why = (f"This game's coach gives \u201c{min(kinds - GRAPHED or kinds)}\u201d, not a chance to win, "
                "so the review shows the moves without a graph or labels.")
     names = {b.spec: b.name for b in play.bots(rules)}
+    ranked = ranks(play)
+    if ranked is not None:
+        names.update({lv.spec: lv.name for lv in ranked.levels(rules)})
     mine = [mv for s in steps for mv in s["moves"] if mv["actor"] == "human" and mv.get("loss") is not None]
     out: dict[str, Any] = {
         "id": g.id, "game": g.game, "title": entry.title, "rules": params, "opponents": specs,
@@ -235,7 +235,8 @@ def review(db: Session, g: LiveGame, shared: bool = False) -> dict[str, Any]:
         "steps": steps, "final": final,
         "summary": {"decisions": len(mine), "labels": {name: sum(1 for mv in mine if mv.get("label") == name)
                                                        for name, _ in THRESHOLDS},
-                    "total_lost": sum(mv["loss"] for mv in mine)} if graph else None,
+                    "total_lost": sum(mv["loss"] for mv in mine),
+                    **accuracy_summary([mv["loss"] for mv in mine], [mv["span"] for mv in mine])} if graph else None,
         "multiplayer_note": ("With more than two players one seat's loss is not one other seat's gain, so the graph "
                              "has a point only at your own decisions.") if graph and players > 2 else None,
     }

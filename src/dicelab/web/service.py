@@ -189,6 +189,18 @@ class NotReady(Exception):
         self.game, self.specs, self.params = game, specs, params
 
 
+def notice_of(entry: GameEntry, g: LiveGame) -> str | None:
+    """The game's own sentence while its bots play a fallback (the optional ``notice`` hook of
+    :class:`~dicelab.core.registry.BuildsAhead`), else None."""
+    hook = getattr(entry.play, "notice", None)
+    if hook is None:
+        return None
+    try:
+        return hook(game_specs(g), rules_of(entry, json.loads(g.rules_json or "{}")))
+    except DicelabError:
+        return None
+
+
 def check_ready(entry: GameEntry, specs: list[str], params: dict[str, Any]) -> None:
     if needs(entry, specs, params) is not None:
         raise NotReady(entry.name, specs, params)
@@ -795,6 +807,9 @@ def public_state(db: Session, g: LiveGame, with_moves: bool = True, live: Live |
             out["your_choice"] = own["action"]
     if public_seed(g) is not None:
         out["seed"] = public_seed(g)
+    note = notice_of(entry, g) if g.status == "playing" else None
+    if note:
+        out["notice"] = note
     if g.coach and g.status == "finished":
         out["summary"] = summary(db, g)
     if with_moves:

@@ -17,9 +17,34 @@ const lab = (function () {
   }
 
   // one call to the JSON API; `token` (when set) opens the game. Throws an Error whose message is a sentence.
+  // Starting a game (POST /api/games) shows the Start button busy until the answer, carries an
+  // Idempotency-Key (the server makes one game of a repeated start) and refuses a second start
+  // while one is pending (see the setup form's guard below).
   async function api(method, url, body, token) {
+    if (method === "POST" && url === "/api/games") return startOnce(() => send(method, url, body, token));
+    return send(method, url, body, token);
+  }
+  let starting = null;  // the pending game start, if any
+  async function startOnce(run) {
+    if (starting) return starting;
+    const b = $("start"), label = b ? b.textContent : "";
+    if (b) { b.disabled = true; b.setAttribute("aria-busy", "true"); b.textContent = "Starting\u2026"; }
+    startKey = (window.crypto && crypto.randomUUID) ? crypto.randomUUID() : String(Date.now()) + Math.random();
+    starting = run();
+    try { return await starting; } finally {
+      starting = null; startKey = null;
+      if (b) { b.disabled = false; b.removeAttribute("aria-busy"); b.textContent = label; }
+    }
+  }
+  let startKey = null;
+  // a second submit of the setup form while a start is pending does nothing (runs before the page's own handler)
+  if ($("setup-form")) $("setup-form").addEventListener("submit", (e) => {
+    if (starting) { e.preventDefault(); e.stopImmediatePropagation(); }
+  }, true);
+  async function send(method, url, body, token) {
     const headers = { "Content-Type": "application/json" };
     if (token) headers["X-Game-Token"] = token;
+    if (startKey && method === "POST" && url === "/api/games") headers["Idempotency-Key"] = startKey;
     let r;
     try {
       r = await fetch(url, { method, headers, body: body ? JSON.stringify(body) : undefined });
@@ -81,7 +106,7 @@ const lab = (function () {
   function botName(spec) {
     const sel = $("opponent");
     const opt = sel ? [...sel.options].find((o) => o.value === spec) : null;
-    return opt ? opt.textContent.trim() : "Bot";
+    return opt ? (opt.dataset.level || opt.textContent.trim()) : "Bot";
   }
   // the setup form's line under the bot choice: the chosen bot's description
   function describeBots() {
@@ -392,9 +417,29 @@ const lab = (function () {
       result: resultOf(game), moves: game.version, share_id: game.share_id || (old && old.share_id) || null,
       token: token || (old && old.token) || null, settings: settingsOf(game) };
     saveArchive([entry, ...list.filter((x) => x.id !== game.id)]);
+    // the game's own sentence while its bot plays a fallback (a trained strategy not ready yet)
+    let note = $("game-notice");
+    if (game.notice && !note && $("board")) {
+      note = document.createElement("p");
+      note.id = "game-notice"; note.className = "hint-line game-notice";
+      $("board").prepend(note);
+    }
+    if (note) { note.textContent = game.notice || ""; note.hidden = !game.notice; }
     const over = game.status !== "playing";
     if ($("review-link")) { $("review-link").hidden = !over; $("review-link").href = "/review/" + encodeURIComponent(game.id); }
     if ($("rematch")) $("rematch").hidden = !over;
+  }
+  // Keep a finished game's accuracy (its review's summary: dicelab.core.accuracy) with its entry in
+  // My games, so the list shows it without asking the server again.
+  function noteAccuracy(rv) {
+    if (!rv || !rv.id || rv.status !== "finished") return;
+    const list = archive();
+    const e = list.find((x) => x.id === rv.id);
+    if (!e) return;
+    const s = rv.summary;
+    e.accuracy = s && typeof s.accuracy === "number" ? { accuracy: s.accuracy, inaccuracies: s.inaccuracies,
+      mistakes: s.mistakes, blunders: s.blunders } : { accuracy: null };
+    saveArchive(list);
   }
   // Start a game with `settings` (settingsOf): on its own page by filling in the setup form and
   // submitting it (the page's own start), else by going to that page, which does so on load.
@@ -443,6 +488,6 @@ const lab = (function () {
 
   return { $, pct, api, svgEl, appendLog, logLine, showSetup, showBoard, coachValue, actionText, same, sentence,
     botName, die, showDice, reveal, banner, revealDelay, skip, setOff, isOff, control, keys, hints, hintText, takeHint, hinted: hintedRecord,
-    archive, saveArchive, track, rematch, settingsOf, resultOf, tokenOf, resumeGame, remember, gameId,
+    archive, saveArchive, track, rematch, settingsOf, resultOf, tokenOf, resumeGame, remember, gameId, noteAccuracy,
     get revealing() { return revealing; } };
 })();

@@ -284,9 +284,12 @@
         "point 0 is the start, point n the position after n moves, the last point the result.";
       const s = rv.summary;
       const many = (n, one, more) => n + " " + (n === 1 ? one : more);
-      $("review-summary").textContent = s ? many(s.decisions, "decision", "decisions") + " rated: " + many(s.labels.blunder, "blunder", "blunders") + ", " +
+      $("review-summary").textContent = s ? (typeof s.accuracy === "number" ? "Accuracy " + Math.round(s.accuracy) + "%. " : "") +
+        many(s.decisions, "decision", "decisions") + " rated: " + many(s.labels.blunder, "blunder", "blunders") + ", " +
         many(s.labels.mistake, "mistake", "mistakes") + ", " + many(s.labels.inaccuracy, "inaccuracy", "inaccuracies") +
         "; in all you gave away " + pct(s.total_lost) + "." : "";
+      $("review-summary").dataset.accuracy = s && typeof s.accuracy === "number" ? s.accuracy.toFixed(1) : "";
+      lab.noteAccuracy(rv);
       drawGraph();
       worst();
     }

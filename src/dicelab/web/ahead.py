@@ -1,0 +1,172 @@
+"""Getting the lab ready in the background (issue 21, item 3): no game start and no review waits
+for a build.
+
+When the lab starts (``create_app(warm=True)``, what ``dicelab serve`` does) one asyncio task works
+through a plan, one item at a time, heavy work in its own worker process (:class:`HeavyPool`,
+off the server's GIL), most likely needed first:
+
+1. ``prepare``: every level's bots and the coach of every game under its default rules (the
+   setup forms' defaults: a newcomer's first game), through the Play's build hooks
+   (:class:`dicelab.core.registry.Prepares`);
+2. ``ahead`` items a Play marks ``first`` (:class:`dicelab.core.registry.BuildsAhead`: Liar's
+   Dice's duel policies of the default table and its learning agent);
+3. ``levels``: every ladder's strengths (:mod:`dicelab.core.levels`), so the pages can show them;
+4. the other ``ahead`` items (Liar's Dice's duel policies of every other table).
+
+A Play with ``BuildsAhead`` hooks is told to :meth:`~dicelab.core.registry.BuildsAhead.defer`
+first: its bots play their fallback until an item is ready, and a game that needs an item not
+built yet moves it to the front of the queue (:meth:`Readiness.first`). Built items land in the
+disk cache too (:mod:`dicelab.core.store`), so the next start only loads them.
+:meth:`Readiness.progress` is what the start page shows (``GET /api/ready``).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+
+from dicelab.core import levels as core_levels
+from dicelab.core import registry
+from dicelab.web.limits import HeavyPool
+
+log = logging.getLogger("dicelab.web.ahead")
+
+
+@dataclass
+class Item:
+    """One thing to build: ``kind`` is ``prepare``, ``ahead`` or ``levels``."""
+
+    game: str
+    kind: str
+    title: str
+    params: dict[str, Any]
+    specs: list[str] = field(default_factory=list)
+
+
+def _same(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+
+
+class Readiness:
+    """The background builder and its progress (one per app)."""
+
+    def __init__(self, pool: HeavyPool, prepare: Callable[[registry.GameEntry, list[str], dict[str, Any]],
+                                                          Awaitable[None]]) -> None:
+        self.pool, self.prepare = pool, prepare
+        self.pending: list[Item] = []
+        self.done: list[Item] = []
+        self.failed: list[tuple[Item, str]] = []
+        self.now: Item | None = None
+        self.started = self.finished = 0.0
+        self.running = False
+        self.deferred: list[Any] = []
+
+    def stop(self) -> None:
+        """The server stops: the Plays that deferred to this builder build on demand again."""
+        for play in self.deferred:
+            play.defer(False)
+        self.deferred = []
+
+    # ------------------------------------------------------------------ the plan
+    def plan(self) -> None:
+        """Fill :attr:`pending` from every registered game (see the module docstring)."""
+        from dicelab.web.service import rule_params
+
+        prepare, first, measure, rest = [], [], [], []
+        for entry in sorted(registry.games(), key=lambda g: (-g.popularity, g.title)):  # as the start page
+            play: Any = entry.play
+            if play is None:
+                continue
+            params = rule_params(entry, {})
+            rules = entry.make_rules(**params)
+            ranked = core_levels.ranks(play)
+            if hasattr(play, "ahead") and hasattr(play, "defer"):
+                play.defer()
+                self.deferred.append(play)
+                for it in play.ahead():
+                    item = Item(entry.name, "ahead", f"{entry.title}: {it['title']}", dict(it["params"]))
+                    (first if it.get("first") else rest).append(item)
+            elif hasattr(play, "prepare"):
+                specs = [lv.spec for lv in play.levels(rules)] if ranked else [play.bots(rules)[0].spec]
+                prepare.append(Item(entry.name, "prepare", f"{entry.title}: the opponents", params, specs))
+            if ranked:
+                measure.append(Item(entry.name, "levels", f"{entry.title}: measuring the levels", params))
+        self.pending = prepare + first + measure + rest
+
+    def first(self, game: str, wanted: list[dict[str, Any]]) -> None:
+        """Build the ``ahead`` items ``wanted`` of ``game`` next (a game is playing their fallback)."""
+        front = []
+        for params in wanted:
+            if any(it.game == game and it.kind == "ahead" and _same(it.params, params)
+                   for it in ([self.now] if self.now else []) + self.done):
+                continue  # being built now, or built already
+            found = next((it for it in self.pending if it.game == game and it.kind == "ahead"
+                          and _same(it.params, params)), None)
+            if found is not None:
+                self.pending.remove(found)
+            else:
+                found = Item(game, "ahead", f"{registry.get(game).title}: for a game in play", dict(params))
+            front.append(found)
+        self.pending[:0] = front
+
+    # ------------------------------------------------------------------ the work
+    async def run(self) -> None:
+        """Work through :attr:`pending` until it is empty (then wait for :meth:`first`)."""
+        self.running, self.started = True, time.monotonic()
+        try:
+            while True:
+                if not self.pending:
+                    if not self.finished:
+                        self.finished = time.monotonic()
+                        log.info("the lab is ready: %d items in %.1f s", len(self.done), self.finished - self.started)
+                    await anyio.sleep(0.5)
+                    continue
+                item = self.now = self.pending.pop(0)
+                try:
+                    await self._build(item)
+                    self.done.append(item)
+                except Exception as exc:  # noqa: BLE001 - one failed item must not stop the others
+                    log.warning("could not build %s: %s", item.title, exc)
+                    self.failed.append((item, str(exc)[:200]))
+                finally:
+                    self.now = None
+        finally:
+            self.running = False
+
+    async def _build(self, item: Item) -> None:
+        entry = registry.get(item.game)
+        play: Any = entry.play
+        if item.kind == "prepare":
+            await self.prepare(entry, item.specs, item.params)
+        elif item.kind == "ahead":
+            if await anyio.to_thread.run_sync(play.has_ahead, item.params):
+                return
+            data = await self.pool.run("dicelab.core.registry", "build_ahead_in_worker", item.game, item.params)
+            await anyio.to_thread.run_sync(play.take_ahead, item.params, data)
+        else:
+            rules = entry.make_rules(**item.params)
+            if await anyio.to_thread.run_sync(core_levels.known, item.game, play, rules) is not None:
+                return
+            data = await self.pool.run("dicelab.core.levels", "measure_in_worker", item.game, item.params)
+            core_levels.install(json.loads(data), play, rules)
+
+    # ------------------------------------------------------------------ what the start page shows
+    def progress(self) -> dict[str, Any]:
+        """``{"ready", "done", "total", "now", "games": [{"game", "title", "done", "total"}], "failed"}``."""
+        every = self.done + [it for it, _ in self.failed] + ([self.now] if self.now else []) + self.pending
+        games: dict[str, dict[str, Any]] = {}
+        for it in every:
+            g = games.setdefault(it.game, {"game": it.game, "title": registry.get(it.game).title, "done": 0, "total": 0})
+            g["total"] += 1
+        for it in self.done + [it for it, _ in self.failed]:
+            games[it.game]["done"] += 1
+        busy = bool(self.pending) or self.now is not None
+        return {"ready": self.running and not busy, "running": self.running, "done": len(self.done) + len(self.failed),
+                "total": len(every), "now": None if self.now is None else self.now.title,
+                "games": list(games.values()), "failed": len(self.failed)}
