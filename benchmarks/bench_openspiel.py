@@ -5,6 +5,9 @@ Prints, when OpenSpiel is installed:
   its ``pig`` game) beside dicelab's exact solve (warm), with both first-player values. OpenSpiel's
   Pig ends after a turn horizon, so its value is compared with dicelab's turn-limited solve at
   the same horizon as well as with the unlimited one;
+* Pig for three players at goal 100 (issue 25, item 6): dicelab's optimal and hold-at-N strategies
+  played inside OpenSpiel's own ``pig`` engine (``players=3``), each seat's share of 20,000 games
+  with its 95 % Wilson interval beside dicelab's exact chance;
 * Liar's Dice, 1 v 1, 6 faces: OpenSpiel's C++ CFR+ (``pyspiel.CFRPlusSolver``) until its
   exploitability is at most 1e-4 (checked every 50 iterations) beside dicelab's CFR+ with the
   same target.
@@ -46,6 +49,24 @@ def main() -> None:
           f"{solve(rules).p[0, 0, 0]:.10f} (unlimited), "
           f"{solve(rules, turn_limit=horizon).p[0, 0, 0]:.10f} (horizon {horizon} turns)")
     report("Pig to 50: solve (warm)", ours, theirs, "OpenSpiel value iteration")
+
+    from dicelab.core.stats import wilson_interval
+    from dicelab.pig.nevaluation import evaluate_profile
+    from dicelab.pig.openspiel_check import play_in_openspiel
+
+    rules3 = PigRules(goal=100, players=3)
+    for profile in (["optimal", "hold:25", "hold:20"], ["hold:25", "optimal", "keep-pace"]):
+        games = 20_000
+        t0 = time.perf_counter()
+        wins = play_in_openspiel(profile, rules3, games, seed=1)
+        secs = time.perf_counter() - t0
+        exact = evaluate_profile(profile, rules3).wins
+        cells = []
+        for w, e in zip(wins, exact, strict=True):
+            lo, hi = wilson_interval(int(w), games, 0.95)
+            cells.append(f"{w / games:.4f} [{lo:.4f}, {hi:.4f}] exact {e:.4f} {'in' if lo <= e <= hi else 'OUT'}")
+        print(f"OpenSpiel pig, 3 players, goal 100, {' / '.join(profile)}, {games} games "
+              f"({secs:.0f} s): " + "; ".join(cells), flush=True)
 
     from dicelab.liars.cfr import DuelRules
     from dicelab.liars.cfr import solve as solve_duel  # the duel solver (see bench_liars.py)

@@ -420,8 +420,9 @@ def starts(bare_url: str, tmp: Path) -> None:
     port = free_port()
     db_url = f"sqlite:///{tmp / 'starts.sqlite'}"
     t_start = time.perf_counter()
+    lab_log = tmp / "lab.log"  # the lab's warnings (a background item that could not be built)
     lab = subprocess.Popen([sys.executable, "-m", "dicelab", "serve", "--port", str(port), "--db", db_url],
-                           stderr=subprocess.DEVNULL)
+                           stderr=lab_log.open("ab"))
     url = f"http://127.0.0.1:{port}"
     pct = lambda xs, q: float(np.percentile(xs, q))  # noqa: E731
     try:
@@ -456,6 +457,9 @@ def starts(bare_url: str, tmp: Path) -> None:
             print(f"background builder: {p['done']} of {p['total']} ready ({p['failed']} failed) "
                   f"{time.perf_counter() - t_start:.0f} s after the lab started; load average "
                   f"{os.getloadavg()[0]:.1f}", flush=True)
+            failed = [ln for ln in lab_log.read_text(errors="replace").splitlines() if "could not build" in ln]
+            if failed:
+                print(f"{len(failed)} items failed; the first: {failed[0][:300]} (all in {lab_log})", flush=True)
             run("after the builder")
             with httpx.Client(base_url=bare_url) as b:
                 base = []

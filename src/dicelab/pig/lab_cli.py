@@ -28,7 +28,7 @@ from dicelab.core.cli import (
     kv_table,
     rows_table,
 )
-from dicelab.pig.cli import GoalOption, SidesOption, VariantOption, app, make_rules
+from dicelab.pig.cli import GoalOption, PlayersOption, SidesOption, VariantOption, app, make_rules
 from dicelab.core.errors import require
 from dicelab.core.progress import progress_bar
 
@@ -40,20 +40,47 @@ SPEC_HELP = (
 )
 
 
+N_SPEC_HELP = (
+    "One strategy per seat, seat 0 first: optimal, hold:N, keep-pace, turtle, roll-to-win or "
+    "file:PATH (with two players every two-player strategy)."
+)
+
+
+def _n_specs(specs: list[str], players: int, what: str = "strategy per seat") -> list[str]:
+    require(len(specs) == players, f"give one {what} ({players} for {players} players), got {len(specs)}")
+    return specs
+
+
 @app.command("eval")
 def eval_cmd(
-    a: str = typer.Argument(..., help=SPEC_HELP),
-    b: str = typer.Argument(..., help=SPEC_HELP),
+    specs: list[str] = typer.Argument(..., help=N_SPEC_HELP),
     goal: int = GoalOption,
     sides: int | None = SidesOption,
     variant: str = VariantOption,
+    players: int = PlayersOption,
     json_out: bool = JsonOption,
 ) -> None:
-    """Exact win probabilities of A against B (and the chance the game never ends)."""
+    """Exact win probabilities: A against B (and the chance the game never ends), or with
+    --players N every seat's chance when each plays its strategy."""
     from dicelab.pig.evaluation import evaluate
     from dicelab.pig.specs import parse_strategy
 
-    rules = make_rules(goal, sides, variant)
+    rules = make_rules(goal, sides, variant, players)
+    _n_specs(specs, players)
+    if players > 2:
+        from dicelab.pig.nevaluation import evaluate_profile
+
+        ev = evaluate_profile(specs, rules)
+        data_n = ev.to_dict()
+
+        def render_n(console: Console) -> None:
+            console.print(rows_table([{"seat": s, "strategy": name, "P(win)": f"{p:.6f}"}
+                                      for s, (name, p) in enumerate(zip(ev.seats, ev.wins, strict=True))],
+                                     title=f"{players} players, goal {goal} (seat 0 first)"))
+
+        emit(data_n, json_out, render_n)
+        return
+    a, b = specs
     sa, sb = parse_strategy(a), parse_strategy(b)
     e = evaluate(sa, sb, rules)
     data = {
@@ -72,9 +99,15 @@ def eval_cmd(
     emit(data, json_out, title=f"{e.a} against {e.b}")
 
 
+app.command("evaluate", help="The same as eval.")(eval_cmd)
+
+
 @app.command("best-response")
 def best_response_cmd(
-    b: str = typer.Argument(..., help=SPEC_HELP),
+    others: list[str] = typer.Argument(..., help=SPEC_HELP + " With --players N: the other "
+                                       "seats' strategies in seat order (N - 1 of them)."),
+    seat: int = typer.Option(0, "--seat", help="With --players N: the seat that responds (0 first)."),
+    players: int = PlayersOption,
     out: Path | None = typer.Option(
         None, "--out", help="Save the best response as a table (.csv or .npz)."
     ),
@@ -87,12 +120,35 @@ def best_response_cmd(
     variant: str = VariantOption,
     json_out: bool = JsonOption,
 ) -> None:
-    """The exact best response A to strategy B, and how A fares against B."""
+    """The exact best response A to strategy B, and how A fares against B; with --players N the
+    best response of one seat to the others' strategies."""
     from dicelab.pig.evaluation import best_response, iterated_best_response
     from dicelab.pig.specs import parse_strategy
     from dicelab.pig.strategies import save_strategy
 
-    rules = make_rules(goal, sides, variant)
+    rules = make_rules(goal, sides, variant, players)
+    if players > 2:
+        from dicelab.pig.nevaluation import best_response_n
+
+        require(0 <= seat < players, f"--seat must be from 0 to {players - 1}, got {seat}")
+        _n_specs(others, players - 1, "strategy for each other seat")
+        require(not iterate, "--iterate is for two players")
+        check_out_file(out, "--out", (".npz",))
+        profile: list = list(others)
+        profile.insert(seat, None)
+        br = best_response_n(profile, seat, rules)
+        data_n = br.to_dict()
+        if out is not None:
+            from dicelab.core.store import save_table
+
+            table = br.table.reshape((rules.goal,) * (players + 1))
+            data_n["out"] = str(save_table(out, "pig-strategy", {"roll": table},
+                                           {"name": f"best-response@{seat}", "goal": rules.goal,
+                                            "rules": rules.to_dict()}))
+        emit(data_n, json_out, title=f"best response of seat {seat} to {', '.join(others)}")
+        return
+    require(len(others) == 1, f"give one strategy to respond to, got {len(others)}")
+    b = others[0]
     require(1 <= max_iter <= 1000, f"--max-iter must be from 1 to 1000, got {max_iter}")
     check_out_file(out, "--out", (".csv", ".npz"))
     sb = parse_strategy(b)
@@ -134,8 +190,7 @@ def best_response_cmd(
 
 @app.command("simulate")
 def simulate_cmd(
-    a: str = typer.Argument(..., help=SPEC_HELP),
-    b: str = typer.Argument(..., help=SPEC_HELP),
+    specs: list[str] = typer.Argument(..., help=N_SPEC_HELP),
     games: int = typer.Option(100_000, "--games", help="Games to play (first move alternating)."),
     seed: int = typer.Option(
         0, "--seed", help="Random seed (same seed, same result on any core count)."
@@ -149,22 +204,35 @@ def simulate_cmd(
     goal: int = GoalOption,
     sides: int | None = SidesOption,
     variant: str = VariantOption,
+    players: int = PlayersOption,
     backend: str | None = BackendOption,
     address: str | None = AddressOption,
     workers: int | None = WorkersOption,
     store: Path | None = StoreOption,
     json_out: bool = JsonOption,
 ) -> None:
-    """Monte Carlo of A against B, with a Wilson interval and the exact value beside it."""
+    """Monte Carlo of A against B (or, with --players N, of one strategy per seat), with Wilson
+    intervals and the exact values beside them."""
     from dicelab.pig.simulation import simulate
     from dicelab.pig.specs import parse_strategy
 
-    rules = make_rules(goal, sides, variant)
+    rules = make_rules(goal, sides, variant, players)
     require(
         0.0 < confidence < 1.0, f"--confidence must lie strictly between 0 and 1, got {confidence}"
     )
     check_seed(seed)
     check_out_file(records, "--records", (".parquet",))
+    _n_specs(specs, players)
+    if players > 2:
+        from dicelab.pig.nsimulation import simulate_n
+
+        require(records is None and backend is None and address is None and workers is None
+                and store is None, "--records and the backend options are for two players")
+        res = simulate_n(specs, rules, games=games, seed=seed, confidence=confidence)
+        emit({**res.to_dict(), "rules": rules.to_dict()}, json_out,
+             title=f"{players} players: {games} games (seat 0 first)")
+        return
+    a, b = specs
     sa, sb = parse_strategy(a), parse_strategy(b)
     scale = backend_kwargs(backend, address, workers, store) or {}
     with progress_bar(
@@ -192,18 +260,23 @@ def tournament_cmd(
     goal: int = GoalOption,
     sides: int | None = SidesOption,
     variant: str = VariantOption,
+    players: int = PlayersOption,
     backend: str | None = BackendOption,
     address: str | None = AddressOption,
     workers: int | None = WorkersOption,
     store: Path | None = StoreOption,
     json_out: bool = JsonOption,
 ) -> None:
-    """Round robin: win matrix, ranking and every non-transitive 3-cycle."""
+    """Round robin: win matrix, ranking and every non-transitive 3-cycle; with --players N (3 or
+    more) hold:N strategies only, each against every field of others holding at one M."""
     from dicelab.pig.tournaments import tournament
 
-    rules = make_rules(goal, sides, variant)
+    rules = make_rules(goal, sides, variant, players)
     check_seed(seed)
     check_out_plot(plot, "--plot")
+    if players > 2:
+        _hold_tournament_cmd(specs, rules, simulate, plot, backend, json_out)
+        return
     scale = backend_kwargs(backend, address, workers, store) or {}
     t = tournament(specs, rules, simulate=simulate, seed=seed, progress=True, **scale)
     data = t.to_dict()
@@ -229,6 +302,32 @@ def tournament_cmd(
         else:
             console.print("transitive: no cycle")
         console.print(f"{t.pairs} pairs in {t.seconds:.2f} s")
+
+    emit(data, json_out, render)
+
+
+def _hold_tournament_cmd(specs: list[str], rules, simulate, plot, backend, json_out: bool) -> None:
+    from dicelab.pig.nevaluation import hold_tournament
+    from dicelab.pig.specs import expand_specs
+
+    require(simulate is None and plot is None and backend is None,
+            "with three or more players the tournament is exact and has no plot or backend options")
+    values = []
+    for s in expand_specs(specs):
+        require(s.lower().startswith("hold:"), f"with three or more players the tournament takes "
+                f"hold:N strategies (ranges like hold:15..35), got {s[:40]!r}")
+        from dicelab.core.specs import parse_whole
+
+        values.append(parse_whole(s[5:], f"N in {s[:40]}", 1, rules.goal))
+    total = len(values) ** 2
+    with progress_bar("hold-at-N tournament", total=total, enabled=not json_out and total > 4) as bar:
+        t = hold_tournament(values, rules, progress=bar.advance)
+    data = t.to_dict()
+
+    def render(console: Console) -> None:
+        console.print(rows_table(t.ranking[:25], title=f"mean chance over the fields ({rules.players} players)"))
+        console.print(f"best reply to each field: {dict(zip(t.values, t.best_reply, strict=True))}")
+        console.print(f"symmetric equilibria among these: {t.equilibria or 'none'}")
 
     emit(data, json_out, render)
 
