@@ -220,12 +220,19 @@ def page(results: dict[str, Any]) -> str:
              "with each game): wall times are noisy (the CPU time the run got is in brackets), the grades "
              "are exact.", ""]
     for name, game in GAMES.items():
-        runs = results["games"][name]
+        runs = results["games"].get(name)
+        if runs is None:
+            lines += [f"## {game['title']}", "", "Not run yet (`make leaderboard`).", ""]
+            continue
         lines += [f"## {game['title']}", "",
                   f"Budget: {runs['budget']:,} decisions per agent, graded every {runs['every']:,}; opponent "
                   f"`{game['opponents']}`, seat drawn at random each game. Run {runs['when']} UTC in "
                   f"{runs['minutes']:.0f} minutes (load average {runs['load_start']} at the start, "
                   f"{runs['load_end']} at the end).", ""]
+        if runs["budget"] < game["steps"]:
+            lines += [f"**A small budget** (`--quick`): the machine was shared while this page was made; the "
+                      f"full run (`make leaderboard`) gives each agent {game['steps']:,} decisions. The grades "
+                      "are exact for the policies these budgets produce; with more training they change.", ""]
         if "liars" in name:
             lines += ["| agent | exploitability | method | time (CPU) |", "|---|---|---|---|"]
         else:
@@ -234,7 +241,7 @@ def page(results: dict[str, Any]) -> str:
         for agent in AGENTS:
             curve = runs["agents"].get(agent)
             if not curve:
-                lines.append(f"| {agent} | not run ({runs.get('skipped', {}).get(agent, 'no curve')}) |")
+                lines.append(f"| {agent} | not run: {runs.get('skipped', {}).get(agent, 'not yet')} |")
                 continue
             c = curve[-1]
             if "liars" in name:
@@ -262,7 +269,7 @@ def _render(out: Path, results: dict[str, Any]) -> None:
     for name, game in GAMES.items():
         if name in results["games"]:
             plot(name, game, results["games"][name]["agents"], out / "img" / f"leaderboard-{name}.png")
-    if set(results["games"]) == set(GAMES):
+    if results["games"]:
         (out / "leaderboard.md").write_text(page(results))
 
 

@@ -301,3 +301,33 @@ def test_every_observation_the_environment_shows_is_graded(env_id, params):
             if term or trunc:
                 break
     assert seen > 20
+
+
+def test_liars_beyond_the_exact_tree_is_graded_by_lbr(monkeypatch):
+    """Where the tree is too large for the exact grade, local best response takes over: forced here on
+    the 1 v 1 round (the exact limit set to 0 bids). Against a policy that names its own face once and
+    calls anything higher, LBR must find the gain the brute-force best response finds, within its own
+    95% interval, and never claim more (LBR is a lower bound)."""
+    import dicelab.liars.policy_grade as pg
+
+    faces = 3
+
+    def own_face(obs):  # bid "one <my face>" while that is a raise, else call
+        o = obs["observation"]
+        mine = int(np.argmax(o[:faces]))  # the rank of "one <my face>"
+        q, f = int(o[faces + 2]), int(o[faces + 3])
+        last = -1 if q == 0 else (q - 1) * faces + (f - 1)
+        return mine + 1 if last < mine else 0
+
+    exact = brute_exploitability(faces, lambda seat, hand, last: hand - 1 if last < hand - 1 else "call")
+    assert 0.05 < exact < 0.95  # neither safe nor hopeless: the estimate has something to find
+    monkeypatch.setattr(pg, "MAX_EXACT_BIDS", 0)
+    g = dicelab.grade("dicelab/LiarsDice-v0", own_face, players=2, dice=1, faces=faces)
+    assert g["method"].startswith("local best response")
+    ci = g["duels"][0]["ci"]
+    assert 0 < ci < 0.05
+    assert g["exploitability"] <= exact + 2.5 * ci  # a lower bound
+    assert abs(g["exploitability"] - exact) <= 2.5 * ci  # one step of look-ahead suffices here
+    monkeypatch.setattr(pg, "MAX_EXACT_BIDS", 26)  # and the exact grade of the same policy is the brute force's
+    assert dicelab.grade("dicelab/LiarsDice-v0", own_face, players=2, dice=1, faces=faces)["exploitability"] == \
+        pytest.approx(exact, abs=1e-12)

@@ -245,7 +245,7 @@ def test_two_people_and_a_bot_play_liars_dice(browser, lab):
 
 def test_two_people_play_simultaneous_pig_with_secret_targets(browser, lab):
     server = lab
-    (ca, a, ea), (cb, b, eb), _ = start_with_friend(browser, server, "simpig", {"#goal": "20", "#players": "2"})
+    (ca, a, ea), (cb, b, eb), _ = start_with_friend(browser, server, "simpig", {"#goal": "30", "#players": "2"})
     turns = 0
     while a.get_attribute("#status", "data-state") != "finished":
         a.wait_for_selector("#go[aria-disabled=false], #status[data-state=finished]")

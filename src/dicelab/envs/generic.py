@@ -19,6 +19,7 @@ Each game state draws its chance from its own generator, seeded from the environ
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from typing import Any, ClassVar
 
@@ -146,8 +147,11 @@ def seat_player(game: registry.GameEntry, opponent: Any, rules: Any) -> Any:
 def act(player: Any, state: GameState, seat: int, rng: np.random.Generator) -> Any:
     """``player``'s action; a randomised bot (one with an ``rng``) draws from the environment's
     generator, so that ``reset(seed=...)`` replays its choices too."""
-    if hasattr(player, "rng"):
-        player.rng = rng
+    if hasattr(player, "rng") and player.rng is not rng:
+        if dataclasses.is_dataclass(player) and player.__dataclass_params__.frozen:  # type: ignore[attr-defined]
+            player = dataclasses.replace(player, rng=rng)  # a frozen bot (Hog's tables): a copy with our generator
+        else:
+            player.rng = rng
     return player.act(state, seat)
 
 
