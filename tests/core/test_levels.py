@@ -241,3 +241,26 @@ def test_levels_command_refuses_bad_rules_in_one_line(capsys):
     assert code == 2 and "NAME=VALUE" in err
     code, out, err = run(["hog", "levels", "--rule", "colour=red"], capsys)
     assert code == 2 and "allowed" in err
+
+
+@pytest.mark.parametrize("name", ["pig", "hog", "supersix", "simpig", "liars"])
+def test_every_level_plays_the_smallest_goal_a_form_allows(name):
+    # a level is offered under any rules the setup form accepts: each one must build a bot there
+    # (the simultaneous Pig form once refused its own default level at goal 20: hold:25 > goal)
+    from dicelab.core.registry import games
+
+    entry = next(g for g in games() if g.name == name)
+    ranked = core_levels.ranks(entry.play)
+    if ranked is None:
+        pytest.skip(f"{name} has no levels")
+    goal = next((p for p in entry.params if p.name == "goal"), None)
+    goals = [goal.lo, goal.lo + 1, 20, goal.default] if goal is not None and goal.lo is not None else [None]
+    for g in goals:
+        params = {p.name: p.default for p in entry.params if p.default is not None}
+        if g is not None:
+            params["goal"] = g
+        rules = entry.make_rules(**params)
+        ladder = ranked.levels(rules)
+        assert len(ladder) >= 4
+        for lv in ladder:
+            entry.play.bot(lv.spec, rules)  # raises on a spec these rules cannot take

@@ -10,6 +10,7 @@ its strength is at most 1/2.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from dicelab.core.levels import Level
@@ -24,8 +25,26 @@ LADDER = (
 
 
 def levels(rules: Any) -> list[Level]:
-    """The ladder, weakest first (:data:`LADDER`)."""
-    return [Level(name, spec, details) for name, spec, details in LADDER]
+    """The ladder, weakest first (:data:`LADDER`); a ``hold:N`` above the goal aims at the goal."""
+    return [Level(name, _fit(spec, rules.goal), details) for name, spec, details in LADDER]
+
+
+def _fit(spec: str, goal: int) -> str:
+    """``spec`` with every hold-at target above ``goal`` brought down to it; a mix whose targets
+    then coincide adds their weights (``mix:0.6*hold:20+0.4*hold:20`` is ``hold:20``)."""
+    def hold(m: re.Match[str]) -> str:
+        return f"hold:{min(int(m.group(1)), goal)}"
+
+    if not spec.startswith("mix:"):
+        return re.sub(r"hold:(\d+)", hold, spec)
+    weights: dict[str, float] = {}
+    for term in spec[len("mix:"):].split("+"):
+        w, part = term.split("*", 1)
+        part = re.sub(r"hold:(\d+)", hold, part)
+        weights[part] = weights.get(part, 0.0) + float(w)
+    if len(weights) == 1:
+        return next(iter(weights))
+    return "mix:" + "+".join(f"{round(w, 12):g}*{part}" for part, w in weights.items())
 
 
 def measure(rules: Any, progress: bool = False) -> dict[str, Any]:
