@@ -161,11 +161,14 @@ def test_liars_policies_are_built_in_the_background_never_in_a_request(db_url, c
 
 
 def test_a_deferred_bot_plays_its_fallback_without_training(monkeypatch, cache_dir):
+    from dicelab.core.cache import BudgetLRU
+    from dicelab.liars import library
     from dicelab.liars.duel import Duel
     from dicelab.liars.library import in_memory
     from dicelab.liars.rules import LiarsRules
     from dicelab.liars.state import new_game
 
+    monkeypatch.setattr(library, "_policies", BudgetLRU("test duel policies", 1 << 30))  # none from earlier tests
     play = get("liars").play
     play.defer()
     try:

@@ -82,9 +82,13 @@ const lab = (function () {
     if (first) first.focus();
   }
   function showBoard(focusId) {
+    const was = $("board").hidden;
     $("setup").hidden = true;
     $("board").hidden = false;
-    if (focusId && $(focusId)) $(focusId).focus();
+    // the setup form is long: from its scroll position to the board's top, so the banner, the players
+    // and the move buttons share a short screen (200 % zoom); the focus then moves without a jump
+    if (was) $("board").scrollIntoView({ block: "start" });
+    if (focusId && $(focusId)) { $(focusId).focus({ preventScroll: true }); keepInView(); }
   }
 
   // the coach's value of `action` (as the game spells it: "roll", {"target": 25}, ...), or null

@@ -169,9 +169,18 @@
     $("coach-best").textContent = c.best;
   }
 
+  // Roll takes the focus without the browser's own jump (which may centre it and push the players' dice
+  // off a short screen); scrolled only as far as needed, clear of the sticky banner (scroll-margin).
+  function focusRoll() {
+    const roll = $("roll");
+    roll.focus({ preventScroll: true });
+    roll.scrollIntoView({ block: "nearest", inline: "nearest" });
+  }
   function showBoard() {
+    const was = $("board").hidden;
     $("setup").hidden = true;
     $("board").hidden = false;
+    if (was) $("board").scrollIntoView({ block: "start" });  // from the (long) form's scroll position to the board's top
   }
 
   async function start(ev) {
@@ -213,7 +222,7 @@
       busy = true;
       showBoard();
       render();
-      $("roll").focus();
+      focusRoll();
       lab.banner("Your turn", "you");
       await play(r.events, true, [0, 0]);
       busy = false;
@@ -257,7 +266,7 @@
     lab.showDice($("dice-human"), [].concat(...myRolls), dieOpts("human", false));
     showBoard();
     render();
-    $("roll").focus();
+    focusRoll();
   }
 
   // a game between people: the other person's moves as they happen, shown as the bot's are
