@@ -176,12 +176,7 @@
     roll.focus({ preventScroll: true });
     roll.scrollIntoView({ block: "nearest", inline: "nearest" });
   }
-  function showBoard() {
-    const was = $("board").hidden;
-    $("setup").hidden = true;
-    $("board").hidden = false;
-    if (was) $("board").scrollIntoView({ block: "start" });  // from the (long) form's scroll position to the board's top
-  }
+  const showBoard = () => lab.showBoard();  // the form hidden, the board shown from its top (common.js)
 
   async function start(ev) {
     ev.preventDefault();
