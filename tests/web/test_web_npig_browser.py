@@ -41,6 +41,7 @@ def test_a_whole_three_player_game_with_the_coach(browser, lab, axe):
     bad: dict[str, list[str]] = {}
     page.goto(f"{lab}/play/pig")
     page.select_option("#players", "3")
+    assert "measured for two players" in page.inner_text("#players-about")
     # two dice and the best responses (to one opponent) are for two players: not offered
     assert page.eval_on_selector("#variant option[value=two-dice]", "o => o.disabled")
     assert page.eval_on_selector_all("#opponent option[value^='best-response']", "os => os.every((o) => o.disabled)")
@@ -87,7 +88,16 @@ def test_a_whole_three_player_game_with_the_coach(browser, lab, axe):
     page.click("#review-link")
     page.wait_for_selector("#review[data-ready='1']")
     bad["review"] = findings(axe, page)
-    assert "Each player's chance to win" in page.inner_text("#position") or page.query_selector("#position")
+    # a step of the review: every player's chance there, which sum to 100% (to rounding)
+    line = ""
+    for button in page.query_selector_all("#review-moves button.step")[:6]:
+        button.click()
+        line = page.inner_text("#position")
+        if "Each player's chance" in line:
+            break
+    m = re.search(r"Each player's chance to win, best play from here: You ([\d.]+)% \u00b7 Bot 1 ([\d.]+)% \u00b7 Bot 2 ([\d.]+)%\.", line)
+    assert m, line
+    assert abs(sum(float(x) for x in m.groups()) - 100) < 0.2
     assert not any(bad.values()), {k: v for k, v in bad.items() if v}
     assert not errors, errors
     page.context.close()
