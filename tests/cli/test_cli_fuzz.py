@@ -632,6 +632,22 @@ def test_empty_name_paths_are_one_line(command: tuple[str, ...], option: str, wo
         check_cli([*command, *extra, option, value, *base])
 
 
+@pytest.mark.parametrize("value", EMPTY_NAMES)
+def test_reproduce_refuses_the_current_and_the_root_folder(value: str, workdir: Path) -> None:
+    # issue 23: `reproduce --out ''` wrote its reports into the current folder, `--out /` into /
+    before = sorted(p.name for p in workdir.iterdir())
+    code, _, err, _ = run_cli(["reproduce", "000", "--quick", "--out", value])
+    assert code == 2 and len(err.splitlines()) == 1, err
+    assert err.startswith("error: --out needs a folder name"), err
+    assert sorted(p.name for p in workdir.iterdir()) == before  # nothing written
+
+
+@pytest.mark.parametrize("value", ["/", "//", "/."])
+def test_no_folder_option_takes_the_root_folder(value: str, workdir: Path) -> None:
+    code, _, err, _ = run_cli(["simpig", "best-response", "--goal", "8", "hold:4", "--store", value])
+    assert code == 2 and "is the root folder" in err, err
+
+
 HOSTILE_ENV = ["", " ", "abc", "1.5", "nan", "-1", "0", "inf", "1e3", "9" * 40, "\x01", "é", "folder",
                "latin1.csv", "sqlite:///folder", "FULL", "normal", "64", "short", "a-good-key-123"]
 

@@ -22,7 +22,7 @@ def reproduce(
 ) -> None:
     """Recompute every table and figure of the source documents; write a report that sets the paper's
     printed value beside dicelab's and says why they differ."""
-    check_out_folder(out, "--out")
+    check_out_folder(out, "--out", here_ok=False)
     reports = rp.run(documents, out, quick=quick, progress=not json_out)
     data = {"out": str(out), "quick": quick,
             "documents": [{k: v for k, v in r.to_dict().items() if k != "sections"} | {"report": str(out / f"{r.doc}.md")}

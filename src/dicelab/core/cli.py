@@ -193,11 +193,17 @@ def check_out_plot(path: Path | None, option: str) -> Path | None:
     return check_out_file(path, option, PLOT_SUFFIXES)
 
 
-def check_out_folder(path: Path | None, option: str) -> Path | None:
-    """Check an output folder option (``--store``): an existing folder or one we may create."""
+def check_out_folder(path: Path | None, option: str, here_ok: bool = True) -> Path | None:
+    """Check an output folder option (``--store``): an existing folder or one we may create, never
+    the root folder (``/``, ``//``, ``/.``); with ``here_ok=False`` (a command that writes reports
+    named after its inputs) also not the current folder (``''``, ``.``, ``./``), which needs a name."""
     if path is None:
         return None
+    require(here_ok or path.name not in ("", ".", ".."),
+            f"{option} needs a folder name (not the current or the root folder), got {shorten(os.fspath(path))}")
     text = _check_path_text(path, option, folder=True)
+    require(not path.is_absolute() or os.path.normpath(text) not in ("/", "//"),
+            f"{option} {shorten(text)} is the root folder; give a folder of its own")
     try:
         require(
             not path.exists() or path.is_dir(),
