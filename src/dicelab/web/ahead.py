@@ -20,6 +20,11 @@ first: its bots play their fallback until an item is ready, and a game that need
 built yet moves it to the front of the queue (:meth:`Readiness.first`). Built items land in the
 disk cache too (:mod:`dicelab.core.store`), so the next start only loads them.
 :meth:`Readiness.progress` is what the start page shows (``GET /api/ready``).
+
+An item whose worker process stops under it (killed, out of memory) is tried again on a new worker,
+at most :data:`TRIES` times in all, then failed with a plain reason; a worker queue full of game
+starts' builds makes the builder wait, not fail; an item that fails for a reason of its own (an
+error in the build) fails alone, at once, and the builder goes on with the next.
 """
 
 from __future__ import annotations
@@ -35,9 +40,11 @@ import anyio
 
 from dicelab.core import levels as core_levels
 from dicelab.core import registry
-from dicelab.web.limits import HeavyPool
+from dicelab.web.limits import Busy, HeavyPool, WorkerDied
 
 log = logging.getLogger("dicelab.web.ahead")
+TRIES = 3  # an item's tries when its worker process stops under it (a crash or out of memory each time)
+WAITS = 120  # waits of Busy's retry_after (seconds) for a full worker queue before an item fails
 
 
 @dataclass
@@ -49,6 +56,8 @@ class Item:
     title: str
     params: dict[str, Any]
     specs: list[str] = field(default_factory=list)
+    tries: int = 0  # times its worker process stopped under it
+    waits: int = 0  # times a full worker queue made it wait
 
 
 def _same(a: dict[str, Any], b: dict[str, Any]) -> bool:
@@ -138,13 +147,31 @@ class Readiness:
                 try:
                     await self._build(item)
                     self.done.append(item)
+                except WorkerDied:  # killed or out of memory: again on a new worker, a few times
+                    item.tries += 1
+                    if item.tries < TRIES:
+                        log.warning("the worker stopped while building %s; trying again on a new worker", item.title)
+                        self.pending.insert(0, item)
+                    else:
+                        self._fail(item, f"its worker process stopped {item.tries} times while building it "
+                                         "(out of memory?); restart the lab to try again")
+                except Busy as exc:  # the worker's queue is full of game starts' builds: wait for it
+                    item.waits += 1
+                    if item.waits < WAITS:
+                        self.pending.insert(0, item)
+                        await anyio.sleep(exc.retry_after)
+                    else:
+                        self._fail(item, f"the worker stayed busy with game starts for {item.waits} tries")
                 except Exception as exc:  # noqa: BLE001 - one failed item must not stop the others
-                    log.warning("could not build %s: %s", item.title, exc)
-                    self.failed.append((item, str(exc)[:200]))
+                    self._fail(item, f"{type(exc).__name__}: {exc}")
                 finally:
                     self.now = None
         finally:
             self.running = False
+
+    def _fail(self, item: Item, reason: str) -> None:
+        log.warning("could not build %s: %s", item.title, reason)
+        self.failed.append((item, " ".join(reason.split())[:200]))
 
     async def _build(self, item: Item) -> None:
         entry = registry.get(item.game)
@@ -165,7 +192,8 @@ class Readiness:
 
     # ------------------------------------------------------------------ what the start page shows
     def progress(self) -> dict[str, Any]:
-        """``{"ready", "done", "total", "now", "games": [{"game", "title", "done", "total"}], "failed"}``."""
+        """``{"ready", "done", "total", "now", "games": [{"game", "title", "done", "total"}], "failed",
+        "failures": [{"title", "reason"}]}``."""
         every = self.done + [it for it, _ in self.failed] + ([self.now] if self.now else []) + self.pending
         games: dict[str, dict[str, Any]] = {}
         for it in every:
@@ -176,4 +204,5 @@ class Readiness:
         busy = bool(self.pending) or self.now is not None
         return {"ready": self.running and not busy, "running": self.running, "done": len(self.done) + len(self.failed),
                 "total": len(every), "now": None if self.now is None else self.now.title,
-                "games": list(games.values()), "failed": len(self.failed)}
+                "games": list(games.values()), "failed": len(self.failed),
+                "failures": [{"title": it.title, "reason": why} for it, why in self.failed]}
