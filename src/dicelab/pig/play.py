@@ -160,8 +160,9 @@ class PigPlay:
 
     def bots(self, rules: PigRules) -> list[Bot]:
         if rules.players > 2:
-            from dicelab.pig.nplay import bots
+            from dicelab.pig.nplay import bots, check_lab
 
+            check_lab(rules)  # one line for a table the lab does not seat (four players above goal 40)
             return [b for b in bots() if _fits(b.spec, rules)]
         return [b for b in self._bots() if _fits(b.spec, rules)]  # hold:25 is no bot at goal 20
 
@@ -248,6 +249,15 @@ class PigPlay:
         if rules.players > 2:
             return all(parse_spec(s, rules) for s in specs) and rules in _solutions
         return rules in _solutions and all((parse_spec(s, rules), rules) in _tables for s in specs)
+
+    def prepare_also(self) -> list[dict[str, Any]]:
+        """Rules beyond the defaults whose bots and coach a lab builds ahead (the optional hook of
+        :mod:`dicelab.web.ahead`): three players at goal 100 (about 4 s of CPU) and four at the
+        lab's highest goal for four, so no game start waits for a solve."""
+        from dicelab.pig.nplay import LAB_GOAL_4
+
+        return [{"title": "three players", "params": {"players": 3}},
+                {"title": "four players", "params": {"players": 4, "goal": LAB_GOAL_4}}]
 
     def heavy(self, specs: list[str], rules: PigRules) -> bool:
         """Whether building what is missing is estimated over :data:`QUICK_WORK`."""

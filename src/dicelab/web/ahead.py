@@ -8,6 +8,8 @@ off the server's GIL), most likely needed first:
 1. ``prepare``: every level's bots and the coach of every game under its default rules (the
    setup forms' defaults: a newcomer's first game), through the Play's build hooks
    (:class:`dicelab.core.registry.Prepares`);
+   and, after the other steps, the further rules a Play names in its optional ``prepare_also()``
+   (``[{"title", "params"}]``: Pig for three and four players);
 2. ``ahead`` items a Play marks ``first`` (:class:`dicelab.core.registry.BuildsAhead`: Liar's
    Dice's duel policies of the default table and its learning agent);
 3. ``levels``: every ladder's strengths (:mod:`dicelab.core.levels`), so the pages can show them;
@@ -104,6 +106,11 @@ class Readiness:
             elif hasattr(play, "prepare"):
                 specs = [lv.spec for lv in play.levels(rules)] if ranked else [play.bots(rules)[0].spec]
                 prepare.append(Item(entry.name, "prepare", f"{entry.title}: the opponents", params, specs))
+                for it in getattr(play, "prepare_also", list)():  # more rules (Pig for three or four players)
+                    more = rule_params(entry, dict(it["params"]))
+                    rules_more = entry.make_rules(**more)
+                    specs = [lv.spec for lv in play.levels(rules_more)] if ranked else [play.bots(rules_more)[0].spec]
+                    rest.append(Item(entry.name, "prepare", f"{entry.title}: {it['title']}", more, specs))
             if ranked:
                 measure.append(Item(entry.name, "levels", f"{entry.title}: measuring the levels", params))
         self.pending = prepare + first + measure + rest
