@@ -74,7 +74,7 @@ def warm_up(entry: registry.GameEntry, params: dict[str, Any], specs: list[str])
     game, and the coach for its advice there: whatever they load or build lazily (a table from
     disk, a derived policy, numba's dispatch) is in memory before a game start or a first move
     needs it. Raises after trying them all when some failed."""
-    from dicelab.web import service
+    from dicelab.web.service import coach_of, make_bot
 
     play: Any = entry.play
     rules = entry.make_rules(**params)
@@ -83,8 +83,8 @@ def warm_up(entry: registry.GameEntry, params: dict[str, Any], specs: list[str])
         try:
             state = entry.new_game(rules, 0)
             seat = state.to_move()[0]
-            service.make_bot(play, spec, rules, 0).act(state, seat)
-            service.coach_of(play, state, seat, [spec])
+            make_bot(play, spec, rules, 0).act(state, seat)
+            coach_of(play, state, seat, [spec])
         except Exception as exc:  # noqa: BLE001 - the others are still warmed
             failed.append(f"{spec}: {type(exc).__name__}: {exc}")
     if failed:
