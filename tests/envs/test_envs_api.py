@@ -19,6 +19,8 @@ AEC_CASES = [
     ("dicelab/Pig-v0", {"goal": 20, "variant": "piglet"}),
     ("dicelab/Pig-v0", {"goal": 20, "variant": "two-dice"}),
     ("dicelab/Pig-v0", {"goal": 15, "sides": 4, "first": None}),
+    ("dicelab/Pig-v0", {"goal": 15, "players": 3}),  # issue 25: n-player Pig
+    ("dicelab/Pig-v0", {"goal": 12, "players": 4, "variant": "piglet", "first": None}),
     ("dicelab/SuperSix-v0", {"sticks": 3}),
     ("dicelab/SuperSix-v0", {"sticks": 2, "players": 4}),
     ("dicelab/LiarsDice-v0", {"players": 2, "dice": 2, "faces": 4}),
@@ -31,6 +33,7 @@ GYM_CASES = [
     ("dicelab/Pig-v0", {"goal": 20, "opponents": "hold:6"}),
     ("dicelab/Pig-v0", {"goal": 20, "variant": "two-dice", "opponents": "optimal", "seat": None}),
     ("dicelab/Pig-v0", {"goal": 20, "variant": "piglet", "opponents": "keep-pace"}),
+    ("dicelab/Pig-v0", {"goal": 20, "players": 3, "opponents": ["optimal", "slip:0.1:hold:8"], "seat": None}),
     ("dicelab/SuperSix-v0", {"sticks": 3, "opponents": "optimal"}),
     ("dicelab/SuperSix-v0", {"sticks": 3, "players": 3, "opponents": ["always", "stop-at:2"]}),
     ("dicelab/LiarsDice-v0", {"players": 3, "dice": 2, "faces": 4, "opponents": "random"}),

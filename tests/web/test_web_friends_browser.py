@@ -16,6 +16,7 @@ import json
 import re
 import sqlite3
 import time
+from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
@@ -54,8 +55,10 @@ CATCH = """
 """
 
 
-def open_page(browser, url: str):
+def open_page(browser, url: str, setup=None):
     ctx = browser.new_context()
+    if setup is not None:  # e.g. routes of this browser only
+        setup(ctx)
     page = ctx.new_page()
     page.add_init_script(INSTANT)
     page.add_init_script(CATCH)
@@ -78,8 +81,9 @@ def seen(page) -> list[Any]:
     return out
 
 
-def start_with_friend(browser, server, game: str, fill: dict[str, str], people: str = "2"):
-    """The creator's page starts a game for ``people``; the friend opens the seat link."""
+def start_with_friend(browser, server, game: str, fill: dict[str, str], people: str = "2", friend_setup=None):
+    """The creator's page starts a game for ``people``; the friend opens the seat link (in a browser
+    prepared by ``friend_setup(context)``)."""
     ca, a, ea = open_page(browser, server.url + f"/play/{game}")
     for sel, value in fill.items():
         if a.locator(sel).evaluate("e => e.tagName") == "SELECT":
@@ -91,7 +95,7 @@ def start_with_friend(browser, server, game: str, fill: dict[str, str], people: 
     a.wait_for_selector("#board:not([hidden])", timeout=120_000)  # a first game may build its bots' tables
     link = a.input_value("#invite-links input")
     assert re.fullmatch(re.escape(server.url) + rf"/play/{game}#seat=[\w-]+\.[\w-]+", link)
-    cb, b, eb = open_page(browser, link)
+    cb, b, eb = open_page(browser, link, friend_setup)
     b.wait_for_selector("#board:not([hidden])")
     assert "seat=" not in b.evaluate("location.hash")  # the token does not stay in the address
     return (ca, a, ea), (cb, b, eb), link
@@ -122,7 +126,8 @@ def turn_of(pages, control: str, timeout: float = 20.0):
 def test_two_people_play_pig(browser, lab):
     server = lab
     (ca, a, ea), (cb, b, eb), link = start_with_friend(browser, server, "pig", {"#goal": "20"})
-    a.wait_for_selector("#people-list li[data-seat='1']:has-text('joined')")  # the creator sees the friend arrive
+    # the creator sees the friend arrive at once (woken, not at the stream's 15 s heartbeat)
+    a.wait_for_selector("#people-list li[data-seat='1']:has-text('joined')", timeout=8_000)
     seat_b = my_seat(b)
     moves, back = 0, False
     while a.get_attribute("#status", "data-state") != "finished":
@@ -313,6 +318,102 @@ def test_two_people_play_hog_and_super_six(browser, lab, game, fill, control):
     for p in (a, b):
         assert re.search(r"Your friend (rolled|threw|stopped)", p.inner_text("#log")), p.inner_text("#log")
         assert "Bot rolled" not in p.inner_text("#log") and "Bot threw" not in p.inner_text("#log")
+    assert not ea and not eb, (ea, eb)
+    ca.close()
+    cb.close()
+
+
+# every update the page's follower delivers (stream or polling): when (Date.now()) and the version
+ARRIVALS = "window.__arrivals = []; window.addEventListener('dicelab-update', (e) => " \
+           "window.__arrivals.push([Date.now(), e.detail.state.version]));"
+POLL_S = 3.0  # README: "polling every 3 s only when a stream cannot stay open"
+
+
+def test_moves_arrive_by_polling_when_the_stream_fails(browser, lab):
+    """The friend's browser cannot keep an event stream (every /api/events request fails, as behind
+    a proxy that drops them): its page falls back to reading the game every 3 s, soon, and the
+    creator's moves still arrive, within one poll."""
+    def no_stream(ctx):
+        ctx.route("**/api/events/**", lambda route: route.abort())
+        ctx.add_init_script(ARRIVALS)
+
+    (ca, a, ea), (cb, b, eb), _ = start_with_friend(browser, lab, "pig", {"#goal": "100", "#first": "human"},
+                                                    friend_setup=no_stream)
+    t_open = time.time()
+    b.wait_for_selector("body[data-following=polling]", timeout=10_000)
+    onset = time.time() - t_open
+    assert onset < 6.0, f"the page polls only {onset:.1f} s after its stream failed"
+    a.wait_for_selector("#roll[aria-disabled=false]")
+    b.wait_for_function("() => window.__arrivals.length > 0")  # the first poll: right at the fall-back
+    before = b.evaluate("Math.max(...window.__arrivals.map((x) => x[1]))")
+    t0 = time.time()
+    a.click("#roll")  # the creator's move: the friend's page has it at its next poll
+    b.wait_for_function("(v) => window.__arrivals.some((x) => x[1] > v)", arg=before, timeout=2 * POLL_S * 1000 + 5000)
+    got = b.evaluate("(v) => window.__arrivals.find((x) => x[1] > v)[0]", before) / 1000
+    assert got - t0 < POLL_S + 1.5, f"the move reached the polling page after {got - t0:.1f} s"
+    assert "Your friend rolled" in b.inner_text("#log")  # and the page shows it
+    # the pace: a read every 3 s (plus the read's own time), not faster, not slower
+    times = [t for t, _ in b.evaluate("window.__arrivals")]
+    gaps = [(y - x) / 1000 for x, y in zip(times, times[1:])]
+    assert gaps and all(POLL_S - 0.2 < g < POLL_S + 1.5 for g in gaps), gaps
+    assert not ea and not eb, (ea, eb)
+    ca.close()
+    cb.close()
+
+
+def backdate(db, gid: str, seconds: float) -> datetime:
+    """Move the game's last change ``seconds`` into the past (as if the person to move had idled);
+    the new time."""
+    con = sqlite3.connect(db, timeout=10)
+    try:
+        (at,) = con.execute("select updated_at from games where id=?", (gid,)).fetchone()
+        old = datetime.fromisoformat(at) - timedelta(seconds=seconds)
+        con.execute("update games set updated_at=? where id=?", (old.isoformat(sep=" "), gid))
+        con.commit()
+    finally:
+        con.close()
+    return old
+
+
+def test_idle_seat_goes_to_a_bot_after_the_creators_limit(browser, lab):
+    """The creator picks "a bot takes their seat after 1 minute" and then does not move: a minute
+    after the last change the friend's open page hands the seat to the bot (no reload: its stream
+    wakes at the deadline), and both pages say so in plain words. The minute is made short by
+    moving the game's last change 57 s into the past before the friend opens the link."""
+    ca, a, ea = open_page(browser, lab.url + "/play/pig")
+    a.fill("#goal", "100")
+    a.select_option("#first", "human")
+    a.select_option("#people", "2")
+    a.select_option("#idle", "60")
+    a.click("#start")
+    a.wait_for_selector("#board:not([hidden])", timeout=120_000)
+    link = a.input_value("#invite-links input")
+    gid = a.evaluate("location.hash.slice(1)").split(".")[0]
+    con = sqlite3.connect(lab.db)
+    try:
+        assert con.execute("select idle_s from games where id=?", (gid,)).fetchone() == (60,)  # the menu's choice
+    finally:
+        con.close()
+    a.wait_for_selector("#roll[aria-disabled=false]")  # the creator is to move, and idles
+    idle_from = backdate(lab.db, gid, 57)
+    cb, b, eb = open_page(browser, link)
+    b.wait_for_selector("#board:not([hidden])")
+    creator = f"#people-list li[data-seat='{my_seat(a)}']"
+    # the friend's page: the creator's seat is now the bot's, and why
+    b.wait_for_function("(sel) => /Your friend\u2019s bot \\(a bot took the seat: idle too long\\)/"
+                        ".test(document.querySelector(sel).textContent)", arg=creator, timeout=15_000)
+    # the creator's page: told in a sentence, and offered no move
+    a.wait_for_function("() => document.querySelector('#people-status').textContent === "
+                        "'A bot took over your seat after you were idle; you can follow the game.'")
+    assert a.get_attribute("#roll", "aria-disabled") == "true"
+    # not before the limit: the hand-over came at least 60 s after the (moved) last change
+    con = sqlite3.connect(lab.db)
+    try:
+        (handed,) = con.execute("select handed_at from seats where game_id=? and handed_at is not null",
+                                (gid,)).fetchone()
+    finally:
+        con.close()
+    assert (datetime.fromisoformat(handed) - idle_from).total_seconds() >= 60
     assert not ea and not eb, (ea, eb)
     ca.close()
     cb.close()

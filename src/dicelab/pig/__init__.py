@@ -106,12 +106,14 @@ _PUBLIC: dict[str, tuple[str, str]] = {
 GAME = GameEntry(
     name="pig", title="Pig", module=__name__, rules_name="PigRules", cli_name="cli_app", play_name="PLAY",
     reproductions_name="REPRODUCTIONS",
-    about="Two players race to the goal; roll as often as you dare, a 1 loses the turn.",
+    about="Two to four players race to the goal; roll as often as you dare, a 1 loses the turn.",
+    players=(2, 4),
     params=(
         Param("variant", "standard", "standard, piglet (a coin) or two-dice",
               choices=("standard", "piglet", "two-dice")),
         Param("goal", 100, "points needed to win", lo=2, hi=100),
         Param("sides", None, "faces of the die (default: the variant's own)", lo=2, hi=12),
+        Param("players", 2, "players, you included (four up to goal 40)", lo=2, hi=4),
     ),
     popularity=50,
 )

@@ -10,6 +10,9 @@ A bot is a strategy (:mod:`dicelab.pig.specs`) compiled once per rules into a de
 The coach reads the exact solution: at ``(i, j, k)`` the mover's win probability if they roll
 (or hold) now and both play optimally afterwards.
 
+Three or four players (``rules.players > 2``) are :mod:`dicelab.pig.nplay`'s: the same hooks,
+the bots and the coach read the max-n solution (:mod:`dicelab.pig.nsolver`).
+
 Tables and solutions are kept in bounded caches (:mod:`dicelab.core.cache`). A build estimated
 over :data:`QUICK_WORK` (a two-dice solve, a best response on a big die) is *heavy*
 (:meth:`PigPlay.heavy`): a server builds it in a worker process with :meth:`PigPlay.export` and
@@ -57,6 +60,10 @@ def work_units(rules: PigRules, evaluations: int, specs: list[str]) -> float:
 
 def parse_spec(spec: Any, rules: PigRules) -> str:
     """A bot spec checked for ``rules`` and normalised, or a one-line DicelabError naming the allowed."""
+    if rules.players > 2:
+        from dicelab.pig import nplay
+
+        return nplay.parse_spec(spec, rules)
     require(isinstance(spec, str) and len(spec) <= 80, f"a strategy is a short string; allowed: {ALLOWED}")
     s = spec.strip().lower()
     if s in _SIMPLE:
@@ -78,7 +85,14 @@ def parse_spec(spec: Any, rules: PigRules) -> str:
 
 
 def solution(rules: PigRules) -> Any:
-    """The exact :class:`~dicelab.pig.solver.PigSolution` for ``rules`` (solved once, cached)."""
+    """The exact :class:`~dicelab.pig.solver.PigSolution` for ``rules`` (solved once, cached); for
+    three or four players the :class:`~dicelab.pig.nsolver.NPigSolution`."""
+    if rules.players > 2:
+        from dicelab.pig.nplay import check_lab
+        from dicelab.pig.nsolver import solve_n_cached
+
+        check_lab(rules)
+        return _solutions.get_or_build(rules, lambda: solve_n_cached(rules))
     from dicelab.pig.solver import solve_cached
 
     return _solutions.get_or_build(rules, lambda: solve_cached(rules))
@@ -145,6 +159,11 @@ class PigPlay:
     """Pig's :class:`~dicelab.core.registry.Play`, with the optional build hooks."""
 
     def bots(self, rules: PigRules) -> list[Bot]:
+        if rules.players > 2:
+            from dicelab.pig.nplay import bots, check_lab
+
+            check_lab(rules)  # one line for a table the lab does not seat (four players above goal 40)
+            return [b for b in bots() if _fits(b.spec, rules)]
         return [b for b in self._bots() if _fits(b.spec, rules)]  # hold:25 is no bot at goal 20
 
     @staticmethod
@@ -153,13 +172,19 @@ class PigPlay:
             Bot("optimal", "Optimal (Neller & Presser)", "plays to maximise its chance to win"),
             Bot("hold:20", "Hold at 20", "rolls until the turn total reaches 20"),
             Bot("hold:25", "Hold at 25", "rolls until the turn total reaches 25"),
-            Bot("keep-pace", "Keep pace and end race", "Neller's rule: keeps up with the leader, races at the end"),
-            Bot("turtle", "Turtle", "banks small totals often, as cautious players do"),
-            Bot("best-response:hold:20", "Best response to hold at 20", "the exact best reply to hold at 20"),
-            Bot("best-response:keep-pace", "Best response to keep pace", "the exact best reply to keep pace"),
+            Bot("keep-pace", "Keeps pace with the leader",
+                "Neller's \"keep pace and end race\" rule: keeps up with the leader, races at the end"),
+            Bot("turtle", "Cautious: banks small totals", "the turtle: banks small totals often, as cautious players do"),
+            Bot("best-response:hold:20", "Beats holding at 20", "the exact best response to hold at 20"),
+            Bot("best-response:keep-pace", "Beats keeping pace", "the exact best response to keep pace and end race"),
         ]
 
-    def bot(self, spec: str, rules: PigRules, *, seed: int = 0) -> PigBot:
+    def bot(self, spec: str, rules: PigRules, *, seed: int = 0) -> Any:
+        if rules.players > 2:
+            from dicelab.pig.nplay import NPigBot, needs_solution
+
+            s = parse_spec(spec, rules)
+            return NPigBot(s, rules, seed, solution(rules) if needs_solution(s) else None)
         return PigBot(parse_spec(spec, rules), rules, seed)
 
     # ---- levels of strength (the optional hook of dicelab.core.levels)
@@ -167,17 +192,26 @@ class PigPlay:
         """The ladder, weakest first (:mod:`dicelab.pig.levels`)."""
         from dicelab.pig.levels import levels
 
-        return levels(rules)
+        ladder = levels(rules)
+        if rules.players > 2:  # the same ladder; its top is the max-n solution
+            ladder[-1] = Level(ladder[-1].name, ladder[-1].spec, "optimal play (the exact max-n solution: "
+                                                                 "every player for itself)")
+        return ladder
 
     def measure(self, rules: PigRules, progress: bool = False) -> dict[str, Any]:
         """Each level's exact chance to win against optimal play, seats averaged."""
         from dicelab.pig.levels import measure
 
+        require(rules.players == 2, "the levels are measured for two players (against optimal play)")
         return measure(rules, progress)
 
     def coach(self, state: GameState, seat: int) -> dict[str, Any] | None:
         if state.is_over or seat not in state.to_move():
             return None
+        if state.rules.players > 2:
+            from dicelab.pig.nplay import coach
+
+            return coach(solution(state.rules), state, seat)
         i, j, k = _position(state, seat)
         p_roll, p_hold = solution(state.rules).values(i, j, k)
         return {"kind": "win probability", "position": [i, j, k],
@@ -190,6 +224,10 @@ class PigPlay:
         with 40 banked and the opponent on 80". None when ``action`` is optimal or not a decision."""
         if state.is_over or seat not in state.to_move() or action not in ("roll", "hold"):
             return None
+        if state.rules.players > 2:
+            from dicelab.pig.nplay import advice
+
+            return advice(solution(state.rules), state, seat, action)
         i, j, k = _position(state, seat)
         sol = solution(state.rules)
         best = sol.action(i, j, k)
@@ -208,10 +246,25 @@ class PigPlay:
     # ---- optional build hooks (see :mod:`dicelab.core.registry`)
     def ready(self, specs: list[str], rules: PigRules) -> bool:
         """Whether every table the bots ``specs`` and the coach need is in memory."""
+        if rules.players > 2:
+            return all(parse_spec(s, rules) for s in specs) and rules in _solutions
         return rules in _solutions and all((parse_spec(s, rules), rules) in _tables for s in specs)
+
+    def prepare_also(self) -> list[dict[str, Any]]:
+        """Rules beyond the defaults whose bots and coach a lab builds ahead (the optional hook of
+        :mod:`dicelab.web.ahead`): three players at goal 100 (about 4 s of CPU) and four at the
+        lab's highest goal for four, so no game start waits for a solve."""
+        from dicelab.pig.nplay import LAB_GOAL_4
+
+        return [{"title": "three players", "params": {"players": 3}},
+                {"title": "four players", "params": {"players": 4, "goal": LAB_GOAL_4}}]
 
     def heavy(self, specs: list[str], rules: PigRules) -> bool:
         """Whether building what is missing is estimated over :data:`QUICK_WORK`."""
+        if rules.players > 2:
+            from dicelab.pig.nplay import work_units as n_work
+
+            return n_work(rules, [parse_spec(x, rules) for x in specs], rules in _solutions) > QUICK_WORK
         todo = [s for s in (parse_spec(x, rules) for x in specs) if (s, rules) not in _tables]
         if rules not in _solutions:
             todo.append("optimal")
@@ -220,6 +273,8 @@ class PigPlay:
     def prepare(self, specs: list[str], rules: PigRules) -> None:
         """Build the bots' tables and the coach's solution in this process."""
         solution(rules)
+        if rules.players > 2:
+            return
         for s in specs:
             table(parse_spec(s, rules), rules)
 
@@ -228,6 +283,8 @@ class PigPlay:
         checked = [parse_spec(s, rules) for s in specs]
         sol_arrays, meta = solution(rules).to_arrays()
         buf = io.BytesIO()
+        if rules.players > 2:  # the bots read the solution; no tables of their own
+            checked = []
         np.savez(buf, meta=np.frombuffer(json.dumps({"solution": meta, "specs": checked}).encode(), dtype=np.uint8),
                  **{f"table_{n}": table(s, rules) for n, s in enumerate(checked)},
                  **{f"solution_{k}": v for k, v in sol_arrays.items()})
@@ -237,6 +294,15 @@ class PigPlay:
         """Put what :meth:`export` built into this process's caches."""
         from dicelab.pig.solver import PigSolution
 
+        if rules.players > 2:
+            from dicelab.pig.nsolver import NPigSolution
+
+            with np.load(io.BytesIO(data), allow_pickle=False) as z:
+                meta = json.loads(z["meta"].tobytes().decode())
+                nsol = NPigSolution.from_arrays({k[len("solution_"):]: z[k] for k in z.files
+                                                 if k.startswith("solution_")}, meta["solution"], rules)
+            _solutions.put(rules, nsol)
+            return
         with np.load(io.BytesIO(data), allow_pickle=False) as z:
             meta = json.loads(z["meta"].tobytes().decode())
             sol = PigSolution.from_arrays({k[len("solution_"):]: z[k] for k in z.files if k.startswith("solution_")},
@@ -247,21 +313,25 @@ class PigPlay:
             _tables.put((spec, rules), sol.roll if spec == "optimal" else t)
 
     # ---- the environment form (dicelab.envs.generic): actions 0 = hold, 1 = roll; a seat sees
-    # [own score, opponent's score, the mover's turn total, 1 if it is to move]
+    # [own score, opponent's score, the mover's turn total, 1 if it is to move]; with n players
+    # [own score, the others' scores in turn order from its own, the turn total, 1 if to move]
     def actions(self, rules: PigRules) -> list[Action]:
         return ["hold", "roll"]
 
     def observation_nvec(self, rules: PigRules) -> list[int]:
         top = rules.goal + int(rules.outcomes.add_points.max())  # the highest final score
-        return [top, top, rules.goal, 2]
+        return [top] * rules.players + [rules.goal, 2]
 
     def encode(self, state: GameState, seat: int) -> list[int]:
         v = state.observe(seat)
-        return [v["scores"][seat], v["scores"][1 - seat], v["turn_total"], int(v["to_move"] == [seat])]
+        sc, n = v["scores"], len(v["scores"])
+        return [*(sc[(seat + r) % n] for r in range(n)), v["turn_total"], int(v["to_move"] == [seat])]
 
     def grade(self, rules: PigRules, decide: Any, progress: bool = False) -> dict[str, Any]:
         """The exact grade of a learned policy (:class:`dicelab.core.registry.Grades`)."""
         from dicelab.pig.policy_grade import grade
+
+        require(rules.players == 2, f"policies are graded for two players, got {rules.players}")
 
         return grade(rules, decide, progress)
 

@@ -19,7 +19,7 @@ ACTIONS = ("roll", "hold")
 
 
 class PigState:
-    """Two seats; seat 0 moves first. ``history`` holds every action, so a seed replays the game."""
+    """``rules.players`` seats (two unless the rules say more); seat 0 moves first. ``history`` holds every action, so a seed replays the game."""
 
     def __init__(self, rules: PigRules, seed: int) -> None:
         require(isinstance(seed, int) and not isinstance(seed, bool) and seed >= 0,
@@ -40,12 +40,15 @@ class PigState:
     def legal_actions(self, seat: int | None = None) -> list[Action]:
         if self.is_over or (seat is not None and seat != self.engine.to_move):
             return []
+        if self.rules.players > 2 and self.engine.turn_total == 0:
+            return ["roll"]  # with three or more players a turn total of 0 must roll
         return list(ACTIONS)
 
     def apply(self, action: Action) -> list[dict[str, Any]]:
         require(not self.is_over, "the game is over; no more moves are allowed")
-        if not isinstance(action, str) or action not in ACTIONS:
-            raise DicelabError(f"illegal Pig action {str(action)[:60]!r}; legal: 'roll' or 'hold'")
+        legal = self.legal_actions()
+        if not isinstance(action, str) or action not in legal:
+            raise DicelabError(f"illegal Pig action {str(action)[:60]!r}; legal: {' or '.join(map(repr, legal))}")
         g = self.engine
         seat = g.to_move
         if action == "roll":
@@ -70,12 +73,11 @@ class PigState:
 
     def returns(self) -> tuple[float, ...]:
         w = self.engine.winner
-        if w is None:
-            return (0.0, 0.0)
-        return (1.0, 0.0) if w == 0 else (0.0, 1.0)
+        return tuple(1.0 if s == w else 0.0 for s in range(self.rules.players))
 
     def observe(self, seat: int) -> dict[str, Any]:
-        require(seat in (0, 1), f"seat must be 0 or 1, got {seat!r}")
+        n = self.rules.players
+        require(isinstance(seat, int) and 0 <= seat < n, f"seat must be from 0 to {n - 1}, got {seat!r}")
         g = self.engine
         return {"seat": seat, "scores": list(g.scores), "turn_total": g.turn_total,
                 "turn_rolls": [list(f) for f in g.turn_rolls], "last": self.last,

@@ -8,6 +8,8 @@ off the server's GIL), most likely needed first:
 1. ``prepare``: every level's bots and the coach of every game under its default rules (the
    setup forms' defaults: a newcomer's first game), through the Play's build hooks
    (:class:`dicelab.core.registry.Prepares`);
+   and, after the other steps, the further rules a Play names in its optional ``prepare_also()``
+   (``[{"title", "params"}]``: Pig for three and four players);
 2. ``ahead`` items a Play marks ``first`` (:class:`dicelab.core.registry.BuildsAhead`: Liar's
    Dice's duel policies of the default table and its learning agent);
 3. ``levels``: every ladder's strengths (:mod:`dicelab.core.levels`), so the pages can show them;
@@ -18,6 +20,11 @@ first: its bots play their fallback until an item is ready, and a game that need
 built yet moves it to the front of the queue (:meth:`Readiness.first`). Built items land in the
 disk cache too (:mod:`dicelab.core.store`), so the next start only loads them.
 :meth:`Readiness.progress` is what the start page shows (``GET /api/ready``).
+
+An item whose worker process stops under it (killed, out of memory) is tried again on a new worker,
+at most :data:`TRIES` times in all, then failed with a plain reason; a worker queue full of game
+starts' builds makes the builder wait, not fail; an item that fails for a reason of its own (an
+error in the build) fails alone, at once, and the builder goes on with the next.
 """
 
 from __future__ import annotations
@@ -33,9 +40,11 @@ import anyio
 
 from dicelab.core import levels as core_levels
 from dicelab.core import registry
-from dicelab.web.limits import HeavyPool
+from dicelab.web.limits import Busy, HeavyPool, WorkerDied
 
 log = logging.getLogger("dicelab.web.ahead")
+TRIES = 3  # an item's tries when its worker process stops under it (a crash or out of memory each time)
+WAITS = 120  # waits of Busy's retry_after (seconds) for a full worker queue before an item fails
 
 
 @dataclass
@@ -47,6 +56,8 @@ class Item:
     title: str
     params: dict[str, Any]
     specs: list[str] = field(default_factory=list)
+    tries: int = 0  # times its worker process stopped under it
+    waits: int = 0  # times a full worker queue made it wait
 
 
 def _same(a: dict[str, Any], b: dict[str, Any]) -> bool:
@@ -95,6 +106,11 @@ class Readiness:
             elif hasattr(play, "prepare"):
                 specs = [lv.spec for lv in play.levels(rules)] if ranked else [play.bots(rules)[0].spec]
                 prepare.append(Item(entry.name, "prepare", f"{entry.title}: the opponents", params, specs))
+                for it in getattr(play, "prepare_also", list)():  # more rules (Pig for three or four players)
+                    more = rule_params(entry, dict(it["params"]))
+                    rules_more = entry.make_rules(**more)
+                    specs = [lv.spec for lv in play.levels(rules_more)] if ranked else [play.bots(rules_more)[0].spec]
+                    rest.append(Item(entry.name, "prepare", f"{entry.title}: {it['title']}", more, specs))
             if ranked:
                 measure.append(Item(entry.name, "levels", f"{entry.title}: measuring the levels", params))
         self.pending = prepare + first + measure + rest
@@ -131,13 +147,31 @@ class Readiness:
                 try:
                     await self._build(item)
                     self.done.append(item)
+                except WorkerDied:  # killed or out of memory: again on a new worker, a few times
+                    item.tries += 1
+                    if item.tries < TRIES:
+                        log.warning("the worker stopped while building %s; trying again on a new worker", item.title)
+                        self.pending.insert(0, item)
+                    else:
+                        self._fail(item, f"its worker process stopped {item.tries} times while building it "
+                                         "(out of memory?); restart the lab to try again")
+                except Busy as exc:  # the worker's queue is full of game starts' builds: wait for it
+                    item.waits += 1
+                    if item.waits < WAITS:
+                        self.pending.insert(0, item)
+                        await anyio.sleep(exc.retry_after)
+                    else:
+                        self._fail(item, f"the worker stayed busy with game starts for {item.waits} tries")
                 except Exception as exc:  # noqa: BLE001 - one failed item must not stop the others
-                    log.warning("could not build %s: %s", item.title, exc)
-                    self.failed.append((item, str(exc)[:200]))
+                    self._fail(item, f"{type(exc).__name__}: {exc}")
                 finally:
                     self.now = None
         finally:
             self.running = False
+
+    def _fail(self, item: Item, reason: str) -> None:
+        log.warning("could not build %s: %s", item.title, reason)
+        self.failed.append((item, " ".join(reason.split())[:200]))
 
     async def _build(self, item: Item) -> None:
         entry = registry.get(item.game)
@@ -158,7 +192,8 @@ class Readiness:
 
     # ------------------------------------------------------------------ what the start page shows
     def progress(self) -> dict[str, Any]:
-        """``{"ready", "done", "total", "now", "games": [{"game", "title", "done", "total"}], "failed"}``."""
+        """``{"ready", "done", "total", "now", "games": [{"game", "title", "done", "total"}], "failed",
+        "failures": [{"title", "reason"}]}``."""
         every = self.done + [it for it, _ in self.failed] + ([self.now] if self.now else []) + self.pending
         games: dict[str, dict[str, Any]] = {}
         for it in every:
@@ -169,4 +204,5 @@ class Readiness:
         busy = bool(self.pending) or self.now is not None
         return {"ready": self.running and not busy, "running": self.running, "done": len(self.done) + len(self.failed),
                 "total": len(every), "now": None if self.now is None else self.now.title,
-                "games": list(games.values()), "failed": len(self.failed)}
+                "games": list(games.values()), "failed": len(self.failed),
+                "failures": [{"title": it.title, "reason": why} for it, why in self.failed]}

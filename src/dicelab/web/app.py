@@ -781,14 +781,14 @@ def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | No
 
     @app.get("/api/games/{game_id}", tags=["games"])
     async def read_game(game_id: str, request: Request, x_game_token: Token = None) -> dict[str, Any]:
-        changed = False
+        changed = joined = False
 
         def work(db: Session) -> dict[str, Any]:
-            nonlocal changed
+            nonlocal changed, joined
             g = service.load(db, game_id, x_game_token)
             if g.people:  # a game between people: the reader joined; an idle seat goes to its bot
                 with write_lock:
-                    people_mod.mark_joined(db, g)
+                    joined = people_mod.mark_joined(db, g)
                     try:
                         changed = people_mod.hand_over(db, g) is not None
                     except Stale:  # a move won meanwhile: nothing to hand over now
@@ -799,7 +799,7 @@ def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | No
             return service.public_state(db, g, live=live)
 
         out = await run_game_db(request, work)
-        if changed:
+        if changed or joined:  # the others' pages show the change (a friend arrived: at once)
             hub.notify(game_id)
         return out
 
@@ -881,18 +881,24 @@ def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | No
             raise Busy(f"the server follows {MAX_STREAMS} games already; retry shortly", 5)
 
         async def look(since: int, seen: tuple | None) -> dict[str, Any] | None:
+            joined = False
+
             def work(db: Session) -> dict[str, Any] | None:
+                nonlocal joined
                 g = service.load(db, game_id, x_game_token)
                 if g.people and (g.idle_s or seen is None):
                     with write_lock:
                         if seen is None:
-                            people_mod.mark_joined(db, g)
+                            joined = people_mod.mark_joined(db, g)
                         try:
                             return people_mod.stream_update(db, g, since, seen)
                         except Stale:  # a move won the race with the hand-over: look again
                             return people_mod.stream_update(db, service.load(db, game_id, x_game_token), since, seen)
                 return people_mod.stream_update(db, g, since, seen)
-            return await run_game_db(request, work)
+            out = await run_game_db(request, work)
+            if joined:  # the others' streams show the friend arrived, at once
+                hub.notify(game_id)
+            return out
 
         fut = hub.subscribe(game_id)
         try:

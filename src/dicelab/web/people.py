@@ -66,15 +66,17 @@ def signature(g: LiveGame) -> tuple:
     return g.version, g.stamp, g.status, g.rematch_id, people
 
 
-def mark_joined(db: Session, g: LiveGame) -> None:
-    """Note that the reader's seat link was opened (the others' pages say so); once per seat."""
+def mark_joined(db: Session, g: LiveGame) -> bool:
+    """Note that the reader's seat link was opened (the others' pages say so); once per seat.
+    Whether it was noted now (the others' streams are to be woken)."""
     p = seat_row(g, viewer(g))
     if p is None or p.joined_at is not None:
-        return
+        return False
     p.joined_at = utcnow()
-    db.execute(update(SEATS).where(SEATS.c.game_id == g.id, SEATS.c.seat == p.seat, SEATS.c.joined_at.is_(None))
-               .values(joined_at=p.joined_at))
+    res = db.execute(update(SEATS).where(SEATS.c.game_id == g.id, SEATS.c.seat == p.seat, SEATS.c.joined_at.is_(None))
+                     .values(joined_at=p.joined_at))
     db.commit()
+    return res.rowcount == 1
 
 
 def _idle(g: LiveGame, to_move: tuple[int, ...], now: datetime) -> tuple[list[int], float | None]:

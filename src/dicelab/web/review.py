@@ -149,6 +149,7 @@ def review(db: Session, g: LiveGame, shared: bool = False) -> dict[str, Any]:
     steps: list[dict[str, Any]] = []
     kinds: set[str] = set()
     at = 0
+    seat_chances = False  # the coach gives every seat's chance (Pig for three or four players)
     while at < len(rows) and not state.is_over:
         group = _rows_by_step(state, rows, at)
         at += len(group)
@@ -162,13 +163,16 @@ def review(db: Session, g: LiveGame, shared: bool = False) -> dict[str, Any]:
             is_human = actor == "human"
             mv: dict[str, Any] = {"seat": m.player, "actor": actor, "action": actions[m.player],
                                   "hinted": is_human and '"hint": true' in (m.events_json or "")}
-            # a bot's decision has a point only in a two-player game (one minus its own chance)
-            asking = finished and (is_human or players == 2)
+            # a bot's decision has a point only in a two-player game (one minus its own chance); with
+            # more players the coach is asked there too once it gives every seat's chance ("chances")
+            asking = finished and (is_human or players == 2 or seat_chances)
             # the human's coach as the game page asks it (a coach taking ``against`` is told the first
             # bot); a bot seat's own view without ``against``
             c = coach_of(play, state, m.player, specs if is_human else []) if asking else None
             if c and c.get("values"):
                 kinds.add(str(c.get("kind")))
+            if c and isinstance(c.get("chances"), list):
+                step["chances"], seat_chances = c["chances"], True
             if c and c.get("kind") in GRAPHED and c.get("values"):
                 v = verdict(c, actions[m.player])
                 best, chosen = v["best_value"], v["value"]
@@ -199,6 +203,7 @@ def review(db: Session, g: LiveGame, shared: bool = False) -> dict[str, Any]:
     if not graph:
         for s in steps:
             s["win"] = None
+            s.pop("chances", None)
             for mv in s["moves"]:
                 for k in ("values", "best", "best_value", "value", "loss", "span", "label", "advice", "equal"):
                     mv.pop(k, None)

@@ -264,6 +264,7 @@
         } catch (e) { /* dropped: try again */ }
         if (me.stopped) return;
         if (!got) fails += 1;
+        if (fails >= 3) break;  // poll at once: no wait after the last try
         await sleep(Math.min(8000, 500 * 2 ** fails));
       }
       document.body.dataset.following = "polling";

@@ -9,6 +9,37 @@
   const api = (method, url, body) => lab.api(method, url, body, token);
 
   const piglet = () => game.rules.variant === "piglet";
+  // three or four players: the bots (or friends) are named by seat, "Bot 3", each with its own score line
+  const seats = () => (game && game.scores ? game.scores.length : 2);
+  const many = () => seats() > 2;
+  const others = () => [...Array(seats()).keys()].filter((s) => s !== game.human_seat);
+  function who(seat) {
+    if (seat === game.human_seat) return "You";
+    if (lab.people(game)) return lab.seatName(game, seat);
+    return many() ? "Bot " + (others().indexOf(seat) + 1) : "Bot";  // as the review names them
+  }
+  const whoOf = (seat) => who(seat);
+  function specOf(seat) {  // a bot seat's spec: the opponents in seat order, the reader's seat left out
+    const n = others().indexOf(seat);
+    return game.opponents[n] !== undefined ? game.opponents[n] : game.opponents[0];
+  }
+  // every score: yours, and the bot's (two players) or one line per other seat, the mover's marked
+  function showScores(scores, mover) {
+    const h = game.human_seat;
+    $("score-human").textContent = scores[h];
+    $("score-bot").hidden = many(); $("bot-banked").hidden = many();
+    $("bot-seats").hidden = !many();
+    if (!many()) { $("score-bot").textContent = scores[1 - h]; return; }
+    const list = $("bot-seats");
+    list.textContent = "";
+    others().forEach((s) => {
+      const li = document.createElement("li");
+      const name = lab.people(game) ? "" : " (" + lab.botName(specOf(s)) + ")";
+      li.textContent = who(s) + name + ": " + scores[s] + " banked" + (s === mover ? " — its turn" : "");
+      if (s === mover) { li.classList.add("to-move"); li.setAttribute("aria-current", "true"); }
+      list.appendChild(li);
+    });
+  }
   const dieOpts = (owner, roll) => ({ owner, roll, coin: piglet(),
     label: owner === "bot" ? "bot's die showing" : "your die showing" });
   function faceText(faces) {
@@ -21,7 +52,7 @@
   // one action record of the API: {seq, player, actor, action, events: [the public events], p_lost}
   function describe(ev, banked) {
     const you = ev.actor === "human";
-    const who = you ? "You" : lab.seatName(game, ev.player, "Bot");
+    const who = you ? "You" : (many() ? whoOf(ev.player) : lab.seatName(game, ev.player, "Bot"));
     const e = (ev.events || [])[0] || {};
     const won = (ev.events || []).some((x) => x.winner === ev.player);
     let s;
@@ -88,53 +119,55 @@
       return { text, show: () => {
         lab.logLine(text, "bot"); showRoll(ev, animate);
         const e = (ev.events || [])[0] || {};
-        if (e.scores) { $("score-human").textContent = e.scores[game.human_seat]; $("score-bot").textContent = e.scores[1 - game.human_seat]; }
-        $("turn-owner").textContent = lab.people(game) ? lab.seatName(game, ev.player) + "'s" : "Bot's"; $("turn-total").textContent = e.turn_total !== undefined ? e.turn_total : 0;
+        if (e.scores) showScores(e.scores, ev.player);
+        $("turn-owner").textContent = many() || lab.people(game) ? who(ev.player) + "'s" : "Bot's"; $("turn-total").textContent = e.turn_total !== undefined ? e.turn_total : 0;
         $("p-bot").classList.add("to-move"); $("p-human").classList.remove("to-move");
       } };
     });
     const end = steps[steps.length - 1].text;
-    const over = bots.some((ev) => (ev.events || []).some((x) => x.winner !== undefined && x.winner !== null));
-    const other = lab.seatName(game, 1 - game.human_seat, "the bot");
+    const won = bots.flatMap((ev) => ev.events || []).find((x) => x.winner !== undefined && x.winner !== null);
+    const over = !!won;
+    const other = many() ? who(over ? won.winner : bots[bots.length - 1].player) : lab.seatName(game, 1 - game.human_seat, "the bot");
     await lab.reveal(steps, over ? end + " \u2014 " + other.replace(/^Your/, "your") + " wins"
-      : !next || lab.myTurn(next) ? end + " \u2014 your turn" : end, lab.people(game) ? other + "\u2019s turn" : undefined,
+      : !next || lab.myTurn(next) ? end + " \u2014 your turn" : end, lab.people(game) ? other + "\u2019s turn" : many() ? "The bots\u2019 turns" : undefined,
     last || undefined);
     if (!over && (!next || lab.myTurn(next))) yourTurnStarts();
   }
 
   // the records of a reopened game, into the log at once (what each hold banked from the scores)
   function logAll(records) {
-    const scores = [0, 0];
+    const scores = game.scores.map(() => 0);
     records.forEach((ev) => {
       const e = (ev.events || [])[0] || {};
       const banked = ev.action === "hold" && e.scores ? e.scores[ev.player] - scores[ev.player] : undefined;
-      if (e.scores) scores.splice(0, 2, ...e.scores);
+      if (e.scores) scores.splice(0, scores.length, ...e.scores);
       lab.logLine(describe(ev, banked) + coachNote(ev), ev.actor);
     });
   }
 
   function render() {
     const h = game.human_seat, b = 1 - h;
-    $("score-human").textContent = game.scores[h];
-    $("score-bot").textContent = game.scores[b];
-    $("turn-owner").textContent = !lab.people(game) || game.to_move.includes(h) ? "Your" : lab.seatName(game, b) + "'s";
+    const mover = game.status === "playing" && !busy ? game.to_move[0] : undefined;
+    showScores(game.scores, mover === h ? undefined : mover);
+    $("turn-owner").textContent = !lab.people(game) || game.to_move.includes(h) ? "Your" : who(game.to_move[0]) + "'s";
     $("turn-total").textContent = game.turn_total;
     $("goal-shown").textContent = game.rules.goal;
-    $("bot-name").textContent = lab.people(game) ? lab.seatName(game, b) : lab.botName(game.opponents[0]);
+    $("bot-name").textContent = many() ? "" : lab.people(game) ? lab.seatName(game, b) : lab.botName(game.opponents[0]);
     const head = $("bot-name").parentNode.firstChild;  // "Bot: " before the name, not for a person
-    if (head && head.nodeType === 3) head.textContent = lab.people(game) ? "" : "Bot: ";
+    if (head && head.nodeType === 3) head.textContent = many() ? (lab.people(game) ? "The others" : "The bots") : lab.people(game) ? "" : "Bot: ";
     const over = game.status === "finished";
     const off = over || busy || !lab.myTurn(game);  // in a game between people: not while the other moves
     lab.setOff($("roll"), off);
-    lab.setOff($("hold"), off);
+    lab.setOff($("hold"), off || (Array.isArray(game.legal_actions) && !game.legal_actions.includes("hold")));
     lab.setOff($("hint"), off);
     $("p-human").classList.toggle("to-move", !over && !busy && game.to_move.includes(h));
     $("p-bot").classList.toggle("to-move", !over && !busy && game.to_move.includes(b) && !!lab.people(game));
-    $("status").textContent = over ? (game.winner === h ? "You win!" : lab.seatName(game, b, "The bot") + " wins.")
+    const winner = many() ? who(game.winner) : lab.seatName(game, b, "The bot");
+    $("status").textContent = over ? (game.winner === h ? "You win!" : winner + " wins.")
       : busy ? "" : lab.myTurn(game) ? "Your move." : lab.waitingText(game);
     $("status").dataset.state = over ? "finished" : "playing";
-    if (over) lab.banner(game.winner === h ? "You reached the goal \u2014 you win!" : ($("banner-text").textContent.includes("bot wins")
-      ? $("banner-text").textContent : "The bot wins"), "over");
+    if (over) lab.banner(game.winner === h ? "You reached the goal \u2014 you win!" : ($("banner-text").textContent.includes(" wins")
+      ? $("banner-text").textContent : winner + " wins"), "over");
     $("coach-panel").hidden = !game.coach;
     if (game.coach) coachNow(over);
     if (over && game.summary) {
@@ -158,6 +191,7 @@
   function coachNow(over) {
     const box = $("coach-now"), c = game.coach_view;
     box.textContent = "";
+    $("coach-seats").textContent = "";
     if (over) { box.textContent = "Game over."; return; }
     if (busy || !c) { box.textContent = "The coach gives its numbers when it is your move."; return; }
     const t = document.createElement("div");
@@ -165,8 +199,13 @@
       "<span id='coach-hold'></span> &middot; best: <b id='coach-best'></b>";
     box.appendChild(t);
     $("coach-roll").textContent = pct(lab.coachValue(c, "roll"));
-    $("coach-hold").textContent = pct(lab.coachValue(c, "hold"));
-    $("coach-best").textContent = c.best;
+    const hold = lab.coachValue(c, "hold");
+    $("coach-hold").textContent = typeof hold === "number" ? pct(hold) : "not allowed (a turn total of 0 must roll)";
+    $("coach-best").textContent = c.equal ? "either: both are worth the same" : c.best;
+    if (Array.isArray(c.chances)) {  // three or four players: every seat's chance after the best move
+      $("coach-seats").textContent = "Each player's chance to win with best play from here: " +
+        c.chances.map((p, s) => who(s) + " " + pct(p)).join(" \u00b7 ") + ".";
+    }
   }
 
   // Roll takes the focus without the browser's own jump (which may centre it and push the players' dice
@@ -187,6 +226,7 @@
       game: "pig",
       variant: $("variant").value,
       goal: parseInt($("goal").value, 10),
+      players: parseInt($("players").value, 10),
       opponent: $("opponent").value,
       human_first: first === "human" ? true : first === "bot" ? false : null,
       coach: $("coach").checked,
@@ -219,7 +259,7 @@
       render();
       focusRoll();
       lab.banner("Your turn", "you");
-      await play(r.events, true, [0, 0]);
+      await play(r.events, true, game.scores.map(() => 0));
       busy = false;
       render();
     } catch (e) {
@@ -276,6 +316,20 @@
   });
 
   $("study").addEventListener("change", () => { $("questionnaire").hidden = !$("study").checked; });
+  // three or four players: two dice and the best responses (to one opponent) are for two players
+  function playersChanged() {
+    const n = parseInt($("players").value, 10), more = n > 2;
+    const off = (sel, test) => Array.from(sel.options).forEach((o) => { o.disabled = more && test(o.value); });
+    off($("opponent"), (v) => v.startsWith("best-response:"));
+    off($("variant"), (v) => v === "two-dice");
+    [$("opponent"), $("variant")].forEach((sel) => {
+      if (sel.selectedOptions[0] && sel.selectedOptions[0].disabled) sel.value = Array.from(sel.options).find((o) => !o.disabled).value;
+    });
+    $("goal").max = n === 4 ? "40" : "100";
+    $("players-about").textContent = !more ? "" : "Every bot plays the chosen opponent (the levels' strengths are measured for two players)" +
+      (n === 4 ? "; four players play up to goal 40" : "") + ".";
+  }
+  $("players").addEventListener("change", playersChanged);
   $("setup-form").addEventListener("submit", start);
   lab.control("roll", () => move("roll"));
   lab.control("hold", () => move("hold"));

@@ -211,6 +211,12 @@
       (typeof win === "number" ? "; your " + chance() + " " + pct(win) : "") + ".";
     $("step-status").dataset.step = String(at);
     position(at < N ? rv.steps[at].position : rv.final.position, $("position"));
+    const ch = at < N ? rv.steps[at].chances : null;  // every seat's chance, where the coach gives them
+    if (Array.isArray(ch)) {
+      const p = document.createElement("p");
+      p.textContent = "Each player's chance to win, best play from here: " + ch.map((x, s) => seatName(s) + " " + pct(x)).join(" \u00b7 ") + ".";
+      $("position").appendChild(p);
+    }
     decision(at > 0 ? rv.steps[at - 1] : null, at);
   }
   // move n: who did what, and for your decisions the coach's numbers, the label and advice
