@@ -95,6 +95,7 @@ class HeavyPool:
         self.workers, self.queue, self.tasks_per_child, self.name = workers, queue, tasks_per_child, name
         self.retry_after = retry_after
         self._pool: ProcessPoolExecutor | None = None
+        self._lock = threading.Lock()  # one pool, though the first submits may come from two threads
         self._admitted = 0
         self._running: asyncio.Semaphore | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -104,12 +105,24 @@ class HeavyPool:
         return self._admitted
 
     def _executor(self) -> ProcessPoolExecutor:
-        if self._pool is None:
-            ctx = multiprocessing.get_context("forkserver")
-            ctx.set_forkserver_preload(PRELOAD)
-            self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=ctx, initializer=_worker_init,
-                                             initargs=(os.getpid(),), max_tasks_per_child=self.tasks_per_child)
-        return self._pool
+        with self._lock:
+            if self._pool is None:
+                ctx = multiprocessing.get_context("forkserver")
+                ctx.set_forkserver_preload(PRELOAD)
+                self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=ctx, initializer=_worker_init,
+                                                 initargs=(os.getpid(),), max_tasks_per_child=self.tasks_per_child)
+            return self._pool
+
+    def _submit(self, *args: Any) -> Any:
+        """Submit to the worker. Called in a thread: the first submit starts the forkserver and waits
+        for it to import :data:`PRELOAD` and fork the worker (seconds on a busy machine: in the event
+        loop it froze every request, issue 23's slow first minute), and a submit after
+        ``tasks_per_child`` tasks forks a new worker."""
+        try:
+            return self._executor().submit(_call, *args)
+        except BrokenProcessPool:  # the worker died while idle: this task never ran, a new worker runs it
+            self.close()
+            return self._executor().submit(_call, *args)
 
     async def run(self, module: str, name: str, *args: Any) -> bytes:
         """``module.name(*args)`` in the worker; :class:`Busy` at once when the queue is full."""
@@ -123,11 +136,7 @@ class HeavyPool:
         try:
             async with self._running:
                 try:
-                    fut = self._executor().submit(_call, module, name, args)
-                except BrokenProcessPool:  # the worker died while idle: this task never ran, a new worker runs it
-                    self.close()
-                    fut = self._executor().submit(_call, module, name, args)
-                try:
+                    fut = await asyncio.to_thread(self._submit, module, name, args)
                     return await asyncio.wrap_future(fut)
                 except BrokenProcessPool as exc:
                     self.close()
