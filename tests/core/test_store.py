@@ -108,3 +108,29 @@ def test_a_newline_in_the_file_name_still_gives_one_line(tmp_path):
             load_table(path, kind)
         assert "\n" not in str(err.value) and "a\\nb" in str(err.value)
         save_table(path, "demo", {"a": np.zeros(2)}, {})
+
+
+def test_a_pair_another_process_is_renaming_into_place_is_not_taken_for_damage(tmp_path, monkeypatch):
+    """Two processes sharing a cache folder (a lab beside a test run): one checks an entry while
+    the other is between its two renames (the .npz in place, the JSON not yet, under the entry's
+    exclusive lock). Half an entry is damage only if it is still half once the lock is free."""
+    import threading
+
+    monkeypatch.setenv("DICELAB_CACHE_DIR", str(tmp_path))
+    params = {"n": 3}
+    assert store.cached("demo", params, lambda: 3, lambda v: ({"a": np.arange(v)}, {}),
+                        lambda a, m: int(a["a"].size)) == 3
+    base = tmp_path / cache_key("demo", params)
+    npz, js = store.table_paths(base)
+    text = js.read_bytes()
+    js.unlink()
+    found: list[bool] = []
+    with store._locked(base.with_name(base.name + ".lock"), exclusive=True):  # the writer, mid-rename
+        checker = threading.Thread(target=lambda: found.append(store.entry_on_disk("demo", params)))
+        checker.start()
+        checker.join(0.5)  # it saw half an entry and waits for the lock
+        js.write_bytes(text)  # the writer's second rename
+    checker.join(10)
+    assert found == [True] and npz.is_file() and js.is_file()
+    js.unlink()  # half an entry nobody writes: still removed
+    assert store.entry_on_disk("demo", params) is False and not npz.exists()

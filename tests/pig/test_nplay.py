@@ -107,3 +107,32 @@ def test_keep_pace_in_the_lab_is_the_evaluations_rule():
         for idx in range(0, goal ** players, 7):
             c = tuple(int(x) for x in np.unravel_index(idx, (goal,) * players))
             assert keep_pace_threshold(c, goal) == thr[idx]
+
+
+@pytest.mark.slow  # three players at goal 100: a 4 s solve on a cold cache
+def test_at_a_mixed_choice_the_coach_names_no_best_and_the_bot_mixes():
+    """The max-n solution's mixed choices (73 at three players, goal 100): rolling and holding are
+    worth the same to the mover, so the coach says so and gives no advice; the optimal bot rolls
+    with the solution's chance (3000 draws, 4 sigma)."""
+    from dicelab.pig import state as pig_state
+
+    rules = ENTRY.make_rules(players=3)
+    play = ENTRY.play
+    sol = solve_n(rules)
+    assert len(sol.mixes) > 0
+    g = rules.goal
+    for n, (_, idx, k, p) in enumerate(sol.mixes):
+        idx, k = int(idx), int(k)
+        c = (idx // g // g, idx // g % g, idx % g)
+        state = pig_state.PigState(rules, 0)
+        state.engine.scores = list(c)  # seat 0 to move with these banked scores, turn total k
+        state.engine.turn_total = k
+        view = play.coach(state, 0)
+        vals = {v["action"]: v["value"] for v in view["values"]}
+        assert view["equal"] == ["roll", "hold"] and vals["roll"] == pytest.approx(vals["hold"], abs=1e-12)
+        assert play.advice(state, 0, "roll") is None and play.advice(state, 0, "hold") is None
+        if n == 0:
+            bot = play.bot("optimal", rules, seed=7)
+            draws = 3000
+            rolls = sum(bot.act(state, 0) == "roll" for _ in range(draws))
+            assert abs(rolls / draws - p) < 4 * math.sqrt(p * (1 - p) / draws), (rolls, p)

@@ -51,7 +51,7 @@ def test_tables_and_states_equal_the_solvers(client, sol):
 def test_head_to_head_and_tournament_equal_the_evaluator(client):
     d = client.get("/api/explorer/evaluate", params={"goal": GOAL, "a": "turtle", "b": "keep-pace"}).json()
     e = pig.evaluate("turtle", "keep-pace", RULES)
-    assert d["names"] == {"a": "Turtle", "b": "Keep pace and end race"}
+    assert d["names"] == {"a": "Cautious: banks small totals", "b": "Keeps pace with the leader"}
     assert d["result"]["a_first"] == pytest.approx(e.a_first, abs=1e-12)
     assert d["result"]["a_overall"] == pytest.approx(e.a_overall, abs=1e-12)
 

@@ -6,6 +6,7 @@ meanwhile and says so), its progress for the start page.
 
 from __future__ import annotations
 
+import re
 import time
 
 import numpy as np
@@ -13,6 +14,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from dicelab.core import accuracy
+from dicelab.core import registry
 from dicelab.core.registry import get
 from dicelab.web import ahead
 from dicelab.web.app import create_app
@@ -199,3 +201,28 @@ def test_a_level_chosen_on_the_form_fits_a_smaller_goal(client):
     # a plain spec is not a level: refused with the rule it breaks, as before
     r = client.post("/api/games", json={"game": "pig", "goal": 12, "opponent": "hold:15"})
     assert r.status_code == 422 and "hold:N" in r.json()["detail"]
+
+
+# words that name an algorithm or a paper, not what a bot does (issue 21: "SVIMA", "Piecewise 25/30/goal")
+JARGON = re.compile(r"(?-i:\b[A-Z]{2,}\b)|best response|equilibri|piecewise|stackelberg|neller|presser|turtle|\(|/",
+                    re.IGNORECASE)
+
+
+def test_the_more_bots_group_names_each_bot_in_plain_words(client):
+    """Every bot of the setup form's "More bots" group, in every game with levels: a name in plain
+    words, the algorithm and spec in its details line."""
+    import html as html_mod
+
+    for entry in registry.games():
+        if entry.play is None:
+            continue
+        page = client.get(f"/play/{entry.name}").text
+        group = re.search(r'<optgroup label="More bots">(.*?)</optgroup>', page, re.S)
+        if group is None:
+            continue
+        options = re.findall(r'<option value="([^"]*)" data-description="([^"]*)">([^<]*)</option>', group.group(1))
+        assert options, entry.name
+        for spec, details, name in options:
+            name, details, spec = (html_mod.unescape(x) for x in (name, details, spec))
+            assert not JARGON.search(name), f"{entry.name}: {name!r} names an algorithm ({spec})"
+            assert details.endswith(f"bot {spec}") and len(details) > len(spec) + 10, (entry.name, details)

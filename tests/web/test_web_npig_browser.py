@@ -41,6 +41,7 @@ def test_a_whole_three_player_game_with_the_coach(browser, lab, axe):
     bad: dict[str, list[str]] = {}
     page.goto(f"{lab}/play/pig")
     page.select_option("#players", "3")
+    assert "measured for two players" in page.inner_text("#players-about")
     # two dice and the best responses (to one opponent) are for two players: not offered
     assert page.eval_on_selector("#variant option[value=two-dice]", "o => o.disabled")
     assert page.eval_on_selector_all("#opponent option[value^='best-response']", "os => os.every((o) => o.disabled)")
@@ -54,7 +55,8 @@ def test_a_whole_three_player_game_with_the_coach(browser, lab, axe):
     page.wait_for_selector("#roll[aria-disabled=false]")
     # each bot has its own line with its name and score; a turn total of 0 must roll
     seats = page.eval_on_selector_all("#bot-seats li", "ls => ls.map((l) => l.textContent)")
-    assert seats == ["Bot 1 (Turtle): 0 banked", "Bot 2 (Turtle): 0 banked"]
+    name = page.eval_on_selector("#opponent option[value=turtle]", "o => o.textContent.trim()")
+    assert seats == [f"Bot 1 ({name}): 0 banked", f"Bot 2 ({name}): 0 banked"]
     assert page.get_attribute("#hold", "aria-disabled") == "true"
     sol = solve_n(PigRules(goal=GOAL, players=3))
     assert page.inner_text("#coach-roll") == f"{100 * sol.start()[0]:.1f}%"
@@ -87,7 +89,16 @@ def test_a_whole_three_player_game_with_the_coach(browser, lab, axe):
     page.click("#review-link")
     page.wait_for_selector("#review[data-ready='1']")
     bad["review"] = findings(axe, page)
-    assert "Each player's chance to win" in page.inner_text("#position") or page.query_selector("#position")
+    # a step of the review: every player's chance there, which sum to 100% (to rounding)
+    line = ""
+    for button in page.query_selector_all("#review-moves button.step")[:6]:
+        button.click()
+        line = page.inner_text("#position")
+        if "Each player's chance" in line:
+            break
+    m = re.search(r"Each player's chance to win, best play from here: You ([\d.]+)% \u00b7 Bot 1 ([\d.]+)% \u00b7 Bot 2 ([\d.]+)%\.", line)
+    assert m, line
+    assert abs(sum(float(x) for x in m.groups()) - 100) < 0.2
     assert not any(bad.values()), {k: v for k, v in bad.items() if v}
     assert not errors, errors
     page.context.close()

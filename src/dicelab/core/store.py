@@ -289,10 +289,15 @@ def _report_unwritable(folder: Path | str, exc: BaseException) -> None:
                     folder, _one_line(exc))
 
 
-def _discard(npz: Path, js: Path, lock: Path) -> None:
+def _discard(npz: Path, js: Path, lock: Path, if_half: bool = False) -> bool:
     """Remove both files of a damaged entry, whatever stands there: files, links (dangling or
-    looping) or a folder in a file's place (the rewrite could not replace a folder)."""
+    looping) or a folder in a file's place (the rewrite could not replace a folder). ``if_half``:
+    only if it is still half an entry once the lock is held (another process renames a pair into
+    place under it, the ``.npz`` first: what looked like half an entry may have been its write);
+    returns whether it removed them."""
     with _locked(lock, exclusive=True):
+        if if_half and npz.is_file() and js.is_file():
+            return False
         for f in (npz, js):
             try:
                 if f.is_dir() and not f.is_symlink():
@@ -301,6 +306,7 @@ def _discard(npz: Path, js: Path, lock: Path) -> None:
                     f.unlink(missing_ok=True)
             except OSError:
                 pass  # the rewrite below replaces it, or the folder is read-only (reported then)
+    return True
 
 
 def entry_on_disk(kind: str, params: dict[str, Any]) -> bool:
@@ -317,9 +323,10 @@ def entry_on_disk(kind: str, params: dict[str, Any]) -> bool:
     if all(have):
         return True
     if any(have) or npz.is_symlink() or js.is_symlink() or npz.is_dir() or js.is_dir():
+        if not _discard(npz, js, base.with_name(base.name + ".lock"), if_half=True):
+            return True  # another process was writing it: whole now
         missing = " and ".join(_flat(f.name) for f, ok in zip((npz, js), have, strict=True) if not ok)
         log.warning("dicelab: damaged cache entry %s (%s missing: a table needs both files); removed", npz, missing)
-        _discard(npz, js, base.with_name(base.name + ".lock"))
     return False
 
 

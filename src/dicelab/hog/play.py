@@ -77,9 +77,9 @@ class HogPlay:
         return [
             Bot("optimal", "Optimal", "chooses the number of dice that maximises its chance to win"),
             Bot(f"always:{five}", f"Always {five} dice", f"rolls {five} dice every turn"),
-            Bot("always:1", "Always one die", "rolls one die every turn: slow but safe"),
-            Bot(f"best-response:always:{five}", f"Best response to always {five}",
-                f"the exact counter to a player who always rolls {five} dice"),
+            Bot("always:1", "One die every turn", "rolls one die every turn: slow but safe"),
+            Bot(f"best-response:always:{five}", f"Beats always rolling {five}",
+                f"the exact best response to a player who always rolls {five} dice"),
         ]
 
     def bot(self, spec: str, rules: HogRules, *, seed: int = 0) -> TablePlayer:

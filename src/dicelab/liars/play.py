@@ -176,7 +176,7 @@ class LiarsPlay:
                     "with two players left plays a trained near-equilibrium policy where one is ready for "
                     "those dice; otherwise weighs each bid's chance from its own dice"),
                 Bot("probabilistic", "Probabilistic", "raises as often as the bid is likely to hold, else calls"),
-                Bot("random", "Random (always bluffs)", "calls or raises at random"),
+                Bot("random", "Random bidder", "calls or raises at random: bluffs all the time"),
                 Bot("agent", "Learning agent", "learned by Q-learning from 5,000 games against random bots")]
 
     def bot(self, spec: str, rules: LiarsRules, *, seed: int = 0) -> LiarsBot:

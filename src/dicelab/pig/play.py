@@ -10,7 +10,7 @@ A bot is a strategy (:mod:`dicelab.pig.specs`) compiled once per rules into a de
 The coach reads the exact solution: at ``(i, j, k)`` the mover's win probability if they roll
 (or hold) now and both play optimally afterwards.
 
-Three or four players (``rules.players > 2``) are :mod:`dicelab.pig.nplay`'s: the same hooks,
+Three or four players (``rules.players > 2``) are ``dicelab.pig.nplay``'s: the same hooks,
 the bots and the coach read the max-n solution (:mod:`dicelab.pig.nsolver`).
 
 Tables and solutions are kept in bounded caches (:mod:`dicelab.core.cache`). A build estimated
@@ -172,10 +172,11 @@ class PigPlay:
             Bot("optimal", "Optimal (Neller & Presser)", "plays to maximise its chance to win"),
             Bot("hold:20", "Hold at 20", "rolls until the turn total reaches 20"),
             Bot("hold:25", "Hold at 25", "rolls until the turn total reaches 25"),
-            Bot("keep-pace", "Keep pace and end race", "Neller's rule: keeps up with the leader, races at the end"),
-            Bot("turtle", "Turtle", "banks small totals often, as cautious players do"),
-            Bot("best-response:hold:20", "Best response to hold at 20", "the exact best reply to hold at 20"),
-            Bot("best-response:keep-pace", "Best response to keep pace", "the exact best reply to keep pace"),
+            Bot("keep-pace", "Keeps pace with the leader",
+                "Neller's \"keep pace and end race\" rule: keeps up with the leader, races at the end"),
+            Bot("turtle", "Cautious: banks small totals", "the turtle: banks small totals often, as cautious players do"),
+            Bot("best-response:hold:20", "Beats holding at 20", "the exact best response to hold at 20"),
+            Bot("best-response:keep-pace", "Beats keeping pace", "the exact best response to keep pace and end race"),
         ]
 
     def bot(self, spec: str, rules: PigRules, *, seed: int = 0) -> Any:

@@ -128,14 +128,15 @@ class SimPigPlay:
     def bots(self, rules: SimPigRules) -> list[Bot]:
         n = min(25, rules.goal)  # the paper's hold:25, or hold at the goal below 25
         bots = [
-            Bot(f"br:hold:{n}", f"Best response to hold at {n}", f"the exact best reply to a player who always aims for {n}"),
-            Bot("svima", "SVIMA", "Stackelberg value iteration (the paper's Algorithm 0.2)"),
+            Bot(f"br:hold:{n}", f"Beats aiming for {n}", f"the exact best response to a player who always aims for {n}"),
+            Bot("svima", "Plans for your best reply",
+                "Stackelberg value iteration (SVIMA, the paper's Algorithm 0.2)"),
             Bot("equilibrium", "Exact mixed equilibrium", "mixes its targets so that no reply beats it"),
-            Bot(f"hold:{n}", f"Hold at {n}", f"always aims for a turn total of {n}"),
+            Bot(f"hold:{n}", f"Aims for {n} every turn", f"hold at {n}: always aims for a turn total of {n}"),
         ]
         if rules.goal > 60:  # the paper's piecewise example needs room above 60
-            bots.append(Bot("pw:25<40,30<60,goal", "Piecewise 25/30/goal",
-                            "the paper's example: 25 below 40, 30 below 60, then the goal"))
+            bots.append(Bot("pw:25<40,30<60,goal", "Aims higher as it nears the goal",
+                            "the paper's piecewise example (25/30/goal): 25 below 40, 30 below 60, then the goal"))
         return bots
 
     def bot(self, spec: str, rules: SimPigRules, *, seed: int = 0) -> SimPigBot:

@@ -34,7 +34,7 @@ DEFAULT_MAX_WORK = 2e11  # multiply-adds of the n-player pass (several minutes o
 # --------------------------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _outcome_list(g, p0, pk, ks, ws, j, out_j, out_p):
     """One opponent's outcomes from score ``j`` when it plays target ``ks[c]`` with weight
     ``ws[c]``: writes the new scores and probabilities of the non-bust outcomes to ``out_j`` /
@@ -59,7 +59,7 @@ def _outcome_list(g, p0, pk, ks, ws, j, out_j, out_p):
     return cnt, q0
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _pure_opponent(g, p0, pk, v, i, j, kb, u):
     """``u[ii]`` for ``ii >= i``: the value of A at ``ii`` averaged over the outcomes of an
     opponent at ``j`` with target ``kb`` (its bust left out at ``ii == i``: the self-loop)."""
@@ -75,7 +75,7 @@ def _pure_opponent(g, p0, pk, v, i, j, kb, u):
         u[ii] = acc
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _rest_value(g, p0, pk, u, i, k):
     """A's value of target ``k`` at own score ``i`` without the all-bust self-loop (``u``: A's
     value at each own score, the opponents' outcomes averaged)."""
@@ -88,7 +88,7 @@ def _rest_value(g, p0, pk, u, i, k):
     return r_k
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _best_target(g, p0, pk, u, i, q0):
     """A's best target at own score ``i`` and its value (``q0``: the opponents' all-bust
     probability; the self-loop in closed form)."""
@@ -102,7 +102,7 @@ def _best_target(g, p0, pk, u, i, q0):
     return bestv, bestk
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _pass2(g, p0, pk, ak, aw, bk, bw, best, v, pol):
     """One backward pass of the two-player game (A: rows, B: columns).
 
@@ -144,7 +144,7 @@ def _pass2(g, p0, pk, ak, aw, bk, bw, best, v, pol):
                 pol[i, j] = ak[0, i, j]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _selfplay_sweeps(g, p0, pk, v, pol, vhist, phist):
     """In-place value-iteration sweeps where B always copies A's current policy (``pol[j, i]``).
 
@@ -164,7 +164,7 @@ def _selfplay_sweeps(g, p0, pk, v, pol, vhist, phist):
         vhist[t] = v
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def state_matrix(g, p0, pk, v, i, j, rmat, smat):
     """The matrix game at ``(i, j)``: payoff ``rmat[k-1, k'-1]`` of all outcomes but the all-bust
     self-loop, and that loop's probability ``smat[k-1, k'-1]``, for A's ``k`` and B's ``k'``."""
@@ -179,7 +179,7 @@ def state_matrix(g, p0, pk, v, i, j, rmat, smat):
             smat[k - 1, kp - 1] = p0[k] * p0[kp]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _svima_pass(g, p0, pk, v, pol_a, pol_b):
     """Stackelberg pass: at each state B (leader) picks k' minimising A's best-reply value."""
     ka_max = g
@@ -211,7 +211,7 @@ def _svima_pass(g, p0, pk, v, pol_a, pol_b):
             pol_b[j, i] = kb_best
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _pass_n(n, g, p0, pk, ok, ow, best, symmetric, a_k, v, pol):
     """The n-player backward pass over the flattened ``(g+1)^n`` grid (lexicographic descending).
 
@@ -321,7 +321,7 @@ def _pass_n(n, g, p0, pk, ok, ow, best, symmetric, a_k, v, pol):
             pol[idx] = k
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _terminal_fill(n, g, v):
     """v over the flattened ``(g+1)^n`` grid: A's share of the win where someone has reached the
     goal (1 / the number at the goal if A is among them, else 0), 0 elsewhere."""
@@ -342,7 +342,7 @@ def _terminal_fill(n, g, v):
             d -= 1
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _axis_apply(m, b, M, o, pn_j, pn_p, pn_c, q0, x, y):
     """y = (B_o + N_o) x over the opponents' grid (M = b^m states, opponent o's axis): each state's
     value averaged over opponent o's outcomes (bust: stays; else its new score pn_j)."""
@@ -362,7 +362,7 @@ def _axis_apply(m, b, M, o, pn_j, pn_p, pn_c, q0, x, y):
                     y[row + f] += p * x[src + f]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _pass_factored(m, g, p0, pk, pn_j, pn_p, pn_c, q0, symmetric, v, pol, U, Z):
     """The n-player best-response pass against opponents whose targets depend on their own
     scores only (n = m + 1; issue 15): the expectation over the opponents' joint outcomes

@@ -83,7 +83,7 @@ class SuperSixPlay:
 
     def bots(self, rules: SuperSixRules) -> list[Bot]:
         return [Bot("optimal", "Optimal (exact)", "plays to maximise its chance to win"),
-                Bot("always", "Always throw", "never stops: throws until a filled pit ends the turn"),
+                Bot("always", "Never stops", "always throws, until a filled pit ends the turn"),
                 Bot("stop-at:3", "Stop once 3 pits are filled", "throws while fewer than 3 pits are filled")]
 
     def bot(self, spec: str, rules: SuperSixRules) -> SuperSixBot:

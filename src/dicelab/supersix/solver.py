@@ -36,7 +36,7 @@ MAX_MAXN_STATES = 6_000_000
 # pol[w, i, m, o] is 1 where the mover throws again at the non-forced position.
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _turn_coeffs(w, o, s, T, G, pol, coef):
     """Affine form of every non-forced value of one turn (lid + mover = s, opponent has o).
 
@@ -74,7 +74,7 @@ def _turn_coeffs(w, o, s, T, G, pol, coef):
             coef[i, 1 + i] = -1.0
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _layer_index(T, W, idx):
     """Number the forced positions of layer T: idx[w, i, m] (o = T - i - m)."""
     n = 0
@@ -86,7 +86,7 @@ def _layer_index(T, W, idx):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _evaluate_layer(T, W, G, F, pol, idx, coef):
     """Solve layer T exactly for the current policy; fill F and G of the layer."""
     n = _layer_index(T, W, idx)
@@ -123,7 +123,7 @@ def _evaluate_layer(T, W, G, F, pol, idx, coef):
                     G[w, i, m, o] = 1.0 - F[wo, i, o, m]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _throw_value(w, wo, i, m, o, G, F):
     six = 1.0 if m == 1 else G[w, i, m - 1, o]
     v = six / 6.0
@@ -134,7 +134,7 @@ def _throw_value(w, wo, i, m, o, G, F):
     return v
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _vi_sweeps(T, G, F, pol, sweeps, tol):
     """Gauss-Seidel value iteration on self-play layer T (warm start for policy iteration)."""
     for _ in range(sweeps):
@@ -159,7 +159,7 @@ def _vi_sweeps(T, G, F, pol, sweeps, tol):
             break
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _improve_layer(T, G, F, pol):
     """Greedy policy for self-play layer T from its values; returns the number of changes."""
     changed = 0
@@ -180,7 +180,7 @@ def _improve_layer(T, G, F, pol):
     return changed
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _solve_two(N, max_iter):
     """Optimal self-play values for every layer T = 2..N; returns (G, F, pol, iterations)."""
     G = np.full((1, PITS + 1, N + 1, N + 1), np.nan)
@@ -203,7 +203,7 @@ def _solve_two(N, max_iter):
     return G, F, pol, iters
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _evaluate_two(N, pol):
     """Exact values of a head-to-head match: pol[0] for player A, pol[1] for player B."""
     G = np.full((2, PITS + 1, N + 1, N + 1), np.nan)
@@ -215,7 +215,7 @@ def _evaluate_two(N, pol):
     return G, F
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _best_response_two(N, pol, max_iter):
     """Policy iteration for player A (pol[0]) against B's fixed policy pol[1], layer by layer.
 
@@ -251,7 +251,7 @@ def _best_response_two(N, pol, max_iter):
     return G, F, worst
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _residual_two(N, G, F, pol):
     """Largest Bellman residual of self-play values (optimality equation, both flags)."""
     r = 0.0
@@ -507,7 +507,7 @@ def _keys(states: np.ndarray, base: int) -> np.ndarray:
     return k * (PITS + 1) + states[:, 0]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _maxn_layers(P, bounds, lid, six, free, occ, stop, tol, max_sweeps, Vf, Vn, pol, sweeps, deltas):
     """Gauss-Seidel max-n value iteration, layer by layer.
 

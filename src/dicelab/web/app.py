@@ -100,6 +100,8 @@ from dicelab.web.db import (
 )
 from dicelab.web.gamecore import Conflict, Forbidden, NotFound, Stale, Unauthorized
 from dicelab.web.ahead import Readiness
+from dicelab.web.builds import BotBuilds
+from dicelab.web.front import FrontDoor
 from dicelab.web.limits import Admission, Busy, HeavyPool, cache_stats
 
 HERE = Path(__file__).parent
@@ -443,30 +445,14 @@ async def run_game_db(request: Request, fn: Callable[[Session], T]) -> T:
         try:
             return await run_db(request, fn, quick=True)
         except service.NotReady as need:
-            await prepare(registry.get(need.game), need.specs, need.params)
+            await request.app.state.builds.prepare(registry.get(need.game), need.specs, need.params,
+                                                   request.client.host if request.client else None)
     return await run_db(request, fn, quick=True)
 
 
-# heavy bot builds (two-dice Pig solves, best responses on big dice): one worker process for all
-BOT_BUILDS = HeavyPool(queue=16, name="the bot builder")
-# the background builder's own worker (dicelab.web.ahead): its long builds never delay a request's
+# the background builder's own worker (dicelab.web.ahead): its long builds never delay a request's;
+# new bots' builds: dicelab.web.builds (BOT_BUILDS, limited and shared)
 AHEAD_BUILDS = HeavyPool(queue=2, name="the background builder")
-
-
-async def prepare(entry: registry.GameEntry, specs: list[str], params: dict[str, Any]) -> None:
-    """Build what the bots ``specs`` and the coach need, so quick work never blocks: through the
-    game's optional build hooks (:class:`dicelab.core.registry.Prepares`), in a worker thread, or
-    when heavy in the bot builder's worker process, off the server's GIL."""
-    need = await anyio.to_thread.run_sync(service.needs, entry, specs, params)
-    if need is None:
-        return
-    rules, heavy = need
-    play: Any = entry.play
-    if heavy:
-        data = await BOT_BUILDS.run("dicelab.core.registry", "export_in_worker", entry.name, list(specs), params)
-        play.install(specs, rules, data)
-    else:
-        await anyio.to_thread.run_sync(play.prepare, specs, rules)
 
 
 Token = Annotated[str | None, Header(alias="X-Game-Token", max_length=200)]
@@ -630,11 +616,13 @@ def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | No
                        f"{Path(str(engine.url.database)).parent}); free some space, then try again")
     app.state.heavy = HeavyPool()  # the explorer's worker process (started at its first request)
     app.state.admin_key = admin_key or secrets.token_urlsafe(24)
-    app.state.ready = Readiness(AHEAD_BUILDS, prepare)  # the background builder (warm), its progress
+    app.state.builds = BotBuilds()  # new bots' tables: limited per client, shared, off the event loop
+    app.state.ready = Readiness(AHEAD_BUILDS, app.state.builds.prepare)  # the background builder (warm)
     starts: dict[str, asyncio.Future] = {}  # Idempotency-Key -> the answer of the game it started
     app.state.puzzles = puzzles.PuzzleBook(puzzle_set)
     app.add_middleware(BodyLimit)
     app.add_middleware(Admission)  # game requests over its limit: 503 at once, before any other work
+    app.add_middleware(FrontDoor, static=HERE / "static")  # static files and an ok /healthz: nearly free
     app.add_middleware(HostCheck, allowed=allowed)
     app.add_middleware(SecurityHeaders)  # outermost: on every answer, 400 and 413 included
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
@@ -766,7 +754,7 @@ def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | No
             specs = specs * bot_seats
         require(len(specs) == bot_seats, f"give one bot, or one per bot seat ({bot_seats}), got {len(specs)}")
         needed = [*specs, idle_bot] if body.people > 1 else specs
-        await prepare(entry, needed, params)
+        await app.state.builds.prepare(entry, needed, params, request.client.host if request.client else None)
         if hasattr(play, "wants"):  # trained policies this game plays without until they are built
             wanted = await anyio.to_thread.run_sync(play.wants, needed, rules)
             if wanted:

@@ -8,7 +8,9 @@ requests with a queue limit, and an admission limit for game requests.
   the next ones get :class:`Busy` (HTTP 503 with ``Retry-After``). The worker starts by
   forkserver, takes one core (numba threads = 1) at a lower priority (nice 5: the event loop
   comes first when the cores are busy) and is replaced every ``tasks_per_child`` tasks, so its
-  memory cannot grow without bound. Only plain bytes and numbers cross the process border.
+  memory cannot grow without bound. Only plain bytes and numbers cross the process border. A
+  worker that died (killed, out of memory, a crash) is replaced by the next task: one that died
+  while idle costs nothing, the task it was running gets :class:`WorkerDied` (a :class:`Busy`).
 * :class:`Admission` is ASGI middleware: at most ``limit`` game requests in the app at once; the
   next one is answered 503 with ``Retry-After`` at once instead of waiting in a growing queue.
 """
@@ -28,8 +30,8 @@ from typing import Any
 
 from dicelab.core.cache import CACHES, BudgetLRU, bounded_cache, cache_stats, nbytes_of
 
-__all__ = ["CACHES", "Admission", "BudgetLRU", "Busy", "HeavyPool", "bounded_cache", "cache_stats", "json_bytes",
-           "nbytes_of"]
+__all__ = ["CACHES", "Admission", "BudgetLRU", "Busy", "HeavyPool", "WorkerDied", "bounded_cache", "cache_stats",
+           "json_bytes", "nbytes_of"]
 RETRY_AFTER_S = 2
 
 
@@ -39,6 +41,11 @@ class Busy(Exception):
     def __init__(self, message: str, retry_after: int = RETRY_AFTER_S) -> None:
         super().__init__(message)
         self.retry_after = retry_after
+
+
+class WorkerDied(Busy):
+    """The worker process stopped while it ran this task (killed, out of memory, a crash); the
+    next task gets a new worker, so the task may be tried again."""
 
 
 # ------------------------------------------------------------------------------ worker process
@@ -88,6 +95,7 @@ class HeavyPool:
         self.workers, self.queue, self.tasks_per_child, self.name = workers, queue, tasks_per_child, name
         self.retry_after = retry_after
         self._pool: ProcessPoolExecutor | None = None
+        self._lock = threading.Lock()  # one pool, though the first submits may come from two threads
         self._admitted = 0
         self._running: asyncio.Semaphore | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -97,12 +105,24 @@ class HeavyPool:
         return self._admitted
 
     def _executor(self) -> ProcessPoolExecutor:
-        if self._pool is None:
-            ctx = multiprocessing.get_context("forkserver")
-            ctx.set_forkserver_preload(PRELOAD)
-            self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=ctx, initializer=_worker_init,
-                                             initargs=(os.getpid(),), max_tasks_per_child=self.tasks_per_child)
-        return self._pool
+        with self._lock:
+            if self._pool is None:
+                ctx = multiprocessing.get_context("forkserver")
+                ctx.set_forkserver_preload(PRELOAD)
+                self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=ctx, initializer=_worker_init,
+                                                 initargs=(os.getpid(),), max_tasks_per_child=self.tasks_per_child)
+            return self._pool
+
+    def _submit(self, *args: Any) -> Any:
+        """Submit to the worker. Called in a thread: the first submit starts the forkserver and waits
+        for it to import :data:`PRELOAD` and fork the worker (seconds on a busy machine: in the event
+        loop it froze every request, issue 23's slow first minute), and a submit after
+        ``tasks_per_child`` tasks forks a new worker."""
+        try:
+            return self._executor().submit(_call, *args)
+        except BrokenProcessPool:  # the worker died while idle: this task never ran, a new worker runs it
+            self.close()
+            return self._executor().submit(_call, *args)
 
     async def run(self, module: str, name: str, *args: Any) -> bytes:
         """``module.name(*args)`` in the worker; :class:`Busy` at once when the queue is full."""
@@ -115,12 +135,12 @@ class HeavyPool:
         self._admitted += 1
         try:
             async with self._running:
-                fut = self._executor().submit(_call, module, name, args)
                 try:
+                    fut = await asyncio.to_thread(self._submit, module, name, args)
                     return await asyncio.wrap_future(fut)
                 except BrokenProcessPool as exc:
                     self.close()
-                    raise Busy(f"{self.name}'s worker stopped (out of memory?); retry", self.retry_after) from exc
+                    raise WorkerDied(f"{self.name}'s worker stopped (out of memory?); retry", self.retry_after) from exc
         finally:
             self._admitted -= 1
 

@@ -129,7 +129,7 @@
     const over = !!won;
     const other = many() ? who(over ? won.winner : bots[bots.length - 1].player) : lab.seatName(game, 1 - game.human_seat, "the bot");
     await lab.reveal(steps, over ? end + " \u2014 " + other.replace(/^Your/, "your") + " wins"
-      : !next || lab.myTurn(next) ? end + " \u2014 your turn" : end, lab.people(game) ? other + "\u2019s turn" : undefined,
+      : !next || lab.myTurn(next) ? end + " \u2014 your turn" : end, lab.people(game) ? other + "\u2019s turn" : many() ? "The bots\u2019 turns" : undefined,
     last || undefined);
     if (!over && (!next || lab.myTurn(next))) yourTurnStarts();
   }
@@ -326,7 +326,8 @@
       if (sel.selectedOptions[0] && sel.selectedOptions[0].disabled) sel.value = Array.from(sel.options).find((o) => !o.disabled).value;
     });
     $("goal").max = n === 4 ? "40" : "100";
-    $("players-about").textContent = !more ? "" : "Every bot plays the chosen opponent" + (n === 4 ? "; four players play up to goal 40" : "") + ".";
+    $("players-about").textContent = !more ? "" : "Every bot plays the chosen opponent (the levels' strengths are measured for two players)" +
+      (n === 4 ? "; four players play up to goal 40" : "") + ".";
   }
   $("players").addEventListener("change", playersChanged);
   $("setup-form").addEventListener("submit", start);
