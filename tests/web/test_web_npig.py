@@ -127,3 +127,38 @@ def test_three_players_at_goal_100_are_solved_ahead_not_in_a_request(monkeypatch
         ENTRY.play.coach(state, 0)
         ENTRY.play.bot("optimal", rules, seed=1).act(state, 0)
     assert (time.perf_counter() - t0) / 20 < 0.05  # a coach look-up and a bot's move: far under 50 ms
+
+
+def test_the_builder_prepares_three_players_before_any_game_asks(db_url, cache_dir, monkeypatch):
+    """The background builder (create_app(warm=True)) works through Pig's prepare_also items: at a
+    small goal here, so that the test is short; afterwards the solution is in memory (no game start
+    builds it) and on disk (the next server start only loads it)."""
+    from fastapi.testclient import TestClient
+
+    from dicelab.pig import play as pig_play
+    from dicelab.web.app import create_app
+
+    goal = 21
+    monkeypatch.setattr(type(ENTRY.play), "prepare_also",
+                        lambda self: [{"title": "three players", "params": {"players": 3, "goal": goal}}])
+    plan = ahead.Readiness.plan
+
+    def pig_only(self) -> None:
+        plan(self)
+        self.pending = [it for it in self.pending if it.game == "pig" and it.params.get("players") == 3]
+
+    monkeypatch.setattr(ahead.Readiness, "plan", pig_only)
+    rules = ENTRY.make_rules(players=3, goal=goal)
+    pig_play._solutions.discard(rules)
+    assert not ENTRY.play.ready(["optimal"], rules)
+    with TestClient(create_app(db_url, warm=True)) as c:
+        t0 = time.monotonic()
+        while not c.get("/api/ready").json()["ready"]:
+            assert time.monotonic() - t0 < 120, c.get("/api/ready").json()
+            time.sleep(0.2)
+        p = c.get("/api/ready").json()
+        assert p["done"] == p["total"] == 1 and p["failed"] == 0
+        assert ENTRY.play.ready(["optimal", "soft:0.01", "slip:0.1:hold:15"], rules)
+        r = c.post("/api/games", json={"game": "pig", "players": 3, "goal": goal, "coach": True})
+        assert r.status_code == 201 and r.json()["state"]["coach_view"]["kind"] == "win probability"
+    assert any(cache_dir.rglob("pig-nsolution*")), sorted(p.name for p in cache_dir.rglob("*"))[:10]

@@ -55,7 +55,8 @@ def test_a_whole_three_player_game_with_the_coach(browser, lab, axe):
     page.wait_for_selector("#roll[aria-disabled=false]")
     # each bot has its own line with its name and score; a turn total of 0 must roll
     seats = page.eval_on_selector_all("#bot-seats li", "ls => ls.map((l) => l.textContent)")
-    assert seats == ["Bot 1 (Turtle): 0 banked", "Bot 2 (Turtle): 0 banked"]
+    name = page.eval_on_selector("#opponent option[value=turtle]", "o => o.textContent.trim()")
+    assert seats == [f"Bot 1 ({name}): 0 banked", f"Bot 2 ({name}): 0 banked"]
     assert page.get_attribute("#hold", "aria-disabled") == "true"
     sol = solve_n(PigRules(goal=GOAL, players=3))
     assert page.inner_text("#coach-roll") == f"{100 * sol.start()[0]:.1f}%"

@@ -80,8 +80,9 @@ def bots() -> list[Bot]:
         Bot("optimal", "Optimal (exact, every player for itself)", "maximises its own chance to win"),
         Bot("hold:20", "Hold at 20", "rolls until the turn total reaches 20"),
         Bot("hold:25", "Hold at 25", "rolls until the turn total reaches 25"),
-        Bot("keep-pace", "Keep pace with the leader", "Neller's rule against the leader: keeps up, races at the end"),
-        Bot("turtle", "Turtle", "banks small totals often, as cautious players do"),
+        Bot("keep-pace", "Keeps pace with the leader",
+            "Neller's \"keep pace and end race\" rule against the leader: keeps up, races at the end"),
+        Bot("turtle", "Cautious: banks small totals", "the turtle: banks small totals often, as cautious players do"),
     ]
 
 
