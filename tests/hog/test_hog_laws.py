@@ -5,7 +5,6 @@ values (99.9% Wilson intervals)."""
 from __future__ import annotations
 
 import math
-import time
 
 import numpy as np
 import pytest
@@ -66,12 +65,9 @@ def test_symmetry_of_a_mirror_match():
     assert abs(e.a_first + e.a_second - 1) < TOL  # A first against B first is the same game
 
 
-def test_goal_100_solves_quickly_and_starts_with_six_dice():
+def test_goal_100_starts_with_six_dice():
     rules = HogRules()
-    solve(rules)  # compile / load the cache
-    t0 = time.perf_counter()
-    s = solve(rules)
-    assert time.perf_counter() - t0 < 1.0
+    s = solve(rules)  # its speed is in make bench, not here
     assert s.max_residual < 1e-12 and s.best_dice(0, 0) == 6
     assert 0.5 < s.W[0, 0] < 0.55
 

@@ -247,3 +247,20 @@ def test_hold_tournament_laws() -> None:
     t = hold_tournament([4, 8, 12], PigRules(goal=20, players=3))
     assert np.allclose(np.diag(t.matrix), 1 / 3)  # against its own field a strategy gets its share
     assert t.best_reply and set(t.best_reply) <= {4, 8, 12}
+
+
+def test_the_small_linear_solver_agrees_with_lapack():
+    # the mixing weights' Newton step solves its small systems by hand (no LAPACK compile); checked
+    # against numpy's LAPACK on random and nearly singular systems
+    from dicelab.pig.nkernels import _gauss_solve
+
+    rng = np.random.default_rng(7)
+    for n in range(1, 7):
+        for _ in range(20):
+            A = rng.normal(size=(n, n))
+            b = rng.normal(size=n)
+            x = np.empty(n)
+            assert _gauss_solve(A, b, x)
+            assert np.allclose(x, np.linalg.solve(A, b), rtol=1e-9, atol=1e-9)
+    S = np.array([[1.0, 2.0], [2.0, 4.0]])  # singular: refused
+    assert not _gauss_solve(S, np.ones(2), np.empty(2))

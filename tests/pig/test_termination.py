@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import time
 
 import numpy as np
 import pytest
@@ -43,9 +42,7 @@ def _one_error_line(proc: subprocess.CompletedProcess[str]) -> str:
 @pytest.mark.parametrize("rules", ODD_RULES, ids=lambda r: f"{r.variant}-{r.sides}-{r.goal}")
 def test_odd_rules_match_plain_value_iteration(rules: PigRules) -> None:
     # the textbook method (synchronous sweeps of the Bellman update, plain numpy) as reference
-    t0 = time.perf_counter()
-    sol = solve(rules)
-    assert time.perf_counter() - t0 < 60  # a guard against a hang (cold numba compiles included), not a speed target
+    sol = solve(rules)  # a hang is caught by the suite's timeout; speed lives in make bench
     ref, _ = value_iteration(rules, tol=1e-14)
     assert sol.max_residual <= 1e-12
     assert np.max(np.abs(sol.p - ref)) <= 1e-10
@@ -113,11 +110,9 @@ def test_a_solve_that_does_not_settle_raises_with_its_residual(
 
 
 def test_selfplay_small_goals_finish_at_once() -> None:
-    t0 = time.perf_counter()
     for goal in range(2, 15):
         r = selfplay(goal)
         assert r.cycle_length in (1, 2, 3, 4) and r.sweeps <= 400
-    assert time.perf_counter() - t0 < 30
 
 
 def test_selfplay_out_of_sweeps_is_one_line() -> None:

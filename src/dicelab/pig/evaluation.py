@@ -20,6 +20,7 @@ from dicelab.core.results import BestResponse as CoreBestResponse
 from dicelab.core.results import HeadToHead
 from dicelab.pig.rules import PigRules
 from dicelab.pig.strategies import TableStrategy, to_strategy
+from dicelab.pig.unroll import kernel_outcomes
 
 RESET_TOL = 1e-15
 MAX_PASSES = 2000
@@ -895,9 +896,8 @@ def best_response(b: Any, rules: PigRules | None = None) -> BestResponse:
     B0 = np.zeros((g, g))
     pol = np.zeros((g, g, g), dtype=np.bool_)
     t0 = time.perf_counter()
-    # the outcomes also as tuples: the sweep's sums are then unrolled for their number
-    tadds = tuple(int(d) for d in adds)
-    tprobs = tuple(float(p) for p in probs)
+    # the outcomes also as tuples for the common dice: the sweep's sums are then unrolled
+    tadds, tprobs = kernel_outcomes(adds, probs)
     passes, most, stalled = _best_response(
         tb, adds, probs, tadds, tprobs, bust, reset, RESET_TOL, MAX_PASSES, A0, B0, pol
     )

@@ -199,7 +199,7 @@ def _fixed_row(kind, param, tables, thr, wopt, mixes, n, g, gn1, idx, c0, pts, p
             row[k] = 1.0 if k < h else 0.0
     else:  # OPT: greedy with respect to the solved table, with its mixed choices
         y = wopt[0, n - 2, (idx % gn1) * g + c0]
-        greedy_row(wopt, 0, g, gn1, idx, c0, y, pts, prb, pb, v, row)
+        greedy_row(wopt, np.int64(0), g, gn1, idx, c0, y, pts, prb, pb, v, row)
         apply_mixes(0, idx, row, mixes)
     row[0] = 1.0
 
@@ -333,12 +333,52 @@ def _gap(W, P, m0, n, g, gn1, kinds, idxs, c0s, pts, prb, pb, Wc, v, buf):
 
 
 @njit(cache=True)
+def _gauss_solve(A, b, x):
+    """x = A^-1 b for a small system (one unknown per mixed turn), by Gaussian elimination with
+    partial pivoting on copies; False where |det A| <= 1e-200 (singular for this purpose).
+
+    Written out rather than ``np.linalg.solve``/``det``, which cost about 9 s of numba compile
+    (LAPACK wrappers) on every cold cache for systems of at most six unknowns.
+    """
+    n = b.shape[0]
+    M = A.copy()
+    y = b.copy()
+    det = 1.0
+    for col in range(n):
+        piv = col
+        for r in range(col + 1, n):
+            if abs(M[r, col]) > abs(M[piv, col]):
+                piv = r
+        if piv != col:
+            det = -det
+            for k in range(n):
+                M[col, k], M[piv, k] = M[piv, k], M[col, k]
+            y[col], y[piv] = y[piv], y[col]
+        det *= M[col, col]
+        if M[col, col] == 0.0:
+            return False
+        for r in range(col + 1, n):
+            f = M[r, col] / M[col, col]
+            for k in range(col, n):
+                M[r, k] -= f * M[col, k]
+            y[r] -= f * y[col]
+    if not abs(det) > 1e-200:
+        return False
+    for r in range(n - 1, -1, -1):
+        acc = y[r]
+        for k in range(r + 1, n):
+            acc -= M[r, k] * x[k]
+        x[r] = acc / M[r, r]
+    return True
+
+
+@njit(cache=True)
 def _polish(period, W, P, m0, n, g, gn1, idxs, c0s, pts, prb, pb, rows, alpha, beta, Wc, q,
             RA, RB, bks, ismix):
     """Newton's method on the mixing weights of the mixed turns, so that each such mover's chance
     after a 1 sits exactly on its breakpoint (where it is indifferent); the rest stay as they are."""
     mt = np.empty(n, dtype=np.int64)
-    nm = 0
+    nm = np.int64(0)  # not a literal 0: numba would compile its callees once more for it
     for t in range(period):
         if ismix[t]:
             mt[nm] = t
@@ -349,6 +389,7 @@ def _polish(period, W, P, m0, n, g, gn1, idxs, c0s, pts, prb, pb, rows, alpha, b
     f = np.empty(nm)
     f2 = np.empty(nm)
     J = np.empty((nm, nm))
+    step = np.empty(nm)
     for i in range(nm):
         t = mt[i]
         top = g - 1 - c0s[t]
@@ -373,9 +414,8 @@ def _polish(period, W, P, m0, n, g, gn1, idxs, c0s, pts, prb, pb, rows, alpha, b
             lam[j] -= h
             for i in range(nm):
                 J[i, j] = (f2[i] - f[i]) / h
-        if not abs(np.linalg.det(J)) > 1e-200:
+        if not _gauss_solve(J, f, step):
             break
-        step = np.linalg.solve(J, f)
         for i in range(nm):
             lam[i] = min(max(lam[i] - step[i], 0.0), 1.0)
     _mix_eval(lam, mt, nm, period, W, P, m0, n, g, gn1, idxs, c0s, pts, prb, pb, rows, alpha,
@@ -680,7 +720,7 @@ def _chunk(th, nth, S, W, n, g, kinds, params, tables, thr, wopt, mixes, pts, pr
            mixout, nmix):
     """The cycles of layer ``S`` (total banked score) assigned to work chunk ``th`` of ``nth``."""
     P = W.shape[0]
-    gn1 = 1
+    gn1 = np.int64(1)  # not a literal 1: numba would compile every callee once more for it
     for r in range(n - 1):
         gn1 *= g
     dmax = 0

@@ -30,7 +30,7 @@ from dicelab.pig.simulation import BATCH, MAX_GAMES, _atoms, _next, batch_states
 def _play_batch(kinds, params, tables, thr, wopt, mixes, n, g, pts, prb, pb, gain, akind, state,
                 n_games, counts):
     """Play ``n_games`` games (seat 0 first) with generator ``state``; counts[s] += wins of s."""
-    gn1 = 1
+    gn1 = np.int64(1)  # not a literal 1 (numba would compile its callees once more)
     for r in range(n - 1):
         gn1 *= g
     n_atoms = np.uint64(gain.shape[0])

@@ -86,7 +86,7 @@ def dummies(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 @njit(cache=True)
 def greedy_table(W, ph, n, g, pts, prb, pb, out):
     """out[idx, k] = the greedy choice (roll) at every mover-first tuple, for value table W[ph]."""
-    gn1 = 1
+    gn1 = np.int64(1)  # not a literal 1 (numba would compile its callees once more)
     for r in range(n - 1):
         gn1 *= g
     v = np.zeros(g + 16)

@@ -29,6 +29,7 @@
     $("score-human").textContent = scores[h];
     $("score-bot").hidden = many(); $("bot-banked").hidden = many();
     $("bot-seats").hidden = !many();
+    if (many()) $("p-bot").querySelector(".tray-label").textContent = "The others\u2019 dice, their last turns";
     if (!many()) { $("score-bot").textContent = scores[1 - h]; return; }
     const list = $("bot-seats");
     list.textContent = "";
