@@ -10,7 +10,7 @@ A bot is a strategy (:mod:`dicelab.pig.specs`) compiled once per rules into a de
 The coach reads the exact solution: at ``(i, j, k)`` the mover's win probability if they roll
 (or hold) now and both play optimally afterwards.
 
-Three or four players (``rules.players > 2``) are ``dicelab.pig.nplay``'s: the same hooks,
+Three or four players (``rules.players > 2``) are :mod:`dicelab.pig.nplay`'s: the same hooks,
 the bots and the coach read the max-n solution (:mod:`dicelab.pig.nsolver`).
 
 Tables and solutions are kept in bounded caches (:mod:`dicelab.core.cache`). A build estimated
