@@ -118,3 +118,5 @@ def test_build_hooks_round_trip_through_bytes():
     assert (mod.solution(rules).p == sol_before).all()
     assert not PLAY.heavy(["hold:5"], pig.PigRules(goal=12, sides=4))
     assert PLAY.heavy(["best-response:best-response:hold:20"], pig.PigRules(goal=100, sides=12, variant="two-dice"))
+    # issue 23: estimated light, but 31-68 s to build (in a thread of the server, holding its GIL)
+    assert PLAY.heavy(["best-response:best-response:hold:20"], pig.PigRules(goal=43, sides=7))

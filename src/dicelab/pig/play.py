@@ -10,7 +10,7 @@ A bot is a strategy (:mod:`dicelab.pig.specs`) compiled once per rules into a de
 The coach reads the exact solution: at ``(i, j, k)`` the mover's win probability if they roll
 (or hold) now and both play optimally afterwards.
 
-Three or four players (``rules.players > 2``) are ``dicelab.pig.nplay``'s: the same hooks,
+Three or four players (``rules.players > 2``) are :mod:`dicelab.pig.nplay`'s: the same hooks,
 the bots and the coach read the max-n solution (:mod:`dicelab.pig.nsolver`).
 
 Tables and solutions are kept in bounded caches (:mod:`dicelab.core.cache`). A build estimated
@@ -266,6 +266,8 @@ class PigPlay:
 
             return n_work(rules, [parse_spec(x, rules) for x in specs], rules in _solutions) > QUICK_WORK
         todo = [s for s in (parse_spec(x, rules) for x in specs) if (s, rules) not in _tables]
+        if any(s.count("best-response:") >= 2 for s in todo):  # the estimate is far off: 31-68 s measured
+            return True  # for best-response:best-response:hold:20 at goal 31-43 (issue 23)
         if rules not in _solutions:
             todo.append("optimal")
         return work_units(rules, 0, todo) > QUICK_WORK

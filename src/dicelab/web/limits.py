@@ -6,7 +6,7 @@ requests with a queue limit, and an admission limit for game requests.
 * :class:`HeavyPool` runs heavy work (the explorer) in ONE separate worker process, so it never
   blocks the event loop nor holds the GIL that game moves need; at most ``queue`` requests wait,
   the next ones get :class:`Busy` (HTTP 503 with ``Retry-After``). The worker starts by
-  forkserver, takes one core (numba threads = 1) at a lower priority (nice 5: the event loop
+  forkserver, takes one core (numba threads = 1) at a lower priority (nice 10: the event loop
   comes first when the cores are busy) and is replaced every ``tasks_per_child`` tasks, so its
   memory cannot grow without bound. Only plain bytes and numbers cross the process border. A
   worker that died (killed, out of memory, a crash) is replaced by the next task: one that died
@@ -24,7 +24,7 @@ import multiprocessing
 import os
 import threading
 import time
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
@@ -49,7 +49,7 @@ class WorkerDied(Busy):
 
 
 # ------------------------------------------------------------------------------ worker process
-WORKER_NICE = 5
+WORKER_NICE = 10  # CPU weight 110 against the server's 1024: the workers take what the event loop leaves
 WORKER_CACHE_SHARE = 0.25
 PRELOAD = ["dicelab.web.explorer", "dicelab.pig.solver", "dicelab.pig.evaluation", "dicelab.pig.tournaments"]
 
@@ -59,7 +59,7 @@ def _worker_init(server_pid: int) -> None:
     cache budget, one numba thread, and an end when the server is gone (killed, even with SIGKILL:
     a pool worker would otherwise wait for work forever, and keep the forkserver alive with it)."""
     with contextlib.suppress(OSError):
-        os.nice(WORKER_NICE)
+        os.nice(max(0, WORKER_NICE - os.nice(0)))  # forked by a forkserver started at WORKER_NICE already
     for cache in CACHES.values():  # a worker is replaced every few tasks: a small share of each budget
         cache.budget = int(cache.budget * WORKER_CACHE_SHARE)
     threading.Thread(target=_exit_with, args=(server_pid,), name="dicelab-watch-server", daemon=True).start()
@@ -85,6 +85,16 @@ def _call(module: str, name: str, args: tuple) -> bytes:
     import importlib
 
     return getattr(importlib.import_module(module), name)(*args)
+
+
+def _lower_priority() -> None:
+    with contextlib.suppress(OSError, AttributeError):
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), WORKER_NICE)  # this thread only
+
+
+# Submits run in this one thread at the workers' priority: the forkserver it starts (which imports
+# PRELOAD for seconds) and so every worker begin below the event loop's priority.
+_SUBMITTER = ThreadPoolExecutor(1, thread_name_prefix="dicelab-submit", initializer=_lower_priority)
 
 
 class HeavyPool:
@@ -136,7 +146,7 @@ class HeavyPool:
         try:
             async with self._running:
                 try:
-                    fut = await asyncio.to_thread(self._submit, module, name, args)
+                    fut = await loop.run_in_executor(_SUBMITTER, self._submit, module, name, args)
                     return await asyncio.wrap_future(fut)
                 except BrokenProcessPool as exc:
                     self.close()
