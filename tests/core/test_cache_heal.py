@@ -425,3 +425,4 @@ def test_half_a_duel_policy_entry_is_reported_and_removed(left, cache_dir, caplo
     library._through_cache(big, make)  # trained again (dicelab liars train-all)
     library._policies.discard(library._key(big))
     assert library.available(big) and library.policy(big) is not None and store_lines(caplog) == []
+    library._policies.discard(library._key(big))  # leave no policy in memory for later tests

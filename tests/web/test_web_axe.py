@@ -65,7 +65,7 @@ def start(page, lab: str, game: str) -> None:
     for sel, value in SETUP[game]:
         page.fill(sel, value)
     if game == "simpig":  # a bot with no tables to build
-        page.select_option("#opponent", index=[o.startswith("Hold at") for o in page.eval_on_selector_all(
+        page.select_option("#opponent", index=[o.startswith("Aims for") for o in page.eval_on_selector_all(
             "#opponent option", "os => os.map((o) => o.text)")].index(True))
     if game == "liars":
         page.select_option("#players", "2")

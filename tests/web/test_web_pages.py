@@ -357,7 +357,7 @@ def test_a_reload_keeps_the_move_list(browser, lab, game):
         page.select_option("#players", "4")
         page.select_option("#opponent", "probabilistic")
     if game == "simpig":
-        page.select_option("#opponent", index=[o.startswith("Hold at") for o in page.eval_on_selector_all(
+        page.select_option("#opponent", index=[o.startswith("Aims for") for o in page.eval_on_selector_all(
             "#opponent option", "os => os.map((o) => o.text)")].index(True))
     for sel, value in SETUPS[game]:
         page.fill(sel, value)

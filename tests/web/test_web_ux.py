@@ -113,8 +113,8 @@ def _setup(page, game: str) -> None:
     elif game == "simpig":
         type_into(page, "#goal", "30")  # the bots offered hold at 25
         tab_to(page, "#opponent")
-        page.keyboard.type("Hold")  # the select's type-ahead: "Hold at N", a bot with no tables to build
-        assert page.eval_on_selector("#opponent", "s => s.options[s.selectedIndex].text").startswith("Hold at")
+        page.keyboard.type("Aims for")  # the select's type-ahead: "Aims for N every turn", a bot with no tables to build
+        assert page.eval_on_selector("#opponent", "s => s.options[s.selectedIndex].text").startswith("Aims for")
     elif game == "supersix":
         type_into(page, "#sticks", "2")
     elif game == "liars":
@@ -281,7 +281,7 @@ def test_every_page_fits_and_has_no_console_error(browser, lab_url, width):
             for sel, value in START[game]:
                 page.fill(sel, value)
             if game == "simpig":
-                page.select_option("#opponent", index=[o.startswith("Hold at") for o in page.eval_on_selector_all(
+                page.select_option("#opponent", index=[o.startswith("Aims for") for o in page.eval_on_selector_all(
                     "#opponent option", "os => os.map((o) => o.text)")].index(True))
             page.click("#start")
             page.wait_for_selector("#board:not([hidden])")
