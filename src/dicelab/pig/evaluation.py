@@ -20,7 +20,7 @@ from dicelab.core.results import BestResponse as CoreBestResponse
 from dicelab.core.results import HeadToHead
 from dicelab.pig.rules import PigRules
 from dicelab.pig.strategies import TableStrategy, to_strategy
-from dicelab.pig.unroll import kernel_outcomes
+from dicelab.pig.unroll import unrolled_outcomes
 
 RESET_TOL = 1e-15
 MAX_PASSES = 2000
@@ -897,7 +897,7 @@ def best_response(b: Any, rules: PigRules | None = None) -> BestResponse:
     pol = np.zeros((g, g, g), dtype=np.bool_)
     t0 = time.perf_counter()
     # the outcomes also as tuples for the common dice: the sweep's sums are then unrolled
-    tadds, tprobs = kernel_outcomes(adds, probs)
+    tadds, tprobs = unrolled_outcomes(adds, probs)
     passes, most, stalled = _best_response(
         tb, adds, probs, tadds, tprobs, bust, reset, RESET_TOL, MAX_PASSES, A0, B0, pol
     )

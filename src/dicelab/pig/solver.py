@@ -18,7 +18,7 @@ from numba import njit
 from dicelab.core.errors import DicelabError
 from dicelab.core.store import cached, expect_array, load_as, save_table
 from dicelab.pig.rules import PigRules
-from dicelab.pig.unroll import kernel_outcomes
+from dicelab.pig.unroll import unrolled_outcomes
 
 KIND = "pig-solution"
 FALLBACK_PASSES = 200_000  # plain fixed-point passes per pair when Newton does not settle
@@ -701,7 +701,7 @@ def solve(rules: PigRules | None = None, turn_limit: int | None = None) -> PigSo
         roll = np.empty((g, g, g), dtype=np.bool_)
         P0 = np.full((g, g), 0.5)
         Q = np.zeros((3 * g + 1, g + 2 * LANES))  # the k = 0 plane by layer (_layer_pass)
-        tpts, tprb = kernel_outcomes(pts, prb)
+        tpts, tprb = unrolled_outcomes(pts, prb)
         R = np.full(g, 0.5)
         stats = np.array([np.inf, 0.0])
         prev = 2.0

@@ -16,13 +16,13 @@ import numpy as np
 UNROLLED = (1, 5, 9)
 
 
-def kernel_outcomes(pts: np.ndarray, prb: np.ndarray) -> tuple[Any, Any]:
+def unrolled_outcomes(pts: np.ndarray, prb: np.ndarray) -> tuple[Any, Any]:
     """``(points, probabilities)`` of the scoring rolls: tuples for the common dice, contiguous
     arrays for every other die.
 
-    >>> kernel_outcomes(np.array([2, 3, 4, 5, 6]), np.full(5, 1 / 6))[0]
+    >>> unrolled_outcomes(np.array([2, 3, 4, 5, 6]), np.full(5, 1 / 6))[0]
     (2, 3, 4, 5, 6)
-    >>> type(kernel_outcomes(np.array([2, 3]), np.full(2, 1 / 3))[0]).__name__
+    >>> type(unrolled_outcomes(np.array([2, 3]), np.full(2, 1 / 3))[0]).__name__
     'ndarray'
     """
     if len(pts) in UNROLLED:
