@@ -137,7 +137,10 @@ def test_200_concurrent_games(alone, server_factory, db_url):
             return await asyncio.wait_for(asyncio.gather(*(play(client, r, rtt, bot, app, shed) for r in rngs)), DEADLINE)
 
     t0 = time.perf_counter()
-    moves = asyncio.run(main())
+    try:
+        moves = asyncio.run(main())
+    except httpx.HTTPError as exc:  # say what the server said, not only what the client saw
+        raise AssertionError(f"{exc!r}; the server's log ends: {server.log.read_text()[-3000:]}") from exc
     wall = time.perf_counter() - t0
     p95_rtt = float(np.percentile(rtt, 95)) * 1000
     p95_bot = float(np.percentile(bot, 95)) * 1000

@@ -7,6 +7,7 @@ Host headers are refused (400) whatever the bind."""
 from __future__ import annotations
 
 import socket
+import time
 
 import httpx
 import pytest
@@ -93,3 +94,24 @@ def test_a_real_server_refuses_two_host_headers(server_factory):
             answer += chunk
     assert answer.startswith(b"HTTP/1.1 400"), answer[:200]
     assert httpx.get(server.url + "/healthz").status_code == 200
+
+
+def test_an_idle_connection_outlasts_the_clients_keep_alive(server_factory):
+    """The server keeps an idle connection open longer than an httpx client keeps it (5 s), so the
+    client closes first. With both at 5 s a request sent as the server dropped the connection failed
+    (CI: one game creation in 200 ended in a ReadError); here a request 5.5 s after the last, on the
+    same connection, must be answered."""
+    expiry = httpx.Limits().keepalive_expiry  # httpx's own default, 5 s
+    assert expiry is not None
+    server = server_factory()
+    server.start()
+    with socket.create_connection(("127.0.0.1", server.port), timeout=expiry + 5) as s:
+        for wait in (expiry + 0.5, 0.0):
+            s.sendall(b"GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n")
+            answer = b""
+            while not (b"\r\n\r\n" in answer and answer.rstrip().endswith(b"}")):
+                chunk = s.recv(4096)
+                assert chunk, "the server closed an idle connection that a client still counts as open"
+                answer += chunk
+            assert answer.startswith(b"HTTP/1.1 200"), answer[:200]
+            time.sleep(wait)

@@ -66,11 +66,21 @@ def open_socket(host: str, port: int) -> socket.socket:
     return sock
 
 
+# How long an idle keep-alive connection stays open. It must outlast the idle timeout of the clients
+# and proxies in front, so that the client, not the server, closes an idle connection: with both at
+# 5 s (uvicorn's and httpx's defaults) a request sent on a connection just as the server drops it
+# fails with a closed connection (seen in CI: one game creation of 200 failed so; reproduced with
+# requests sent 4.99-5.00 s after the last). 75 s is nginx's own default for clients and outlasts its
+# upstream default (60 s), httpx (5 s) and requests; browsers retry such a request themselves.
+KEEP_ALIVE_S = 75
+
+
 def run_server(app: Any, sock: socket.socket, port: int) -> None:
     """uvicorn on the socket already bound (the lab's own checks are done)."""
     import uvicorn
 
-    config = uvicorn.Config(app, port=port, log_level="warning", timeout_graceful_shutdown=3)
+    config = uvicorn.Config(app, port=port, log_level="warning", timeout_graceful_shutdown=3,
+                            timeout_keep_alive=KEEP_ALIVE_S)
     uvicorn.Server(config).run(sockets=[sock])
 
 
