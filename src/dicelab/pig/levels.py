@@ -116,7 +116,7 @@ def roll_probabilities(spec: str, rules: PigRules, base: np.ndarray | None = Non
     return q
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _block(q, opp, i, j, g, adds, probs, bust, reset, reset_val, a, b):
     """The mover's values at (i, j, k), k = g - i - 1 .. 0, as a[k] + b[k] * Z, where Z is the
     mover's chance once the opponent's turn starts from (j, i, 0) (1 - its value there)."""
@@ -143,7 +143,7 @@ def _block(q, opp, i, j, g, adds, probs, bust, reset, reset_val, a, b):
         b[k] = p * rb + (1.0 - p) * hb
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _evaluate(qa, qb, adds, probs, bust, reset, tol, max_passes, WA, WB):
     """Fill WA (A to move) and WB (B to move): the mover's chance to win at (own, other's, turn)."""
     g = qa.shape[0]
