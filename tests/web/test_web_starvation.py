@@ -24,12 +24,9 @@ Figures are printed, and appended to ``DICELAB_LOAD_REPORT`` when set.
 from __future__ import annotations
 
 import asyncio
-import fcntl
 import importlib.util
 import json
 import os
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -44,17 +41,6 @@ spec.loader.exec_module(probe)
 QUIET_S = 2.5
 FLOOD_S = 4.0
 STRICT_P95_MS = 50.0
-
-
-@pytest.fixture()
-def alone() -> Iterator[None]:
-    """One load test at a time on this machine (the lock of tests/web/test_web_load.py)."""
-    with (Path(tempfile.gettempdir()) / "dicelab-web-load-test.lock").open("w") as f:
-        fcntl.flock(f, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(f, fcntl.LOCK_UN)
 
 
 def test_cheap_moves_keep_their_pace_while_clients_flood_other_routes(alone, server_factory):
