@@ -407,7 +407,11 @@ def _polish(period, W, P, m0, n, g, gn1, idxs, c0s, pts, prb, pb, rows, alpha, b
         if worst <= 2e-16:
             break
         for j in range(nm):
-            h = 1e-7
+            # the difference step stays inside [0, 1]: past 1 (or below 0) a row is no chance at
+            # all (turn_law then drops the hold share), and a forward step from a weight clamped at
+            # 1 read that jump as the slope and held Newton there (3 players, 4-sided die, goal 43,
+            # scores (0, 13, 30): residual 5.2e-8 where the equilibrium mixes at 0.99769)
+            h = 1e-7 if lam[j] <= 0.5 else -1e-7
             lam[j] += h
             _mix_eval(lam, mt, nm, period, W, P, m0, n, g, gn1, idxs, c0s, pts, prb, pb, rows,
                       alpha, beta, Wc, q, RA, RB, bks, f2)
