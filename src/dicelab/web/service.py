@@ -38,7 +38,7 @@ import inspect
 import json
 import secrets
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -167,6 +167,7 @@ class Live:
     state: Any
     specs: list[str]
     play: Any
+    stored: list[dict[str, Any]] = field(default_factory=list)  # the move rows this request committed
 
     @property
     def seats(self) -> list[str | None]:
@@ -684,6 +685,7 @@ def move(db: Session, g: LiveGame, action: Any, expected_move: int,
                 seats=cleared)
     for s in pending:
         seat_row(g, s).pending_json = None
+    live.stored = mover.moves
     return live, mover.events, mover.bot_seconds
 
 
