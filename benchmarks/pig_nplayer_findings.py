@@ -5,9 +5,10 @@ Not a benchmark (``make bench`` does not run it): ``python benchmarks/pig_nplaye
 ``pig_nplayer_findings.json`` (``--out``) and the figures in ``docs/img/`` (``--img``).
 
 * the first player's advantage for 2 to 6 players, at the goals that solve in seconds;
-* the best single hold-at-N for three players at goal 100 and four at goal 40: the symmetric
-  equilibrium among hold-at-N strategies (N is its own best reply against a field of hold:N,
-  averaged over the seat, exactly), found by walking best replies;
+* the best single hold-at-N for three players at goal 100 and four at goals 30, 50 and 100: the
+  symmetric equilibria among hold-at-N strategies (N is its own best reply among every hold:M
+  against a field of hold:N, averaged over the seat, exactly, as a race of independent turn
+  counts), or the cycle the best replies go round where there is none;
 * which hold:N does best among optimal players, and what optimal play (and the exact best
   response) gains over the best hold:N in its field;
 * how optimal play reacts to an opponent close to the goal (figures: the hold boundary over the
@@ -23,7 +24,8 @@ import time
 
 import numpy as np
 
-from dicelab.pig.nevaluation import best_response_n, evaluate_profile
+from dicelab.pig.nevaluation import (best_response_n, evaluate_profile, hold_turns_tail,
+                                     race_wins, table_memory)
 from dicelab.pig.nplots import hold_boundary, seats_by_position
 from dicelab.pig.nsolver import solve_n
 from dicelab.pig.rules import PigRules
@@ -45,26 +47,30 @@ def br_average(field: str, rules: PigRules) -> float:
     return float(np.mean([best_response_n([field] * n, s, rules).wins[s] for s in range(n)]))
 
 
-def hold_equilibrium(rules: PigRules, start: int, width: int = 2) -> dict:
-    """The symmetric equilibrium among hold-at-N strategies, by walking best replies: against a
-    field of hold:N (every other seat), the best hold:M among N - width .. N + width (averaged
-    over the M player's seat, :func:`hold_tournament`'s cells, computed only where needed);
-    move to it until N is its own best reply."""
-    field = start
-    seen: dict[tuple[int, int], float] = {}
-    path = []
-    while True:
-        cands = [m for m in range(field - width, field + width + 1) if 1 <= m <= rules.goal]
-        for m in cands:
-            if (m, field) not in seen:
-                seen[(m, field)] = seat_average(f"hold:{m}", f"hold:{field}", rules)
-        reply = max(cands, key=lambda m: seen[(m, field)])
-        path.append({"field": field, "reply": reply,
-                     "cells": {m: seen[(m, field)] for m in cands}})
-        print(path[-1], flush=True)
-        if reply == field or len(path) > 12:
-            return {"n_star": reply, "path": path}
-        field = reply
+def hold_equilibria(rules: PigRules) -> dict:
+    """Every hold:M (1 .. goal) against every field of hold:N, averaged over the M player's seat,
+    exactly and in seconds (:func:`dicelab.pig.nevaluation.hold_race`: a hold-at-N player's turns
+    do not look at the others, so the game is a race). Returns each field's best reply, the
+    symmetric equilibria (N its own best reply among all M) and the walk of best replies from
+    hold:20 (or goal / 2) until it repeats."""
+    n, g = rules.players, rules.goal
+    tails = {h: hold_turns_tail(h, rules) for h in range(1, g + 1)}
+    M = np.zeros((g + 1, g + 1))
+    for f in range(1, g + 1):
+        for m in range(1, g + 1):
+            M[m, f] = np.mean([race_wins([tails[f]] * s + [tails[m]] + [tails[f]] * (n - 1 - s))[s]
+                               for s in range(n)])
+    reply = {f: int(np.argmax(M[1:, f]) + 1) for f in range(1, g + 1)}
+    walk = [min(20, g // 2)]
+    while reply[walk[-1]] not in walk:
+        walk.append(reply[walk[-1]])
+    walk.append(reply[walk[-1]])
+    cells = {f: {m: float(M[m, f]) for m in range(max(1, f - 3), min(g, f + 3) + 1)}
+             for f in set(walk)}
+    for f in set(walk):
+        cells[f][reply[f]] = float(M[reply[f], f])
+    return {"equilibria": [f for f in range(1, g + 1) if reply[f] == f], "walk": walk,
+            "best_reply": reply, "cells": cells}
 
 
 def reaction_plot(sol, out: str) -> None:
@@ -94,8 +100,8 @@ def main() -> None:
     ap.add_argument("--sizes", default="2:100,3:100,4:50,5:30,6:12",
                     help="players:goal of the first player's advantage")
     ap.add_argument("--first-only", action="store_true", help="only the first player's advantage")
-    ap.add_argument("--holds", default="3:100:20,4:30:9",
-                    help="players:goal:first guess of the best hold-at-N searches")
+    ap.add_argument("--holds", default="3:100,4:30,4:50,4:100",
+                    help="players:goal of the best hold-at-N searches")
     ap.add_argument("--no-reaction", action="store_true", help="skip the reaction figures")
     ap.add_argument("--out", default="pig_nplayer_findings.json")
     ap.add_argument("--img", default="docs/img")
@@ -150,23 +156,25 @@ def reaction(out: dict, img: str) -> None:
 
 
 def hold_search(out: dict, holds: list[tuple[int, ...]]) -> None:
-    """The best hold-at-N (symmetric equilibrium) and what optimal play gains over it."""
-    for n, g, start in holds:
+    """The best hold-at-N (symmetric equilibria among every hold:M) and, where the four-seat
+    evaluation fits in 1 GB, what optimal play gains over it."""
+    for n, g in holds:
         rules = PigRules(goal=g, players=n)
-        eq = hold_equilibrium(rules, start)
-        nstar = eq["n_star"]
-        vs_opt = {v: seat_average(f"hold:{v}", "optimal", rules)
-                  for v in range(max(nstar - 2, 1), nstar + 3)}
-        row = {
-            "players": n, "goal": g, "equilibrium": eq, "n_star": nstar,
-            "hold_vs_optimal_field": vs_opt,
-            "best_hold_vs_optimal": max(vs_opt, key=vs_opt.get),
-            "optimal_in_hold_field": seat_average("optimal", f"hold:{nstar}", rules),
-            "best_response_in_hold_field": br_average(f"hold:{nstar}", rules),
-        }
-        out[f"hold_{n}"] = row
-        print({k: v for k, v in row.items() if k != "equilibrium"}, flush=True)
-
+        eq = hold_equilibria(rules)
+        row: dict = {"players": n, "goal": g, **{k: v for k, v in eq.items() if k != "best_reply"}}
+        print(row, flush=True)
+        if eq["equilibria"] and table_memory(rules, n) <= 1_000_000_000:
+            nstar = eq["equilibria"][0]
+            vs_opt = {v: seat_average(f"hold:{v}", "optimal", rules)
+                      for v in sorted({nstar - 1, nstar, min(nstar + 1, g), 20} & set(range(1, g + 1)))}
+            row.update({
+                "n_star": nstar, "hold_vs_optimal_field": vs_opt,
+                "optimal_in_hold_field": seat_average("optimal", f"hold:{nstar}", rules),
+                "best_response_in_hold_field": br_average(f"hold:{nstar}", rules),
+            })
+            print({k: row[k] for k in ("n_star", "hold_vs_optimal_field", "optimal_in_hold_field",
+                                       "best_response_in_hold_field")}, flush=True)
+        out[f"hold_{n}_{g}"] = row
 
 if __name__ == "__main__":
     main()

@@ -97,3 +97,16 @@ def test_optimal_gains_over_any_hold_in_its_field() -> None:
     br = best_response_n([None, *field[1:]], 0, rules)
     for mine in ("optimal", "hold:3", "hold:5", "hold:7", "keep-pace"):
         assert br.wins[0] >= evaluate_profile([mine, *field[1:]], rules).wins[0] - 1e-13
+
+
+def test_hold_race_matches_markov_chain_reference_and_evaluation() -> None:
+    from dicelab.pig.nevaluation import hold_race
+
+    for holds in ([3, 5, 4], [4, 4, 2, 6]):
+        g = 12 if len(holds) == 3 else 10
+        rules = PigRules(goal=g, players=len(holds))
+        race = hold_race(holds, rules)
+        assert abs(sum(race) - 1.0) <= 1e-14
+        assert np.allclose(race, hold_profile_reference(holds, g), atol=1e-13, rtol=0)
+        assert np.allclose(race, evaluate_profile([f"hold:{h}" for h in holds], rules).wins,
+                           atol=1e-13, rtol=0)

@@ -264,3 +264,73 @@ def test_the_small_linear_solver_agrees_with_lapack():
             assert np.allclose(x, np.linalg.solve(A, b), rtol=1e-9, atol=1e-9)
     S = np.array([[1.0, 2.0], [2.0, 4.0]])  # singular: refused
     assert not _gauss_solve(S, np.ones(2), np.empty(2))
+
+
+def max_n_bellman_gap(sol: NPigSolution, sides: int, mix_shift: float = 0.0) -> tuple[float, int]:
+    """Independent check that a solution is a fixed point of the max-n operator, mixes allowed.
+
+    From the solver's stored start-of-turn vectors only, every turn is recomputed here backwards
+    over the turn total, for all score tuples at once (mover first): a 1 passes the turn with the
+    scores unchanged, a face of ``2..sides`` adds, reaching the goal wins, a hold banks and passes.
+    The mover takes the better of roll and hold for itself; where they are within 1e-12 it may
+    take either or mix, and the solver's listed mix (``mixes``, shifted by ``mix_shift``) or
+    choice is used. Returns (largest gap between the recomputed and the stored start vectors,
+    mixed positions where the mover is not indifferent).
+    """
+    n, g = sol.players, sol.goal
+    adds = [(d, 1.0 / sides) for d in range(2, sides + 1)]
+    bust = 1.0 / sides
+    N = g ** n
+    S = np.empty((N, n))
+    S[:, 1:] = sol.w.T
+    S[:, 0] = 1.0 - S[:, 1:].sum(axis=1)
+    digits = np.array(np.unravel_index(np.arange(N), (g,) * n)).T
+    c0 = digits[:, 0]
+    turned = np.roll(digits, -1, axis=1)  # (c_1, ..., c_{n-1}, c_0): after a 1
+    after_one = np.roll(S[np.ravel_multi_index(tuple(turned.T), (g,) * n)], 1, axis=1)
+    table = sol.decision_table()
+    mixes: dict[int, list[tuple[int, float]]] = {}
+    for _, idx, k, p in sol.mixes:
+        mixes.setdefault(int(k), []).append((int(idx), float(p) + mix_shift))
+    win = np.zeros(n)
+    win[0] = 1.0
+    V = np.zeros((g, N, n))
+    not_indifferent = 0
+    for k in range(g - 1, -1, -1):
+        valid = c0 + k <= g - 1
+        roll = bust * after_one
+        for d, p in adds:
+            done = c0 + k + d >= g
+            roll = roll + p * np.where(done[:, None], win, V[min(k + d, g - 1)])
+        if k == 0:
+            V[0] = np.where(valid[:, None], roll, 0.0)
+            continue
+        target = turned.copy()
+        target[:, -1] = np.minimum(c0 + k, g - 1)
+        hold = np.roll(S[np.ravel_multi_index(tuple(target.T), (g,) * n)], 1, axis=1)
+        diff = roll[:, 0] - hold[:, 0]
+        chance = np.where(np.abs(diff) <= 1e-12, table[:, k], diff > 0).astype(float)
+        for idx, p in mixes.get(k, []):
+            chance[idx] = p
+            not_indifferent += int(abs(diff[idx]) > 1e-12)
+        V[k] = np.where(valid[:, None], chance[:, None] * roll + (1 - chance[:, None]) * hold, 0.0)
+    return float(np.abs(V[0] - S).max()), not_indifferent
+
+
+def test_a_cycle_whose_equilibrium_mixes_twice_is_solved():
+    # 3 players, a 4-sided die, goal 43: the smallest case where the cycle of scores (0, 13, 30)
+    # has no equilibrium in pure choices and two movers must mix, the one on 0 at turn total 20
+    # with a chance of rolling close to 1 (0.99769). The solver used to stop at residual 5.2e-8
+    # there (its Newton step read the slope of the weights from outside [0, 1]) and refused.
+    rules = PigRules(goal=43, players=3, sides=4)
+    sol = solve_n(rules)
+    assert sol.max_residual <= 1e-12
+    mixed = {(int(i), int(k)): p for _, i, k, p in sol.mixes}
+    at = int(np.ravel_multi_index((0, 13, 30), (43,) * 3))
+    assert 0.99 < mixed[(at, 20)] < 1.0
+    gap, not_indifferent = max_n_bellman_gap(sol, 4)
+    assert gap <= 1e-12 and not_indifferent == 0
+    assert abs(sum(sol.start()) - 1.0) <= 1e-12
+    # the check can fail: the same solution with its mixes moved by 0.01 is no fixed point
+    gap, _ = max_n_bellman_gap(sol, 4, mix_shift=-0.01)
+    assert gap > 1e-6

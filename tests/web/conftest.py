@@ -9,12 +9,14 @@ skip, saying why; with ``DICELAB_REQUIRE_POSTGRES=1`` (``make test``) they fail 
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -211,3 +213,16 @@ def browser():
         b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
         yield b
         b.close()
+
+
+@pytest.fixture()
+def alone() -> Iterator[None]:
+    """One load test at a time on this machine: the load tests (SQLite and PostgreSQL, the
+    starvation test), on two test workers, would otherwise measure each other (a lock file the
+    workers share)."""
+    with (Path(tempfile.gettempdir()) / "dicelab-web-load-test.lock").open("w") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)

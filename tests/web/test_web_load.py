@@ -32,14 +32,10 @@ whose CPU work makes the server's event loop run late now and then; every one mu
 from __future__ import annotations
 
 import asyncio
-import fcntl
 import json
 import os
 import random
-import tempfile
 import time
-from collections.abc import Iterator
-from pathlib import Path
 
 import httpx
 import numpy as np
@@ -106,18 +102,6 @@ def percentiles(xs: list[float]) -> dict[str, float]:
     """p50, p95 and max of ``xs`` (seconds) in milliseconds."""
     return {"p50": round(float(np.percentile(xs, 50)) * 1000, 2), "p95": round(float(np.percentile(xs, 95)) * 1000, 2),
             "max": round(max(xs) * 1000, 2)}
-
-
-@pytest.fixture()
-def alone() -> Iterator[None]:
-    """One load test at a time on this machine: the SQLite and PostgreSQL runs, on two test workers,
-    would otherwise measure each other (a lock file shared by the workers)."""
-    with (Path(tempfile.gettempdir()) / "dicelab-web-load-test.lock").open("w") as f:
-        fcntl.flock(f, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(f, fcntl.LOCK_UN)
 
 
 @pytest.mark.both_databases

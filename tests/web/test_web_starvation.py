@@ -24,12 +24,9 @@ Figures are printed, and appended to ``DICELAB_LOAD_REPORT`` when set.
 from __future__ import annotations
 
 import asyncio
-import fcntl
 import importlib.util
 import json
 import os
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -44,17 +41,6 @@ spec.loader.exec_module(probe)
 QUIET_S = 2.5
 FLOOD_S = 4.0
 STRICT_P95_MS = 50.0
-
-
-@pytest.fixture()
-def alone() -> Iterator[None]:
-    """One load test at a time on this machine (the lock of tests/web/test_web_load.py)."""
-    with (Path(tempfile.gettempdir()) / "dicelab-web-load-test.lock").open("w") as f:
-        fcntl.flock(f, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(f, fcntl.LOCK_UN)
 
 
 def test_cheap_moves_keep_their_pace_while_clients_flood_other_routes(alone, server_factory):
@@ -82,3 +68,21 @@ def test_cheap_moves_keep_their_pace_while_clients_flood_other_routes(alone, ser
     assert flooded["rtt_p50"] <= 5 * quiet["rtt_p50"] + 100.0, report
     if os.environ.get("DICELAB_LOAD_STRICT") == "1":  # the speed target: on a quiet machine only
         assert flooded["rtt_p95"] < STRICT_P95_MS, report
+
+
+@pytest.mark.parametrize("module", ["dicelab.pig.solver", "dicelab.pig.levels", "dicelab.pig.evaluation",
+                                    "dicelab.hog.solver", "dicelab.hog.levels", "dicelab.supersix.solver",
+                                    "dicelab.simpig.solver"])
+def test_the_solvers_a_light_build_runs_release_the_gil(module):
+    """A light bot build runs in a thread of the server (``dicelab.web.builds``): a compiled kernel
+    that kept the GIL would stop every request for the length of the solve (issue 23: Pig's solver
+    did). Every numba kernel of these modules is compiled with ``nogil``."""
+    import importlib
+
+    from numba.core.registry import CPUDispatcher
+
+    mod = importlib.import_module(module)
+    kernels = {name: f for name, f in vars(mod).items() if isinstance(f, CPUDispatcher) and f.__module__ == module}
+    assert kernels, f"{module} has no numba kernels"
+    kept = sorted(name for name, f in kernels.items() if not f.targetoptions.get("nogil"))
+    assert not kept, f"{module}: {kept} keep the GIL"

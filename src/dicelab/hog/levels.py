@@ -103,7 +103,7 @@ def policy(spec: str, rules: HogRules, table: np.ndarray | None = None, sol: Any
     return p
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _evaluate(pa, pb, P, goal, U, V):  # pragma: no cover - numba
     """U[i, j]: A's chance to win with A to move at (i, j); V[j, i]: B's with B to move at (j, i)."""
     D = P.shape[0] - 1

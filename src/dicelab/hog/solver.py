@@ -29,7 +29,7 @@ from dicelab.hog.rules import HogRules
 OPTIMISE = 0  # a table entry 0 means "choose the best number of dice here"
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _sweep(P, tail, a_tab, b_tab, goal, U, Vt, a_pick, b_pick):  # pragma: no cover - numba
     """Fill U[i, j], Vt[j, i] and the dice chosen, layer by layer (see the module docstring)."""
     max_dice = P.shape[0] - 1
@@ -80,7 +80,7 @@ def _sweep(P, tail, a_tab, b_tab, goal, U, Vt, a_pick, b_pick):  # pragma: no co
             Vt[j, i] = v
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _residual(P, tail, W, goal):  # pragma: no cover - numba
     """max |W[i, j] - max_n sum_o P_n(o) (1 - W[j, i + o])| over all states."""
     max_dice = P.shape[0] - 1

@@ -32,7 +32,7 @@ TIE = 1e-14  # roll and hold values closer than this are a tie (rounding must no
 # ---------------------------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _reach_limit(t, adds, out):
     """out[x, y] = the largest turn total the mover can reach in one turn from (x, y, 0) with
     decision table t (states above it are never visited, so evaluation can skip them)."""
@@ -56,7 +56,7 @@ def _reach_limit(t, adds, out):
             out[x, y] = top
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _reach_blocks(ra, rb, la, lb, adds, resets, reach, fill=False):
     """reach[x, y] = whether banked scores (x, y) (A's, B's) occur in some game from (0, 0).
 
@@ -131,7 +131,7 @@ def _reach_blocks(ra, rb, la, lb, adds, resets, reach, fill=False):
             break
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _eval_pass(ra, rb, la, lb, reach, adds, probs, bust, reset, A0, B0, al, be, bb):
     """One pass over all layers: P(A wins) at every k = 0 state, A0[x, y] and B0[y, x].
 
@@ -257,7 +257,7 @@ def _eval_pass(ra, rb, la, lb, reach, adds, probs, bust, reset, A0, B0, al, be, 
     return change, stalled
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _turn_law(t, x, y, K, top, adds, probs, bust, reset, q, ci, cv, n):
     """The end of one turn from (x, y, 0) under table t: where the turn's probability goes.
 
@@ -295,7 +295,7 @@ def _turn_law(t, x, y, K, top, adds, probs, bust, reset, q, ci, cv, n):
     return n, win, bm, rm, h0
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _turn_laws(ra, rb, la, lb, reach, adds, probs, bust, reset):
     """Every occurring block's two turn laws (:func:`_turn_law`), in pass order (decreasing sums).
 
@@ -370,7 +370,7 @@ def _turn_laws(ra, rb, la, lb, reach, adds, probs, bust, reset):
     return bx, by, ptr, ci, cv, sc
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _law_pass(bx, by, ptr, ci, cv, sc, A0, B0):
     """One pass of :func:`_eval_pass` from the turn laws (:func:`_turn_laws`): per block, a sum
     over the turn's holds instead of a sweep over its turn totals. Returns whether a block
@@ -399,7 +399,7 @@ def _law_pass(bx, by, ptr, ci, cv, sc, A0, B0):
     return stalled
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _eval_win(ra, rb, la, lb, reach, adds, probs, bust, reset, tol, max_passes, A0, B0, warm):
     """P(A wins) at the k = 0 states, to convergence of the reset targets. Returns (passes, stalled).
 
@@ -477,7 +477,7 @@ def _eval_win(ra, rb, la, lb, reach, adds, probs, bust, reset, tol, max_passes, 
     return passes, stalled
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _eval_pair(ra, rb, la, lb, adds, probs, bust, reset, tol, max_passes, out, fill=False):
     """Evaluate A (table ra) against B (rb): out = [a_first, b_first, stall_a_first,
     stall_b_first, passes]. ``fill``: the reach limits la, lb are found on the way (for the
@@ -512,7 +512,7 @@ def _eval_pair(ra, rb, la, lb, adds, probs, bust, reset, tol, max_passes, out, f
     out[4] = passes
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, nogil=True, parallel=True)
 def _eval_many(tables, limits, ia, ib, adds, probs, bust, reset, tol, max_passes, out):
     """Evaluate the pairs (tables[ia[p]], tables[ib[p]]) in parallel; row p of out as _eval_pair."""
     for p in prange(ia.shape[0]):
@@ -531,7 +531,7 @@ def _eval_many(tables, limits, ia, ib, adds, probs, bust, reset, tol, max_passes
         )
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _br_pass(rb, lb, adds, probs, tadds, tprobs, bust, reset, A0, B0, pol, al, be, bb, vr, vh,
              q, ci, cv):
     """One pass of the best response of A against B's table rb (policy iteration per block).
@@ -673,7 +673,7 @@ def _br_pass(rb, lb, adds, probs, tadds, tprobs, bust, reset, A0, B0, pol, al, b
     return change, most, stalled
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _best_response(rb, adds, probs, tadds, tprobs, bust, reset, tol, max_passes, A0, B0, pol):
     """Best-response passes until the reset targets settle (two dice) or once (no resets).
     Returns (passes, most rounds of a block, whether the last pass had a stalled block).

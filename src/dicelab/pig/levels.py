@@ -75,6 +75,40 @@ def parse_noisy(spec: str) -> tuple[str, float, str | None]:
     return "slip", e, m.group(2)
 
 
+def normalise_spec(spec: Any, rules: PigRules, simple: tuple[str, ...], allowed: str,
+                   more: Any = None) -> str:
+    """A lab bot spec checked for ``rules`` and normalised, or a one-line error naming ``allowed``:
+    a name in ``simple``, ``hold:N``, the noise ``slip:E:SPEC`` / ``soft:T`` around any spec this
+    accepts, and what ``more(s, again)`` accepts (it returns None for what it does not know;
+    ``again`` normalises an inner spec). The two- and n-player labs share it
+    (:func:`dicelab.pig.play.parse_spec`, :func:`dicelab.pig.nplay.parse_spec`).
+
+    >>> normalise_spec(" Slip:0.10:HOLD:15 ", PigRules(goal=20), ("optimal",), "optimal, hold:N")
+    'slip:0.1:hold:15'
+    """
+    require(isinstance(spec, str) and len(spec) <= 80, f"a strategy is a short string; allowed: {allowed}")
+
+    def again(inner: str) -> str:
+        return normalise_spec(inner, rules, simple, allowed, more)
+
+    s = spec.strip().lower()
+    if s in simple:
+        return s
+    if s.startswith(("slip:", "soft:")):
+        kind, x, inner = parse_noisy(s)
+        return f"soft:{x:g}" if inner is None else f"slip:{x:g}:{again(inner)}"
+    m = re.fullmatch(r"hold:(\d{1,4})", s)
+    if m:
+        n = int(m.group(1))
+        require(1 <= n <= rules.goal, f"hold:N needs 1 <= N <= goal ({rules.goal}), got {n}")
+        return f"hold:{n}"
+    out = None if more is None else more(s, again)
+    if out is not None:
+        return out
+    where = f" for {rules.players} players" if rules.players > 2 else ""
+    raise DicelabError(f"unknown strategy {spec[:80]!r}{where}; allowed: {allowed}")
+
+
 def action_values(sol: Any) -> tuple[np.ndarray, np.ndarray]:
     """``(P_roll, P_hold)`` at every ``(i, j, k)`` with ``i + k < goal`` from an exact solution (0
     elsewhere), vectorised :meth:`~dicelab.pig.solver.PigSolution.values`."""
@@ -116,7 +150,7 @@ def roll_probabilities(spec: str, rules: PigRules, base: np.ndarray | None = Non
     return q
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _block(q, opp, i, j, g, adds, probs, bust, reset, reset_val, a, b):
     """The mover's values at (i, j, k), k = g - i - 1 .. 0, as a[k] + b[k] * Z, where Z is the
     mover's chance once the opponent's turn starts from (j, i, 0) (1 - its value there)."""
@@ -143,7 +177,7 @@ def _block(q, opp, i, j, g, adds, probs, bust, reset, reset_val, a, b):
         b[k] = p * rb + (1.0 - p) * hb
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _evaluate(qa, qb, adds, probs, bust, reset, tol, max_passes, WA, WB):
     """Fill WA (A to move) and WB (B to move): the mover's chance to win at (own, other's, turn)."""
     g = qa.shape[0]

@@ -491,3 +491,75 @@ def hold_tournament(values: Sequence[int], rules: PigRules | None = None,
 def table_memory(rules: PigRules, profile_kinds: int = 1) -> int:
     """Bytes of the value tables an evaluation needs (1 or ``players`` copies)."""
     return table_bytes(rules) * profile_kinds
+
+
+
+def hold_turns_tail(h: int, rules: PigRules, tol: float = 1e-17) -> np.ndarray:
+    """``tail[t]``: the chance that a ``hold:h`` player starting from 0 has not reached the goal
+    after ``t`` of its turns (its own Markov chain over its banked score; ``tail[0] = 1``),
+    followed until under ``tol``."""
+    g = rules.goal
+    require(1 <= int(h) <= g, f"a hold number goes from 1 to the goal ({g}), got {h}")
+    pts, prb, pb = kernel_outcomes(rules)
+    A = np.zeros((g, g))  # one turn: banked score before -> after (a 1 or a hold)
+    for own in range(g):
+        reach = np.zeros(g + int(pts.max()) + 1)
+        reach[0] = 1.0
+        for k in range(g - own):
+            p = reach[k]
+            if p == 0.0:
+                continue
+            if k >= h:
+                A[own, own + k] += p
+                continue
+            A[own, own] += p * pb
+            for d, q in zip(pts.tolist(), prb.tolist(), strict=True):
+                if own + k + d < g:
+                    reach[k + d] += p * q
+    dist = np.zeros(g)
+    dist[0] = 1.0
+    tail = [1.0]
+    while tail[-1] > tol:
+        require(len(tail) < 1_000_000, f"hold:{h} does not reach the goal {g}")
+        dist = dist @ A
+        tail.append(float(dist.sum()))
+    return np.array(tail)
+
+
+def race_wins(tails: Sequence[np.ndarray]) -> tuple[float, ...]:
+    """Each seat's chance to win a race of independent numbers of turns ``T_m`` (seat 0 first),
+    given ``tails[m][t] = P(T_m > t)``: seat ``s`` wins when it finishes in its ``t``-th turn
+    while every earlier seat needs more than ``t`` turns and every later seat more than
+    ``t - 1``."""
+    n = len(tails)
+    L = max(len(t) for t in tails) + 1
+    S = np.zeros((n, L))
+    for m, t in enumerate(tails):
+        S[m, : len(t)] = t
+    wins = []
+    for s in range(n):
+        p = S[s, :-1] - S[s, 1:]  # P(T_s = t), t = 1 .. L - 1
+        for j in range(n):
+            if j != s:
+                p = p * (S[j, 1:] if j < s else S[j, :-1])
+        wins.append(float(p.sum()))
+    return tuple(wins)
+
+
+def hold_race(holds: Sequence[int], rules: PigRules | None = None,
+              tol: float = 1e-17) -> tuple[float, ...]:
+    """Each seat's chance from the start when seat ``m`` plays ``hold:holds[m]``, exactly and in
+    milliseconds at any goal and number of players.
+
+    A hold-at-N player's turns do not look at the others' scores, so each seat's number of turns
+    to reach the goal is independent of the others' (:func:`hold_turns_tail`) and the game is a
+    race (:func:`race_wins`). :func:`evaluate_profile` gives the same numbers on the whole state
+    space.
+    """
+    rules = rules or PigRules(players=len(holds))
+    hs = [int(h) for h in holds]
+    require(len(hs) == rules.players and all(1 <= h <= rules.goal for h in hs),
+            f"give one hold number from 1 to the goal ({rules.goal}) per seat "
+            f"({rules.players}), got {hs[:8]}")
+    tails = {h: hold_turns_tail(h, rules, tol) for h in set(hs)}
+    return race_wins([tails[h] for h in hs])

@@ -407,7 +407,11 @@ def _polish(period, W, P, m0, n, g, gn1, idxs, c0s, pts, prb, pb, rows, alpha, b
         if worst <= 2e-16:
             break
         for j in range(nm):
-            h = 1e-7
+            # the difference step stays inside [0, 1]: past 1 (or below 0) a row is no chance at
+            # all (turn_law then drops the hold share), and a forward step from a weight clamped at
+            # 1 read that jump as the slope and held Newton there (3 players, 4-sided die, goal 43,
+            # scores (0, 13, 30): residual 5.2e-8 where the equilibrium mixes at 0.99769)
+            h = 1e-7 if lam[j] <= 0.5 else -1e-7
             lam[j] += h
             _mix_eval(lam, mt, nm, period, W, P, m0, n, g, gn1, idxs, c0s, pts, prb, pb, rows,
                       alpha, beta, Wc, q, RA, RB, bks, f2)
@@ -568,6 +572,41 @@ def _breakpoints(t, lo, hi, W, ph, g, gn1, idxs, c0s, pts, prb, pb, v, buf, Q, B
 
 
 @njit(cache=True)
+def _next_break(t, y, up, W, ph, g, gn1, idxs, c0s, pts, prb, pb, v, here, there, buf):
+    """The nearest chance after a 1 beyond ``y`` (above it if ``up``, else below) where turn t's
+    greedy choices change (to an ulp; ``y`` itself clipped to [0, 1]); 1.0 or 0.0 if none."""
+    y = min(max(y, 0.0), 1.0)
+    end = 1.0 if up else 0.0
+    top = g - 1 - c0s[t]
+    greedy_row(W, ph, g, gn1, idxs[t], c0s[t], y, pts, prb, pb, v, here)
+    greedy_row(W, ph, g, gn1, idxs[t], c0s[t], end, pts, prb, pb, v, there)
+    same = True
+    for k in range(top + 1):
+        if here[k] != there[k]:
+            same = False
+            break
+    if same:
+        return end
+    a = y  # the choices at a are those at y; at b they differ
+    b = end
+    for it in range(200):
+        mid = 0.5 * (a + b)
+        if mid == a or mid == b:
+            break
+        greedy_row(W, ph, g, gn1, idxs[t], c0s[t], mid, pts, prb, pb, v, buf)
+        same = True
+        for k in range(top + 1):
+            if buf[k] != here[k]:
+                same = False
+                break
+        if same:
+            a = mid
+        else:
+            b = mid
+    return b
+
+
+@njit(cache=True)
 def _search(best_gap, best_rows, opt, nbs, Q, BY, W, P, m0, n, g, gn1, kinds, period, idxs, c0s,
             pts, prb, pb, rows, rnew, v, q, alpha, beta, Wc, RA, RB, bks, ismix):
     """Try every combination of the listed choices (``opt[t]`` even: turn t pure on interval
@@ -668,8 +707,15 @@ def _fallback(W, P, m0, n, g, gn1, kinds, period, idxs, c0s, pts, prb, pb, rows,
                     continue
                 ph = (m0 + t + 1) % P
                 wide = widen * (yhi[t] - ylo[t]) + 1e-6
-                nbs[t] = _breakpoints(t, max(ylo[t] - wide, 0.0), min(yhi[t] + wide, 1.0), W, ph,
-                                      g, gn1, idxs, c0s, pts, prb, pb, v, rnew, Q, BY)
+                # at least the nearest breakpoint either side of the chase: at four players, goal
+                # 100, scores (3, 44, 68, 26), the mover on 68 chased over 5.5e-6 and had to mix
+                # at a breakpoint 9.1e-5 below it
+                lo = min(ylo[t] - wide, _next_break(t, ylo[t], False, W, ph, g, gn1, idxs, c0s,
+                                                    pts, prb, pb, v, ra, rb, rnew) - 1e-9)
+                hi = max(yhi[t] + wide, _next_break(t, yhi[t], True, W, ph, g, gn1, idxs, c0s,
+                                                    pts, prb, pb, v, ra, rb, rnew) + 1e-9)
+                nbs[t] = _breakpoints(t, max(lo, 0.0), min(hi, 1.0), W, ph, g, gn1, idxs, c0s,
+                                      pts, prb, pb, v, rnew, Q, BY)
             best_gap = _search(best_gap, best_rows, opt, nbs, Q, BY, W, P, m0, n, g, gn1, kinds,
                                period, idxs, c0s, pts, prb, pb, rows, rnew, v, q, alpha, beta, Wc,
                                RA, RB, bks, ismix)

@@ -29,12 +29,11 @@ goal 100 takes 2.4 GB: the library and the command line solve it).
 from __future__ import annotations
 
 import math
-import re
 from typing import Any
 
 import numpy as np
 
-from dicelab.core.errors import DicelabError, require
+from dicelab.core.errors import require
 from dicelab.core.game import Action, GameState
 from dicelab.core.registry import Bot
 from dicelab.pig.rules import PigRules
@@ -56,22 +55,11 @@ def check_lab(rules: PigRules) -> None:
 
 def parse_spec(spec: Any, rules: PigRules) -> str:
     """A bot spec for ``rules.players > 2`` checked and normalised, or a one-line error."""
+    from dicelab.pig.levels import normalise_spec
+
     require(isinstance(spec, str) and len(spec) <= 80, f"a strategy is a short string; allowed: {ALLOWED_N}")
     check_lab(rules)
-    s = spec.strip().lower()
-    if s in _SIMPLE:
-        return s
-    if s.startswith(("slip:", "soft:")):
-        from dicelab.pig.levels import parse_noisy
-
-        kind, x, inner = parse_noisy(s)
-        return f"soft:{x:g}" if inner is None else f"slip:{x:g}:{parse_spec(inner, rules)}"
-    m = re.fullmatch(r"hold:(\d{1,4})", s)
-    if m:
-        n = int(m.group(1))
-        require(1 <= n <= rules.goal, f"hold:N needs 1 <= N <= goal ({rules.goal}), got {n}")
-        return f"hold:{n}"
-    raise DicelabError(f"unknown strategy {spec[:80]!r} for {rules.players} players; allowed: {ALLOWED_N}")
+    return normalise_spec(spec, rules, _SIMPLE, ALLOWED_N)
 
 
 def bots() -> list[Bot]:

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import io
 import json
-import re
 from typing import Any
 
 import numpy as np
@@ -64,24 +63,15 @@ def parse_spec(spec: Any, rules: PigRules) -> str:
         from dicelab.pig import nplay
 
         return nplay.parse_spec(spec, rules)
-    require(isinstance(spec, str) and len(spec) <= 80, f"a strategy is a short string; allowed: {ALLOWED}")
-    s = spec.strip().lower()
-    if s in _SIMPLE:
-        return s
-    if s.startswith(("slip:", "soft:")):
-        from dicelab.pig.levels import parse_noisy
+    from dicelab.pig.levels import normalise_spec
 
-        kind, x, inner = parse_noisy(s)
-        return f"soft:{x:g}" if inner is None else f"slip:{x:g}:{parse_spec(inner, rules)}"
-    m = re.fullmatch(r"hold:(\d{1,4})", s)
-    if m:
-        n = int(m.group(1))
-        require(1 <= n <= rules.goal, f"hold:N needs 1 <= N <= goal ({rules.goal}), got {n}")
-        return f"hold:{n}"
-    if s.startswith("best-response:"):
-        require(s.count("best-response:") <= 2, f"best-response may be nested twice at most, got {spec!r}")
-        return f"best-response:{parse_spec(s[len('best-response:'):], rules)}"
-    raise DicelabError(f"unknown strategy {spec[:80]!r}; allowed: {ALLOWED}")
+    def best_response(s: str, again: Any) -> str | None:
+        if not s.startswith("best-response:"):
+            return None
+        require(s.count("best-response:") <= 2, f"best-response may be nested twice at most, got {s[:80]!r}")
+        return f"best-response:{again(s[len('best-response:'):])}"
+
+    return normalise_spec(spec, rules, _SIMPLE, ALLOWED, best_response)
 
 
 def solution(rules: PigRules) -> Any:

@@ -35,7 +35,7 @@ LANES = 8  # turns of a layer are padded to a multiple of this (AVX-512 doubles)
 # ---------------------------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _turn(P0, i, j, y, r_opp, goal, pts, prb, p_bust, p_reset, V, dV):
     """One backward pass over the mover's turn at banked scores (i, j).
 
@@ -82,7 +82,7 @@ def _turn(P0, i, j, y, r_opp, goal, pts, prb, p_bust, p_reset, V, dV):
         dV[0] = -1.0
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _check(P0, i, j, y, r_opp, goal, pts, prb, p_bust, p_reset, V, W, act):
     """Bellman residual of the finished turn V at (i, j), given y = P(j, i, 0); actions to act.
 
@@ -114,13 +114,13 @@ def _check(P0, i, j, y, r_opp, goal, pts, prb, p_bust, p_reset, V, W, act):
     return worst
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _extrapolate(V, dV, dy, top):
     for k in range(top + 1):
         V[k] += dV[k] * dy
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _solve_pair(P0, i, j, y0, R, goal, pts, prb, p_bust, p_reset, Vi, dVi, Vj, dVj, W, ai, aj):
     """Solve the mirror pair (i, j), (j, i) exactly: the turns in Vi and Vj, actions in ai, aj.
 
@@ -193,7 +193,7 @@ def _solve_pair(P0, i, j, y0, R, goal, pts, prb, p_bust, p_reset, Vi, dVi, Vj, d
     return -passes, res
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _store(P, roll, P0, Q, i, j, V, act, goal):
     """Write the turn at (i, j): values and actions up to the top, wins (1.0, hold) above."""
     top = goal - 1 - i
@@ -215,7 +215,7 @@ def _store(P, roll, P0, Q, i, j, V, act, goal):
 # columns vectorise.
 
 
-@njit(cache=True, fastmath={"contract"})
+@njit(cache=True, nogil=True, fastmath={"contract"})
 def _layer_pass(s, cb, ce, top_max, goal, tpts, tprb, c0, c1, yv, Q, V, dV):
     """One backward pass over every turn of layer s at once (columns cb <= c < ce).
 
@@ -257,7 +257,7 @@ def _layer_pass(s, cb, ce, top_max, goal, tpts, tprb, c0, c1, yv, Q, V, dV):
         d0[c] = da if take else -1.0
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _layer_check(s, cb, ce, top_max, goal, tpts, tprb, base, move, Q, V, dV, act, res):
     """Move every turn of layer s along its slope (move[c]) and check its Bellman equations.
 
@@ -304,7 +304,7 @@ def _layer_check(s, cb, ce, top_max, goal, tpts, tprb, base, move, Q, V, dV, act
         res[c] = max(res[c], abs(v0[c] - best))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def _store_column(P, roll, P0, Q, i, j, V, act, goal):
     top = goal - 1 - i
     for k in range(top + 1):
@@ -317,7 +317,7 @@ def _store_column(P, roll, P0, Q, i, j, V, act, goal):
     Q[i + j, j] = V[0, i]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _sweep_layers(P, roll, P0, Q, R, goal, pts, prb, tpts, tprb, p_bust, p_reset, first, stats):
     """Solve every pair, layers of decreasing banked-score sum first. Returns fallback count.
 
@@ -468,7 +468,7 @@ def _sweep_layers(P, roll, P0, Q, R, goal, pts, prb, tpts, tprb, p_bust, p_reset
     return fallbacks
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _bellman(P, goal, pts, prb, p_bust, p_reset, roll_out):
     """Max Bellman residual over all states; fills the optimal-action table ``roll_out``."""
     worst = 0.0
@@ -489,7 +489,7 @@ def _bellman(P, goal, pts, prb, p_bust, p_reset, roll_out):
     return worst
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _turn_limited(goal, n_turns, pts, prb, p_bust, p_reset, out):
     """E_n for n = n_turns: out[i, j, k] with n turns left (the current one included).
 

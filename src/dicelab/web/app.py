@@ -73,6 +73,7 @@ from dicelab.core import levels as core_levels
 from dicelab.core import registry
 from dicelab.core.errors import DicelabError, require
 import dicelab.web.explorer as explorer
+import dicelab.web.fanout as fanout
 import dicelab.web.messages as messages
 import dicelab.web.people as people_mod
 import dicelab.web.puzzles as puzzles
@@ -803,7 +804,7 @@ def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | No
             hub.notify(game_id)
         return out
 
-    hub = people_mod.Hub()
+    hub = fanout.Hub()
     app.state.hub = hub
     hints: dict[tuple[str, int], int] = {}  # (game id, seat) -> the version at which that seat fetched a hint
     MAX_HINT_MARKS = 10_000
@@ -833,12 +834,16 @@ def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | No
         action = service.parse_action(body.action, {"k": body.k, "quantity": body.quantity, "face": body.face,
                                                     "dice": body.dice})
 
+        done: tuple[Any, ...] = ()
+
         def work(db: Session) -> dict[str, Any]:
+            nonlocal done
             for attempt in range(MOVE_TRIES):
                 with write_lock:
                     g = service.load(db, game_id, x_game_token)
                     seat = service.viewer(g)
                     hinted = body.hint or hints.get((game_id, seat)) == body.expected_move
+                    read_version = g.version
                     try:
                         live, events, bot_s = service.move(db, g, action, body.expected_move, hinted=hinted)
                     except Stale:  # another seat's secret choice or a hand-over won: read again
@@ -846,12 +851,14 @@ def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | No
                             raise
                         continue
                     hints.pop((game_id, seat), None)
+                done = (g, live, live.stored, read_version)
                 return {"events": service.seen_by(events, seat), "bot_ms": bot_s * 1000,
                         "state": service.public_state(db, g, with_moves=False, live=live)}
             raise AssertionError("unreachable")  # pragma: no cover
 
+        since = hub.clock()
         out = await run_game_db(request, work)
-        hub.notify(game_id)
+        hub.publish(game_id, *done, since=since)  # the streams' updates: from this one snapshot
         response.headers["Server-Timing"] = f"bot;dur={out['bot_ms']:.3f}"  # the bots' share
         return out
 
@@ -907,6 +914,8 @@ def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | No
             hub.unsubscribe(game_id, fut)
             raise
 
+        seat = first["state"]["human_seat"]  # the seat this token opened (first: the database's answer)
+
         async def stream():
             nonlocal fut
             upd: dict[str, Any] | None = first
@@ -926,12 +935,20 @@ def create_app(db_url: str | None = None, warm: bool = True, admin_key: str | No
                     wait = upd["next"] if upd is not None else people_mod.HEARTBEAT_S
                     with contextlib.suppress(TimeoutError):
                         await asyncio.wait_for(asyncio.shield(fut), wait)
-                    hub.unsubscribe(game_id, fut)
+                    woke, old = fut.done(), fut
                     fut = hub.subscribe(game_id)
-                    try:
-                        upd = await look(since, seen)
-                    except (NotFound, Forbidden):
-                        return
+                    hub.unsubscribe(game_id, old)
+                    snap = hub.latest(game_id) if woke else None  # a move of this process: its snapshot
+                    upd = None
+                    if snap is not None:
+                        with contextlib.suppress(service.NotReady):
+                            upd = fanout.view_of(snap, seat, since, seen)
+                        hub.shared += upd is not None
+                    if upd is None:  # the first look, a heartbeat, a deadline, another change: the database
+                        try:
+                            upd = await look(since, seen)
+                        except (NotFound, Forbidden):
+                            return
             finally:
                 hub.unsubscribe(game_id, fut)
 

@@ -22,7 +22,6 @@ each seat's event stream sends. Nothing here knows a game's rules: it builds on 
 
 from __future__ import annotations
 
-import asyncio
 import json
 from datetime import datetime
 from typing import Any
@@ -195,34 +194,3 @@ def rematch(db: Session, g: LiveGame) -> LiveGame:
         return load_row(db, row[0], mine)
     return load_row(db, new.id, mine)
 
-
-class Hub:
-    """Wakes the event streams of a game when it changed (in this server process; a stream also
-    looks at the database every :data:`HEARTBEAT_S` seconds, so a change made by another process is
-    seen too). Used from the event loop only."""
-
-    def __init__(self) -> None:
-        self._waiting: dict[str, set[asyncio.Future]] = {}
-
-    def subscribe(self, game_id: str) -> asyncio.Future:
-        """A future resolved at the next :meth:`notify` of ``game_id`` (take it before reading the
-        game, so that no change between the read and the wait is missed)."""
-        fut = asyncio.get_running_loop().create_future()
-        self._waiting.setdefault(game_id, set()).add(fut)
-        return fut
-
-    def unsubscribe(self, game_id: str, fut: asyncio.Future) -> None:
-        waiting = self._waiting.get(game_id)
-        if waiting is not None:
-            waiting.discard(fut)
-            if not waiting:
-                del self._waiting[game_id]
-
-    def notify(self, game_id: str) -> None:
-        for fut in self._waiting.pop(game_id, ()):
-            if not fut.done():
-                fut.set_result(None)
-
-    @property
-    def streams(self) -> int:
-        return sum(len(w) for w in self._waiting.values())

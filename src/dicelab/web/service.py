@@ -38,11 +38,11 @@ import inspect
 import json
 import secrets
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from sqlalchemy import insert, select
+from sqlalchemy import bindparam, insert, select
 from sqlalchemy.orm import Session
 
 from dicelab.core import registry
@@ -167,6 +167,7 @@ class Live:
     state: Any
     specs: list[str]
     play: Any
+    stored: list[dict[str, Any]] = field(default_factory=list)  # the move rows this request committed
 
     @property
     def seats(self) -> list[str | None]:
@@ -609,14 +610,19 @@ def create_seats(db: Session, entry: GameEntry, params: dict[str, Any], specs: l
     return g
 
 
+# every request on a game reads it with these two statements: built once (building a statement and
+# its cache key anew cost more than running it, about 1 ms of the 2 ms a read took on SQLite)
+GAME_BY_ID = select(GAMES).where(GAMES.c.id == bindparam("game_id"))
+SEATS_OF_GAME = select(SEATS).where(SEATS.c.game_id == bindparam("game_id")).order_by(SEATS.c.seat)
+
+
 def load_row(db: Session, game_id: str, seat: int) -> LiveGame:
     """The row of ``game_id`` read for ``seat`` (no token asked: for the server's own use)."""
-    row = db.execute(select(GAMES).where(GAMES.c.id == game_id)).mappings().first()
+    row = db.execute(GAME_BY_ID, {"game_id": game_id}).mappings().first()
     if row is None:
         raise NotFound("no such game")
     g = LiveGame(**row)
-    g.people = [LiveGame(**r) for r in db.execute(select(SEATS).where(SEATS.c.game_id == game_id)
-                                                    .order_by(SEATS.c.seat)).mappings()] or None
+    g.people = [LiveGame(**r) for r in db.execute(SEATS_OF_GAME, {"game_id": game_id}).mappings()] or None
     g.viewer = seat
     return g
 
@@ -684,6 +690,7 @@ def move(db: Session, g: LiveGame, action: Any, expected_move: int,
                 seats=cleared)
     for s in pending:
         seat_row(g, s).pending_json = None
+    live.stored = mover.moves
     return live, mover.events, mover.bot_seconds
 
 
