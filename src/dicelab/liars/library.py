@@ -53,7 +53,8 @@ WIDE_WINDOW, WIDE_BIDS, WIDE_CELLS = 5, (21, 24), 8_500_000  # 2 v 2, 6 faces, w
 # ... and never under 3 bids for the abstract method while the tables fit WIDE_CELLS: 3 v 3 with 6
 # faces (the one abstract size that had 2; 7.5 M rows x hands, about 320 s of CPU) is exploitable by
 # 0.104 +- 0.010 at window 3 against 0.120 +- 0.010 at window 2 (learned responder, window 4) and
-# wins 51.0% (50.5-51.5) of rounds against the window-2 policy (issue 26; BENCHMARKS.md)
+# wins 51.0% (50.5-51.5) of rounds against the window-2 policy; nothing wild 0.077 against 0.118
+# (issue 26; BENCHMARKS.md)
 MIN_ABSTRACT_WINDOW = 3
 NS_PER_UNIT = 2.5  # measured: about 2.5 ns per (row x own hand x opponent hand) per iteration
 QUICK_WORK = 2e9  # about 5 s: below it a size is trained on demand
