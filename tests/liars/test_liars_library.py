@@ -254,3 +254,44 @@ def test_the_duel_coach_names_what_it_values():
         c = PLAY.coach(s, s.to_move()[0])
         assert c is not None and c["kind"] == kind
         assert all(0.0 <= v["value"] <= 1.0 for v in c["values"])
+
+
+@pytest.mark.parametrize("dice,faces,wild", [((1, 1), 6, "ones"), ((2, 1), 4, "none")])
+def test_a_third_bid_in_the_window_lowers_the_exact_exploitability(dice, faces, wild):
+    # issue 26: the recipe gives the abstract method at least MIN_ABSTRACT_WINDOW bids; at sizes the
+    # exact grader walks, the same training path is exploitable by less with the third bid
+    from dicelab.liars.duel import train_duel
+    from dicelab.liars.grading import exact_grade
+
+    d = Duel(dice, faces, wild)
+    e = [exact_grade(train_duel(d, iterations=300, seed=0, window=w, method="abstract"))["exploitability"]
+         for w in (2, 3)]
+    assert e[1] < 0.5 * e[0], e
+
+
+def test_the_abstract_recipe_keeps_at_least_three_bids_where_they_fit():
+    for faces in range(2, 7):
+        for a, b in itertools.product(range(1, 6), repeat=2):
+            d = Duel((a, b), faces, "ones")
+            r = library.recipe(d)
+            if r["method"] == "abstract":
+                assert r["window"] >= min(library.MIN_ABSTRACT_WINDOW, d.n_bids), r
+    assert library.recipe(Duel((3, 3), 6, "none"))["window"] == 3  # the size issue 26 measured
+
+
+@pytest.mark.slow
+def test_the_3v3_recipe_beats_the_window_2_policy_and_is_less_exploitable(cache_dir):
+    # issue 26, item 2 (BENCHMARKS.md): the window-3 recipe against the previous window-2 one
+    from dicelab.liars.duel import train_duel
+    from dicelab.liars.lbr import head_to_head
+    from dicelab.liars.responder import learned_br
+
+    d = Duel((3, 3), 6, "ones")
+    new = library._train(d)
+    old = train_duel(d, iterations=300, seed=0, window=2, method="abstract")
+    assert new.window == 3
+    h = head_to_head(new, old, rounds=20_000, seed=2)
+    assert h["ci_low"] > 0.5, h
+    a, b = learned_br(new, rounds=20_000, seed=1, window=4), learned_br(old, rounds=20_000, seed=1, window=4)
+    gap = b["exploitability_lower"] - a["exploitability_lower"]
+    assert gap > (a["exploitability_lower_ci"] ** 2 + b["exploitability_lower_ci"] ** 2) ** 0.5, (a, b)

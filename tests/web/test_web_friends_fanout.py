@@ -111,3 +111,35 @@ def test_a_secret_target_never_reaches_the_other_stream_through_the_shared_path(
             check_records(up["events"], seat)
             same_as_database(client, gid, h, up, v)
     assert hub.shared - shared0 == 4
+
+
+def test_a_move_made_by_another_process_reaches_the_streams_from_the_database(client, db_url, monkeypatch):
+    """Two labs on one database (two processes, each its own hub): a move made through the other lab
+    wakes no stream here; the streams read it from the database at their next look, and the next move
+    made here comes through the shared path again, with no record lost or sent twice."""
+    import dicelab.web.people as people_mod
+    from fastapi.testclient import TestClient
+
+    from dicelab.web.app import create_app
+
+    monkeypatch.setattr(people_mod, "HEARTBEAT_S", 0.3)  # the streams' look at the database, sooner
+    gid, j, heads = new(client, game="pig", goal=100, people=2)
+    hub = client.app.state.hub
+    got: list[list[int]] = [[], []]
+    with ExitStack() as stack, TestClient(create_app(db_url, warm=False)) as other:
+        streams = Streams(stack, client, gid, heads)
+        st = j["state"]
+        for lab, shared in ((client, 2), (other, 0), (client, 2)):
+            before = hub.shared
+            seat = st["to_move"][0]
+            r = lab.post(f"/api/games/{gid}/moves", json={"action": "roll", "expected_move": st["version"]},
+                         headers=heads[seat])
+            assert r.status_code == 200, r.text
+            st = r.json()["state"]
+            for s, h in enumerate(heads):
+                up = streams.next(s)
+                assert up["state"]["version"] == st["version"]
+                same_as_database(client, gid, h, up, up["events"][0]["seq"])
+                got[s] += [e["seq"] for e in up["events"]]
+            assert hub.shared - before == shared  # the other lab's move: from the database
+    assert got == [list(range(3)), list(range(3))]

@@ -50,6 +50,12 @@ MAX_WINDOW = 4  # beyond quick work (1 v 2 at 6 faces: window 4 reaches exploita
 # exploitability 0.0115 after 300 iterations with 4 bids, and reaches 0.0067 (ones) / 0.0075
 # (highest) in 150-250 with 5; up to 20 bids 4 suffice (1 v 2 with 6 faces, 18 bids: 2e-4)
 WIDE_WINDOW, WIDE_BIDS, WIDE_CELLS = 5, (21, 24), 8_500_000  # 2 v 2, 6 faces, window 5: 8.0 M rows x hands
+# ... and never under 3 bids for the abstract method while the tables fit WIDE_CELLS: 3 v 3 with 6
+# faces (the one abstract size that had 2; 7.5 M rows x hands, about 320 s of CPU) is exploitable by
+# 0.104 +- 0.010 at window 3 against 0.120 +- 0.010 at window 2 (learned responder, window 4) and
+# wins 51.0% (50.5-51.5) of rounds against the window-2 policy; nothing wild 0.077 against 0.118
+# (issue 26; BENCHMARKS.md)
+MIN_ABSTRACT_WINDOW = 3
 NS_PER_UNIT = 2.5  # measured: about 2.5 ns per (row x own hand x opponent hand) per iteration
 QUICK_WORK = 2e9  # about 5 s: below it a size is trained on demand
 CACHE_MIB = 200
@@ -64,7 +70,8 @@ def recipe(duel: Duel) -> dict[str, Any]:
 def _recipe(duel: Duel) -> tuple[tuple[str, Any], ...]:
     """The one training recipe of ``duel`` (what the cache entry is keyed by): the solver's default
     method, its default window when that is quick work, else at most :data:`MAX_WINDOW` bids
-    (:data:`WIDE_WINDOW` for the abstract method with :data:`WIDE_BIDS` bids)."""
+    (:data:`WIDE_WINDOW` for the abstract method with :data:`WIDE_BIDS` bids; the abstract method
+    at least :data:`MIN_ABSTRACT_WINDOW` where its tables fit :data:`WIDE_CELLS`)."""
     method = default_method(duel)
     samples = default_samples(duel) if method != "abstract" else 0
     window = default_window(duel)
@@ -73,6 +80,8 @@ def _recipe(duel: Duel) -> tuple[tuple[str, Any], ...]:
             window = min(default_window(duel, WIDE_CELLS), WIDE_WINDOW)
         else:
             window = min(window, MAX_WINDOW)
+    if method == "abstract" and window < MIN_ABSTRACT_WINDOW:
+        window = max(window, min(default_window(duel, WIDE_CELLS), MIN_ABSTRACT_WINDOW))
     return tuple({"dice": list(duel.dice), "faces": duel.faces, "wild": duel.wild, "method": method,
                   "window": window, "iterations": ITERATIONS, "seed": 0, "samples": samples,
                   "recipe": RECIPE_VERSION}.items())
