@@ -30,8 +30,8 @@ def main() -> None:
     try:
         import pyspiel
         from open_spiel.python.algorithms import value_iteration
-    except ImportError:
-        print("OpenSpiel is not installed (pip install open_spiel): skipped")
+    except ImportError as exc:  # OpenSpiel itself, or what its Python algorithms import (cvxpy)
+        print(f"OpenSpiel is not usable here ({exc}; pip install open_spiel cvxpy): skipped")
         return
 
     from dicelab.pig.rules import PigRules

@@ -295,3 +295,20 @@ def test_the_3v3_recipe_beats_the_window_2_policy_and_is_less_exploitable(cache_
     a, b = learned_br(new, rounds=20_000, seed=1, window=4), learned_br(old, rounds=20_000, seed=1, window=4)
     gap = b["exploitability_lower"] - a["exploitability_lower"]
     assert gap > (a["exploitability_lower_ci"] ** 2 + b["exploitability_lower_ci"] ** 2) ** 0.5, (a, b)
+
+
+@pytest.mark.parametrize("wild", ["ones", "none"])
+def test_a_five_dice_table_holds_every_duel_size_and_the_start_first(monkeypatch, wild):
+    """A two-player game at 5 dice each opens every round at 5 v 5 and may meet every smaller size:
+    all 25 policies must fit the cache together (the 5 v 5 one, the largest, was the one left out).
+    Where the budget is short, the starting size is kept before the smaller ones."""
+    monkeypatch.setattr(library, "available", lambda d: True)
+    sizes = library.usable_sizes(5, 6, wild)
+    assert sizes == sorted(itertools.product(range(1, 6), repeat=2))
+    total = sum(library.table_bytes(Duel(d, 6, wild)) for d in sizes)
+    assert total <= 0.8 * library._policies.budget  # the bound usable_sizes keeps
+    start = library.table_bytes(Duel((5, 5), 6, wild))
+    assert start == max(library.table_bytes(Duel(d, 6, wild)) for d in sizes)
+    monkeypatch.setattr(library._policies, "budget", int((start + 2 ** 20) / 0.8))  # room for 5 v 5 and 1 MiB
+    short = library.usable_sizes(5, 6, wild)
+    assert (5, 5) in short and 1 < len(short) < 25

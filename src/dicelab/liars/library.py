@@ -58,7 +58,9 @@ WIDE_WINDOW, WIDE_BIDS, WIDE_CELLS = 5, (21, 24), 8_500_000  # 2 v 2, 6 faces, w
 MIN_ABSTRACT_WINDOW = 3
 NS_PER_UNIT = 2.5  # measured: about 2.5 ns per (row x own hand x opponent hand) per iteration
 QUICK_WORK = 2e9  # about 5 s: below it a size is trained on demand
-CACHE_MIB = 200
+# every size a 5-dice duel table meets, float16, takes 192 MiB at 6 faces (187 before 3 v 3 took a
+# third bid; 174 before 2 v 2 took five): 256 MiB keeps all 25 within the 4/5 usable_sizes allows
+CACHE_MIB = 256
 _policies = bounded_cache("liars duel policies", CACHE_MIB)
 
 
@@ -254,17 +256,19 @@ def duel_for(dice: tuple[int, int], faces: int, wild: str) -> Duel | None:
 
 def usable_sizes(dice: int, faces: int, wild: str) -> list[tuple[int, int]]:
     """The duel sizes (opener's dice, other's) a game with ``dice`` per player may reach whose
-    policies are available and, smallest first, fit the policy cache together (at most 4/5 of it)."""
+    policies are available and fit the policy cache together (at most 4/5 of it): the starting
+    size ``(dice, dice)`` first (every two-player game plays it, and it is the largest), then the
+    rest smallest first."""
     m = min(dice, MAX_DUEL_DICE)
     duels = sorted((Duel((a, b), faces, wild) for a in range(1, m + 1) for b in range(1, m + 1)),
-                   key=lambda d: (table_bytes(d), d.dice))
+                   key=lambda d: (d.dice != (m, m), table_bytes(d), d.dice))
     out, used = [], 0
     for d in duels:
         if not available(d):
             continue
         size = table_bytes(d)
         if used + size > 0.8 * _policies.budget:
-            break
+            continue  # a smaller one may still fit
         used += size
         out.append(d.dice)
     return sorted(out)
