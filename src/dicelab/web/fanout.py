@@ -41,7 +41,7 @@ from typing import Any
 
 from dicelab.web.db import utcnow
 from dicelab.web.gamecore import LiveGame
-from dicelab.web.people import _idle, next_look, signature
+from dicelab.web.people import idle_seats, next_look, signature
 from dicelab.web.service import Live, public_state, record_of
 
 KEEP_ROWS = 64  # a snapshot keeps at most this many of the game's latest move rows
@@ -65,14 +65,14 @@ def view_of(snap: Snapshot, seat: int, since: int, seen: tuple | None) -> dict[s
     :func:`dicelab.web.people.stream_update` would build it from the database (the records from seq
     ``since`` on, the state for ``seat``, the signature and when to look again); None when the
     snapshot cannot answer it exactly (see the module docstring): the stream reads the database."""
+    if seen is None or int(snap.g.stamp) <= int(seen[1]) or not snap.first <= since <= int(snap.g.version):
+        return None
+    if snap.g.coach and snap.g.status == "finished":  # the coach's summary reads every move: the database
+        return None
     g = LiveGame(**vars(snap.g))  # this seat's copy: the reader is this seat, and only this seat
     g.viewer = seat
-    if seen is None or int(g.stamp) <= int(seen[1]) or not snap.first <= since <= int(g.version):
-        return None
-    if g.coach and g.status == "finished":  # the coach's summary reads every move: the database
-        return None
     to_move = snap.live.state.to_move()
-    if _idle(g, to_move, utcnow())[0]:  # a seat to hand over: a write, done by the database path
+    if idle_seats(g, to_move, utcnow())[0]:  # a seat to hand over: a write, done by the database path
         return None
     return {"events": [record_of(m, seat) for m in snap.rows if m.seq >= since],
             "state": public_state(None, g, with_moves=False, live=snap.live),  # type: ignore[arg-type]

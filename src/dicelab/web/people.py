@@ -78,7 +78,7 @@ def mark_joined(db: Session, g: LiveGame) -> bool:
     return res.rowcount == 1
 
 
-def _idle(g: LiveGame, to_move: tuple[int, ...], now: datetime) -> tuple[list[int], float | None]:
+def idle_seats(g: LiveGame, to_move: tuple[int, ...], now: datetime) -> tuple[list[int], float | None]:
     """The seats to hand over now (people other than the reader, to move, without a secret choice,
     idle past the limit) and, when none is yet, the seconds until the first could be."""
     if not g.idle_s or g.status != "playing" or not getattr(g, "people", None):
@@ -98,7 +98,7 @@ def hand_over(db: Session, g: LiveGame) -> list[dict[str, Any]] | None:
         return None
     live = open_live(g)
     now = utcnow()
-    idle, _ = _idle(g, live.state.to_move(), now)
+    idle, _ = idle_seats(g, live.state.to_move(), now)
     if not idle:
         return None
     read_version, read_stamp = g.version, g.stamp
@@ -136,7 +136,7 @@ def hand_over(db: Session, g: LiveGame) -> list[dict[str, Any]] | None:
 def next_look(g: LiveGame, to_move: tuple[int, ...]) -> float:
     """Seconds until a seat's stream should look at the game again: the next idle deadline of
     another person's seat, else the heartbeat."""
-    _, left = _idle(g, to_move, utcnow())
+    _, left = idle_seats(g, to_move, utcnow())
     return HEARTBEAT_S if left is None else max(0.05, min(HEARTBEAT_S, left + 0.05))
 
 
