@@ -21,6 +21,21 @@ def test_roundtrip(tmp_path):
     assert all(np.array_equal(back[k], arrays[k]) for k in arrays)
 
 
+def test_an_uncompressed_table_round_trips_and_its_damage_is_caught(tmp_path):
+    arrays = {"z": np.zeros((200, 50), dtype=np.float32), "a": np.arange(7)}
+    save_table(tmp_path / "c", "demo", arrays, {}, compress=True)
+    save_table(tmp_path / "u", "demo", arrays, {}, compress=False)
+    # stored as is: larger than the compressed file by about the zeros' 40,000 bytes
+    assert (tmp_path / "u.npz").stat().st_size > (tmp_path / "c.npz").stat().st_size + 30_000
+    back, _ = load_table(tmp_path / "u", "demo")
+    assert all(np.array_equal(back[k], arrays[k]) for k in arrays)
+    raw = bytearray((tmp_path / "u.npz").read_bytes())
+    raw[-300] ^= 0x01  # one bit of the last array's data
+    (tmp_path / "u.npz").write_bytes(bytes(raw))
+    with pytest.raises(DicelabError, match="damaged|cannot be read"):
+        load_table(tmp_path / "u", "demo")
+
+
 def test_refuses_wrong_kind_missing_and_object_arrays(tmp_path):
     save_table(tmp_path / "x", "demo", {"a": np.zeros(2)}, {})
     with pytest.raises(DicelabError, match="expected"):

@@ -33,6 +33,61 @@ def test_edge_layout():
     assert all(bin(m).count("1") % 2 != bin(m ^ 1).count("1") % 2 for m in range(1 << n))
 
 
+def test_edge_layout_follows_the_depth_first_visit():
+    # each player's nodes are numbered in the order a depth-first walk (raises in rank order)
+    # enters them, so a pass reads its tables front to back: a recursive walk written here
+    n = 7
+    eoff, _ = edge_offsets(n)
+    order = [[], []]
+
+    def walk(m, top, d):
+        order[d % 2].append(int(eoff[m]))
+        for b in range(top + 1, n):
+            walk(m | 1 << b, b, d + 1)
+
+    walk(0, -1, 0)
+    assert order[0] == sorted(order[0]) and order[1] == sorted(order[1])
+    assert len(order[0]) + len(order[1]) == 1 << n
+
+
+def test_a_run_stopped_and_resumed_matches_one_that_never_stopped(tmp_path):
+    duel = Duel((2, 1), 3, "ones")
+    straight = solve_full(duel, target=1e-12, iterations=30, check_every=10)
+    ck = tmp_path / "state"
+    # stop after single iterations (1, 2, 3 and 11, 12: between checks, pending weights unflushed)
+    for _ in range(3):
+        r = solve_full(duel, target=1e-12, iterations=30, check_every=10, checkpoint=ck, max_seconds=0)
+    assert r.iterations == 3 and r.checks == []
+    for _ in range(9):
+        r = solve_full(duel, target=1e-12, iterations=30, check_every=10, checkpoint=ck, max_seconds=0)
+    assert r.iterations == 12 and len(r.checks) == 1
+    resumed = solve_full(duel, target=1e-12, iterations=30, check_every=10, checkpoint=ck)
+    assert resumed.iterations == straight.iterations == 30
+    for a, b in zip(straight.tables, resumed.tables):
+        assert np.array_equal(a, b)  # bit for bit
+    assert [c["exploitability"] for c in resumed.checks] == [c["exploitability"] for c in straight.checks]
+    assert resumed.value == straight.value
+
+
+def test_a_checkpoint_of_another_duel_or_a_damaged_one_stops_with_one_line(tmp_path):
+    from dicelab.core.errors import DicelabError
+
+    ck = tmp_path / "state"
+    solve_full(Duel((1, 1), 3, "ones"), iterations=2, check_every=2, checkpoint=ck)
+    with pytest.raises(DicelabError, match="checkpoint of duel") as e:
+        solve_full(Duel((1, 1), 3, "none"), iterations=4, check_every=2, checkpoint=ck)
+    assert "\n" not in str(e.value)
+    with pytest.raises(DicelabError, match="checkpoint of dtype"):
+        solve_full(Duel((1, 1), 3, "ones"), iterations=4, check_every=2, checkpoint=ck, dtype=np.float64)
+    npz = tmp_path / "state.npz"
+    data = bytearray(npz.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    npz.write_bytes(bytes(data))
+    with pytest.raises(DicelabError, match="damaged|cannot be read") as e:
+        solve_full(Duel((1, 1), 3, "ones"), iterations=4, check_every=2, checkpoint=ck)
+    assert "\n" not in str(e.value)
+
+
 @pytest.mark.parametrize("dice,faces,wild", [((1, 1), 5, "highest"), ((2, 1), 3, "ones"), ((1, 2), 4, "none")])
 def test_same_iterates_as_the_array_solver(dice, faces, wild):
     ref = solve(DuelRules(dice, faces, wild), iterations=60, target=1e-12, check_every=1000, method="cfr+2")

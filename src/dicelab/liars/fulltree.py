@@ -38,23 +38,38 @@ MAX_FULL_BIDS = 24  # 2 v 2 with 6 faces: 2^24 public nodes, 5.6 GB of float32 t
 
 @njit(cache=True)
 def _edge_offsets(n, eoff, sizes):
-    """eoff[m]: the first edge of bid set m in its mover's table; sizes[p]: edges of player p."""
+    """eoff[m]: the first edge of bid set m in its mover's table; sizes[p]: edges of player p.
+
+    The nodes are laid out in depth-first pre-order (the order every pass visits them), so a pass
+    reads and writes each table front to back: 1.5x faster than in bid-set order at 2 v 2 with 5
+    faces, where the tables no longer fit in the cache."""
     sizes[0] = 0
     sizes[1] = 0
-    for m in range(1 << n):
-        top = -1
-        c = 0
-        x = m
-        b = 0
-        while x:
-            if x & 1:
-                top = b
-                c += 1
-            x >>= 1
-            b += 1
-        p = c & 1
-        eoff[m] = sizes[p]
-        sizes[p] += n - 1 - top + (1 if m != 0 else 0)
+    D = n + 2
+    mask = np.zeros(D, np.int64)
+    nxt = np.zeros(D, np.int64)
+    tops = np.zeros(D, np.int64)
+    d = 0
+    tops[0] = -1
+    entering = True
+    while True:
+        if entering:
+            entering = False
+            p = d & 1
+            eoff[mask[d]] = sizes[p]
+            sizes[p] += n - 1 - tops[d] + (1 if d > 0 else 0)
+            nxt[d] = tops[d] + 1
+        if nxt[d] < n:
+            b = nxt[d]
+            nxt[d] += 1
+            mask[d + 1] = mask[d] | (1 << b)
+            tops[d + 1] = b
+            d += 1
+            entering = True
+            continue
+        if d == 0:
+            break
+        d -= 1
 
 
 def edge_offsets(n: int) -> tuple[np.ndarray, tuple[int, int]]:
@@ -476,35 +491,100 @@ def evaluate(duel: Duel, avg0: np.ndarray, avg1: np.ndarray, eoff: np.ndarray | 
     return {"value": value, "br0": br0, "br1": br1, "exploitability": (br0 + br1) / 2.0}
 
 
+CHECKPOINT_KIND = "liars-fulltree-checkpoint"
+LAYOUT = "preorder-1"  # the edge layout of :func:`edge_offsets` (a checkpoint in another is refused)
+
+
+def _checkpoint_meta(duel: Duel, dtype: Any, prune: bool) -> dict[str, Any]:
+    return {"duel": duel.to_dict(), "dtype": np.dtype(dtype).name, "prune": bool(prune), "layout": LAYOUT}
+
+
+def _resume(path: Any, duel: Duel, dtype: Any, prune: bool, shapes: dict[str, tuple[int, int]]
+            ) -> tuple[dict[str, np.ndarray], dict[str, Any]] | None:
+    """The arrays and state of the checkpoint at ``path``, or None if there is none yet. A
+    checkpoint of another duel or setting, or a damaged one, stops with one line."""
+    from dicelab.core.errors import DicelabError
+    from dicelab.core.store import expect_array, load_table, table_paths
+
+    npz, js = table_paths(path)
+    if not npz.exists() and not js.exists():
+        return None
+    arrays, meta = load_table(path, CHECKPOINT_KIND)
+    want = _checkpoint_meta(duel, dtype, prune)
+    for key, value in want.items():
+        if meta.get(key) != value:
+            raise DicelabError(f"{npz} is a checkpoint of {key} {meta.get(key)!r}, not {value!r}; "
+                               "give another --checkpoint file or delete this one")
+    for name, shape in shapes.items():
+        expect_array(arrays, name, shape, dtype)
+    return arrays, meta
+
+
 def solve_full(duel: Duel, target: float = 1e-4, iterations: int = 100_000, check_every: int = 50,
                dtype: Any = np.float32, prune: bool = True, progress: bool = False,
-               say: Any = None) -> FullSolution:
+               say: Any = None, checkpoint: Any = None, checkpoint_every: float = 1800.0,
+               max_seconds: float | None = None) -> FullSolution:
     """CFR+ (t^2 average) on the full public tree until the exact exploitability is below ``target``
-    (checked every ``check_every`` iterations) or ``iterations`` have run."""
+    (checked every ``check_every`` iterations) or ``iterations`` have run.
+
+    ``checkpoint``: a file name (``.npz`` + ``.json`` with checksums, :mod:`dicelab.core.store`).
+    If it exists the run goes on from it, bit for bit as if it had never stopped; the state is
+    written there every ``checkpoint_every`` seconds of wall time and when the run ends.
+    ``max_seconds``: stop after the iteration that passes this much wall time (the result then
+    carries the last check's quality, and ``iterations`` says how far it got)."""
     from dicelab.core.progress import progress_bar
+    from dicelab.core.store import save_table
 
     n = duel.n_bids
     require(n <= MAX_FULL_BIDS, f"{duel.dice[0]} v {duel.dice[1]} with {duel.faces} faces has {n} bids; the full-tree "
             f"solver handles at most {MAX_FULL_BIDS} (2^{MAX_FULL_BIDS} public nodes)")
     require(target > 0, f"the target exploitability must be positive, got {target}")
     require(isinstance(iterations, int) and iterations >= 1, f"iterations must be at least 1, got {iterations}")
+    require(checkpoint_every > 0, f"the checkpoint interval must be positive, got {checkpoint_every} s")
     t0, cpu0 = time.perf_counter(), time.process_time()
     eoff, sizes = edge_offsets(n)
     _, p0, c0 = duel.hands(0)
     _, p1, c1 = duel.hands(1)
     H = (len(p0), len(p1))
-    reg = [np.zeros((sizes[p], H[p]), dtype=dtype) for p in (0, 1)]
-    avg = [np.zeros((sizes[p], H[p]), dtype=dtype) for p in (0, 1)]
+    prows = (1 << (n - 1)) if prune else 1
+    shapes = {f"{kind}{p}": ((prows if kind == "pend" else sizes[p]), H[p])
+              for kind in ("reg", "avg", "pend") for p in (0, 1)}
+    state = _resume(checkpoint, duel, dtype, prune, shapes) if checkpoint is not None else None
     # pending average weight of player p at its own nodes below an opponent's edge (pruning); a bid
     # set and the set with bit 0 flipped have opposite movers, so ``mask >> 1`` numbers p's nodes
-    pend = [np.zeros((1 << (n - 1), H[p]), dtype=dtype) for p in (0, 1)] if prune else [
-        np.zeros((1, H[p]), dtype=dtype) for p in (0, 1)]
+    if state is None:
+        tabs = {name: np.zeros(shape, dtype=dtype) for name, shape in shapes.items()}
+        first, past_seconds, past_cpu = 1, 0.0, 0.0
+        checks: list[dict[str, float]] = []
+    else:
+        tabs, meta = state
+        first = int(meta["iterations"]) + 1
+        past_seconds, past_cpu = float(meta["seconds"]), float(meta["cpu"])
+        checks = list(meta["checks"])
+    reg = [tabs["reg0"], tabs["reg1"]]
+    avg = [tabs["avg0"], tabs["avg1"]]
+    pend = [tabs["pend0"], tabs["pend1"]]
     stats = np.zeros(2, dtype=np.int64)
-    checks: list[dict[str, float]] = []
-    quality = {"value": math.nan, "br0": math.inf, "br1": math.inf, "exploitability": math.inf}
-    done = 0
+    last = checks[-1] if checks else {}
+    quality = {k: float(last.get(k, d)) for k, d in
+               (("value", math.nan), ("br0", math.inf), ("br1", math.inf), ("exploitability", math.inf))}
+    done = first - 1
+    saved_at = time.perf_counter()
+
+    def seconds() -> float:
+        return past_seconds + time.perf_counter() - t0
+
+    def cpu() -> float:
+        return past_cpu + time.process_time() - cpu0
+
+    def save() -> None:
+        meta = {**_checkpoint_meta(duel, dtype, prune), "iterations": done, "seconds": seconds(), "cpu": cpu(),
+                "checks": checks}
+        save_table(checkpoint, CHECKPOINT_KIND, tabs, meta, compress=False)
+
     with progress_bar(f"CFR+ full tree {duel.dice[0]}v{duel.dice[1]}", total=iterations, enabled=progress) as bar:
-        for t in range(1, iterations + 1):
+        bar.advance(first - 1)
+        for t in range(first, iterations + 1):
             w = float(t) ** 2
             stats[0] = 0
             _cfr_pass(0, n, duel.faces, eoff, c0, c1, p1, reg[0], avg[0], reg[1], pend[0], w, prune, stats)
@@ -516,16 +596,22 @@ def solve_full(duel: Duel, target: float = 1e-4, iterations: int = 100_000, chec
                     for p in (0, 1):
                         _flush(p, n, eoff, reg[p], avg[p], pend[p])
                 quality = evaluate(duel, avg[0], avg[1], eoff)
-                row = {"iterations": t, "seconds": time.perf_counter() - t0, "cpu": time.process_time() - cpu0,
-                       "nodes": int(stats[0]),
+                row = {"iterations": t, "seconds": seconds(), "cpu": cpu(), "nodes": int(stats[0]),
                        **{k: float(v) for k, v in quality.items()}}
                 checks.append(row)
                 if say is not None:
                     say(row)
                 if quality["exploitability"] < target:
                     break
-    return FullSolution(duel, quality["value"], quality["br0"], quality["br1"], done, time.perf_counter() - t0,
+            if max_seconds is not None and time.perf_counter() - t0 >= max_seconds:
+                break
+            if checkpoint is not None and time.perf_counter() - saved_at >= checkpoint_every:
+                save()
+                saved_at = time.perf_counter()
+    if checkpoint is not None:
+        save()
+    return FullSolution(duel, quality["value"], quality["br0"], quality["br1"], done, seconds(),
                         checks, (avg[0], avg[1]), eoff)
 
 
-__all__ = ["FullSolution", "edge_offsets", "evaluate", "solve_full"]
+__all__ = ["CHECKPOINT_KIND", "FullSolution", "edge_offsets", "evaluate", "solve_full"]
