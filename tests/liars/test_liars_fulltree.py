@@ -69,6 +69,36 @@ def test_a_run_stopped_and_resumed_matches_one_that_never_stopped(tmp_path):
     assert resumed.value == straight.value
 
 
+@pytest.mark.parametrize("duel", [Duel((2, 1), 3, "ones"), Duel((2, 2), 3, "none"), Duel((1, 2), 4, "highest")],
+                         ids=str)
+def test_the_parallel_pass_gives_the_serial_result_bit_for_bit(duel):
+    from dicelab.liars.fulltree import _cfr_pass, _cfr_pass_parallel
+
+    n = duel.n_bids
+    eoff, sizes = edge_offsets(n)
+    _, p0, c0 = duel.hands(0)
+    _, p1, c1 = duel.hands(1)
+    H = (len(p0), len(p1))
+
+    def run(one_pass, prune, **kw):
+        reg = [np.zeros((sizes[p], H[p]), np.float32) for p in (0, 1)]
+        avg = [np.zeros((sizes[p], H[p]), np.float32) for p in (0, 1)]
+        pend = [np.zeros(((1 << (n - 1)) if prune else 1, H[p]), np.float32) for p in (0, 1)]
+        stats = np.zeros(2, np.int64)
+        for t in range(1, 13):
+            one_pass(0, n, duel.faces, eoff, c0, c1, p1, reg[0], avg[0], reg[1], pend[0], float(t * t), prune, stats, **kw)
+            one_pass(1, n, duel.faces, eoff, c1, c0, p0, reg[1], avg[1], reg[0], pend[1], float(t * t), prune, stats, **kw)
+        return reg + avg + pend, int(stats[0])
+
+    for prune in (True, False):
+        serial, visits = run(_cfr_pass, prune)
+        assert visits > 0
+        for cap in (1, 2, 3, 5):  # tasks at every depth, some deeper than short rounds go
+            par, pvisits = run(_cfr_pass_parallel, prune, cap=cap)
+            assert pvisits == visits
+            assert all(np.array_equal(a, b) for a, b in zip(serial, par))
+
+
 def test_a_checkpoint_of_another_duel_or_a_damaged_one_stops_with_one_line(tmp_path):
     from dicelab.core.errors import DicelabError
 

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from dicelab.core.errors import require
 from dicelab.liars.duel import Duel
@@ -104,9 +104,20 @@ def _call_value(i, d, top, F, c_i, c_j, rj, sjc, below, out):
         out[h] = sign * (total - 2.0 * lo)
 
 
+WHOLE, COLLECT, TASK, FINISH = 0, 1, 2, 3
+PARALLEL_DEPTH = 3  # tasks are the subtrees at this depth (the largest holds 1/8 of the nodes)
+
+
 @njit(cache=True)
-def _cfr_pass(i, n, F, eoff, c_i, c_j, p_j, reg_i, avg_i, reg_j, pend_i, weight, prune, stats):
-    """One CFR+ update of player i (the opponent j's strategy is regret matching on ``reg_j``).
+def _walk(i, n, F, eoff, c_i, c_j, p_j, reg_i, avg_i, reg_j, pend_i, weight, prune, stats,
+          mode, cap, d0, t_mask, t_top, t_rj, t_ri, t_pw, t_acc, task):
+    """One CFR+ update of player i (the opponent j's strategy is regret matching on ``reg_j``),
+    whole (``mode`` WHOLE) or in the three parts of :func:`_cfr_pass_parallel`: COLLECT walks the
+    nodes above depth ``cap`` and records what flows into each node at depth ``cap`` (a task; it
+    writes nothing shared), TASK walks the subtree of task number ``task`` (frame ``d0 = cap``) and
+    leaves its node value in ``t_acc[task]``, FINISH walks the nodes above ``cap`` again, taking
+    each task's value, and updates them. The parts do exactly the arithmetic of WHOLE in the same
+    order, so the result is the same bit for bit.
 
     Stack frame d is the node after d bids (``mask[d]``, top bid ``tops[d]``, mover d % 2): the
     opponent's reach rj[d, g] (its chance included), i's own reach ri[d, h], the pending average
@@ -139,19 +150,34 @@ def _cfr_pass(i, n, F, eoff, c_i, c_j, p_j, reg_i, avg_i, reg_j, pend_i, weight,
     q = np.zeros((D, A, Hi))
     acc = np.zeros((D, Hi))
     below = np.zeros(K)
-    for g in range(Hj):
-        rj[0, g] = p_j[g]
-    for h in range(Hi):
-        ri[0, h] = 1.0
-    d = 0
-    tops[0] = -1
+    whole = mode == WHOLE
+    collect = mode == COLLECT
+    finish = mode == FINISH
+    if mode == TASK:
+        d = d0
+        mask[d] = t_mask[task]
+        tops[d] = t_top[task]
+        for g in range(Hj):
+            rj[d, g] = t_rj[task, g]
+        for h in range(Hi):
+            ri[d, h] = t_ri[task, h]
+            pw[d, h] = t_pw[task, h]
+    else:
+        for g in range(Hj):
+            rj[0, g] = p_j[g]
+        for h in range(Hi):
+            ri[0, h] = 1.0
+        d = 0
+        tops[0] = -1
+    k_task = 0
     entering = True
     while True:
         mine = (d % 2) == i
         if entering:
             # enter frame d: strategies at the node, the call's value
             entering = False
-            stats[0] += 1
+            if not collect:
+                stats[0] += 1
             top = tops[d]
             k = n - 1 - top + (1 if d > 0 else 0)
             e0 = eoff[mask[d]]
@@ -232,9 +258,10 @@ def _cfr_pass(i, n, F, eoff, c_i, c_j, p_j, reg_i, avg_i, reg_j, pend_i, weight,
                     if r != 0.0:
                         reached = True
                 if prune and not reached:
-                    pe = (mask[d] | (1 << b)) >> 1
-                    for h in range(Hi):  # the average's share waits at the child
-                        pend_i[pe, h] += weight * ri[d, h] + pw[d, h]
+                    if not collect:
+                        pe = (mask[d] | (1 << b)) >> 1
+                        for h in range(Hi):  # the average's share waits at the child
+                            pend_i[pe, h] += weight * ri[d, h] + pw[d, h]
                     continue
                 for h in range(Hi):
                     ri[d + 1, h] = ri[d, h]
@@ -243,14 +270,38 @@ def _cfr_pass(i, n, F, eoff, c_i, c_j, p_j, reg_i, avg_i, reg_j, pend_i, weight,
                     pe = (mask[d] | (1 << b)) >> 1
                     for h in range(Hi):
                         pw[d + 1, h] += pend_i[pe, h]
-                        pend_i[pe, h] = 0.0
+                        if not collect:
+                            pend_i[pe, h] = 0.0
             mask[d + 1] = mask[d] | (1 << b)
             tops[d + 1] = b
+            if (collect or finish) and d + 1 == cap:
+                # a task's root: COLLECT records what flows in, FINISH takes its value
+                if collect:
+                    t_mask[k_task] = mask[d + 1]
+                    t_top[k_task] = b
+                    for g in range(Hj):
+                        t_rj[k_task, g] = rj[d + 1, g]
+                    for h in range(Hi):
+                        t_ri[k_task, h] = ri[d + 1, h]
+                        t_pw[k_task, h] = pw[d + 1, h]
+                        acc[d + 1, h] = 0.0
+                else:
+                    for h in range(Hi):
+                        acc[d + 1, h] = t_acc[k_task, h]
+                k_task += 1
+                if mine:
+                    for h in range(Hi):
+                        q[d, a, h] = acc[d + 1, h]
+                        acc[d, h] += si[d, a, h] * acc[d + 1, h]
+                else:
+                    for h in range(Hi):
+                        acc[d, h] += acc[d + 1, h]
+                continue
             d += 1
             entering = True
             continue
         # frame d is complete: regrets and average at i's node, then fold into the parent
-        if mine:
+        if mine and not collect:
             top = tops[d]
             k = n - 1 - top + (1 if d > 0 else 0)
             e0 = eoff[mask[d]]
@@ -261,7 +312,7 @@ def _cfr_pass(i, n, F, eoff, c_i, c_j, p_j, reg_i, avg_i, reg_j, pend_i, weight,
                     w = weight * ri[d, h] + pw[d, h]
                     if w != 0.0:
                         avg_i[e0 + a, h] += w * si[d, a, h]
-        if d == 0:
+        if d == d0:
             break
         b = tops[d]
         d -= 1
@@ -273,6 +324,61 @@ def _cfr_pass(i, n, F, eoff, c_i, c_j, p_j, reg_i, avg_i, reg_j, pend_i, weight,
         else:
             for h in range(Hi):
                 acc[d, h] += acc[d + 1, h]
+    if mode == TASK:
+        for h in range(Hi):
+            t_acc[task, h] = acc[d0, h]
+    return k_task
+
+
+@njit(cache=True)
+def _cfr_pass(i, n, F, eoff, c_i, c_j, p_j, reg_i, avg_i, reg_j, pend_i, weight, prune, stats):
+    """One CFR+ update of player i on one core (see :func:`_walk`)."""
+    e1 = np.zeros(1, np.int64)
+    e2 = np.zeros((1, 1))
+    _walk(i, n, F, eoff, c_i, c_j, p_j, reg_i, avg_i, reg_j, pend_i, weight, prune, stats,
+          WHOLE, 0, 0, e1, e1, e2, e2, e2, e2, 0)
+
+
+@njit(cache=True, parallel=True)
+def _run_tasks(i, n, F, eoff, c_i, c_j, p_j, reg_i, avg_i, reg_j, pend_i, weight, prune, counts,
+               cap, t_mask, t_top, t_rj, t_ri, t_pw, t_acc, order):
+    """TASK for every task, largest subtrees first, spread over the cores. Tasks write disjoint
+    parts of the tables (their own subtrees' edges and pending rows)."""
+    for j in prange(order.shape[0]):
+        k = order[j]
+        _walk(i, n, F, eoff, c_i, c_j, p_j, reg_i, avg_i, reg_j, pend_i, weight, prune, counts[k],
+              TASK, cap, cap, t_mask, t_top, t_rj, t_ri, t_pw, t_acc, k)
+
+
+def _cfr_pass_parallel(i, n, F, eoff, c_i, c_j, p_j, reg_i, avg_i, reg_j, pend_i, weight, prune, stats,
+                       cap=PARALLEL_DEPTH):
+    """:func:`_cfr_pass` on every core, bit for bit the same: the nodes above depth ``cap``
+    (COLLECT), the subtrees below them in parallel (TASK), then the nodes above again (FINISH)."""
+    import numba
+
+    m = math.comb(n, cap) if n >= cap else 0
+    Hi, Hj = c_i.shape[0], c_j.shape[0]
+    t_mask = np.zeros(max(m, 1), np.int64)
+    t_top = np.zeros(max(m, 1), np.int64)
+    t_rj = np.zeros((max(m, 1), Hj))
+    t_ri = np.zeros((max(m, 1), Hi))
+    t_pw = np.zeros((max(m, 1), Hi))
+    t_acc = np.zeros((max(m, 1), Hi))
+    got = _walk(i, n, F, eoff, c_i, c_j, p_j, reg_i, avg_i, reg_j, pend_i, weight, prune, stats,
+                COLLECT, cap, 0, t_mask, t_top, t_rj, t_ri, t_pw, t_acc, 0)
+    if got:
+        order = np.argsort(t_top[:got], kind="stable").astype(np.int64)  # the lowest top bid: the biggest subtree
+        counts = np.zeros((got, 2), np.int64)
+        old = numba.get_parallel_chunksize()
+        numba.set_parallel_chunksize(1)
+        try:
+            _run_tasks(i, n, F, eoff, c_i, c_j, p_j, reg_i, avg_i, reg_j, pend_i, weight, prune, counts,
+                       cap, t_mask, t_top, t_rj, t_ri, t_pw, t_acc, order)
+        finally:
+            numba.set_parallel_chunksize(old)
+        stats[0] += counts[:, 0].sum()
+    _walk(i, n, F, eoff, c_i, c_j, p_j, reg_i, avg_i, reg_j, pend_i, weight, prune, stats,
+          FINISH, cap, 0, t_mask, t_top, t_rj, t_ri, t_pw, t_acc, 0)
 
 
 @njit(cache=True)
@@ -523,7 +629,7 @@ def _resume(path: Any, duel: Duel, dtype: Any, prune: bool, shapes: dict[str, tu
 def solve_full(duel: Duel, target: float = 1e-4, iterations: int = 100_000, check_every: int = 50,
                dtype: Any = np.float32, prune: bool = True, progress: bool = False,
                say: Any = None, checkpoint: Any = None, checkpoint_every: float = 1800.0,
-               max_seconds: float | None = None) -> FullSolution:
+               max_seconds: float | None = None, parallel: bool | None = None) -> FullSolution:
     """CFR+ (t^2 average) on the full public tree until the exact exploitability is below ``target``
     (checked every ``check_every`` iterations) or ``iterations`` have run.
 
@@ -531,7 +637,9 @@ def solve_full(duel: Duel, target: float = 1e-4, iterations: int = 100_000, chec
     If it exists the run goes on from it, bit for bit as if it had never stopped; the state is
     written there every ``checkpoint_every`` seconds of wall time and when the run ends.
     ``max_seconds``: stop after the iteration that passes this much wall time (the result then
-    carries the last check's quality, and ``iterations`` says how far it got)."""
+    carries the last check's quality, and ``iterations`` says how far it got).
+    ``parallel`` (default: when numba has more than one thread) spreads each pass over the cores,
+    with the same result bit for bit."""
     from dicelab.core.progress import progress_bar
     from dicelab.core.store import save_table
 
@@ -541,11 +649,14 @@ def solve_full(duel: Duel, target: float = 1e-4, iterations: int = 100_000, chec
     require(target > 0, f"the target exploitability must be positive, got {target}")
     require(isinstance(iterations, int) and iterations >= 1, f"iterations must be at least 1, got {iterations}")
     require(checkpoint_every > 0, f"the checkpoint interval must be positive, got {checkpoint_every} s")
+    import numba
+
     t0, cpu0 = time.perf_counter(), time.process_time()
     eoff, sizes = edge_offsets(n)
     _, p0, c0 = duel.hands(0)
     _, p1, c1 = duel.hands(1)
     H = (len(p0), len(p1))
+    one_pass = _cfr_pass_parallel if (numba.get_num_threads() > 1 if parallel is None else parallel) else _cfr_pass
     prows = (1 << (n - 1)) if prune else 1
     shapes = {f"{kind}{p}": ((prows if kind == "pend" else sizes[p]), H[p])
               for kind in ("reg", "avg", "pend") for p in (0, 1)}
@@ -587,8 +698,8 @@ def solve_full(duel: Duel, target: float = 1e-4, iterations: int = 100_000, chec
         for t in range(first, iterations + 1):
             w = float(t) ** 2
             stats[0] = 0
-            _cfr_pass(0, n, duel.faces, eoff, c0, c1, p1, reg[0], avg[0], reg[1], pend[0], w, prune, stats)
-            _cfr_pass(1, n, duel.faces, eoff, c1, c0, p0, reg[1], avg[1], reg[0], pend[1], w, prune, stats)
+            one_pass(0, n, duel.faces, eoff, c0, c1, p1, reg[0], avg[0], reg[1], pend[0], w, prune, stats)
+            one_pass(1, n, duel.faces, eoff, c1, c0, p0, reg[1], avg[1], reg[0], pend[1], w, prune, stats)
             done = t
             bar.advance()
             if t % check_every == 0 or t == iterations:
