@@ -341,13 +341,16 @@ def _cfr_pass(i, n, F, eoff, c_i, c_j, p_j, reg_i, avg_i, reg_j, pend_i, weight,
 
 @njit(cache=True, parallel=True)
 def _run_tasks(i, n, F, eoff, c_i, c_j, p_j, reg_i, avg_i, reg_j, pend_i, weight, prune, counts,
-               cap, t_mask, t_top, t_rj, t_ri, t_pw, t_acc, order):
-    """TASK for every task, largest subtrees first, spread over the cores. Tasks write disjoint
-    parts of the tables (their own subtrees' edges and pending rows)."""
-    for j in prange(order.shape[0]):
-        k = order[j]
-        _walk(i, n, F, eoff, c_i, c_j, p_j, reg_i, avg_i, reg_j, pend_i, weight, prune, counts[k],
-              TASK, cap, cap, t_mask, t_top, t_rj, t_ri, t_pw, t_acc, k)
+               cap, t_mask, t_top, t_rj, t_ri, t_pw, t_acc, order, workers):
+    """TASK for every task, spread over ``workers`` threads: worker w takes tasks w, w + workers,
+    ... of ``order`` (largest subtrees first, so each worker gets its share of the big ones; numba
+    splits a prange into equal contiguous blocks, which would give one worker all of them). Tasks
+    write disjoint parts of the tables (their own subtrees' edges and pending rows)."""
+    for w in prange(workers):
+        for j in range(w, order.shape[0], workers):
+            k = order[j]
+            _walk(i, n, F, eoff, c_i, c_j, p_j, reg_i, avg_i, reg_j, pend_i, weight, prune, counts[k],
+                  TASK, cap, cap, t_mask, t_top, t_rj, t_ri, t_pw, t_acc, k)
 
 
 def _cfr_pass_parallel(i, n, F, eoff, c_i, c_j, p_j, reg_i, avg_i, reg_j, pend_i, weight, prune, stats,
@@ -369,13 +372,8 @@ def _cfr_pass_parallel(i, n, F, eoff, c_i, c_j, p_j, reg_i, avg_i, reg_j, pend_i
     if got:
         order = np.argsort(t_top[:got], kind="stable").astype(np.int64)  # the lowest top bid: the biggest subtree
         counts = np.zeros((got, 2), np.int64)
-        old = numba.get_parallel_chunksize()
-        numba.set_parallel_chunksize(1)
-        try:
-            _run_tasks(i, n, F, eoff, c_i, c_j, p_j, reg_i, avg_i, reg_j, pend_i, weight, prune, counts,
-                       cap, t_mask, t_top, t_rj, t_ri, t_pw, t_acc, order)
-        finally:
-            numba.set_parallel_chunksize(old)
+        _run_tasks(i, n, F, eoff, c_i, c_j, p_j, reg_i, avg_i, reg_j, pend_i, weight, prune, counts,
+                   cap, t_mask, t_top, t_rj, t_ri, t_pw, t_acc, order, numba.get_num_threads())
         stats[0] += counts[:, 0].sum()
     _walk(i, n, F, eoff, c_i, c_j, p_j, reg_i, avg_i, reg_j, pend_i, weight, prune, stats,
           FINISH, cap, 0, t_mask, t_top, t_rj, t_ri, t_pw, t_acc, 0)
