@@ -150,7 +150,6 @@ def _walk(i, n, F, eoff, c_i, c_j, p_j, reg_i, avg_i, reg_j, pend_i, weight, pru
     q = np.zeros((D, A, Hi))
     acc = np.zeros((D, Hi))
     below = np.zeros(K)
-    whole = mode == WHOLE
     collect = mode == COLLECT
     finish = mode == FINISH
     if mode == TASK:
