@@ -45,15 +45,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--hours", type=float, default=None, help="stop (and save) after this much wall time")
     a = ap.parse_args(argv)
     duel = Duel(tuple(a.dice), a.faces, a.wild)
-    log = open(a.log, "a") if a.log else None
 
     def say(row: dict) -> None:
         line = json.dumps({"duel": f"{a.dice[0]}v{a.dice[1]}", "faces": a.faces, "wild": a.wild,
                            "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), **row})
         print(line, file=sys.stderr, flush=True)
-        if log is not None:
-            log.write(line + "\n")
-            log.flush()
+        if a.log:
+            with open(a.log, "a") as log:  # a line at a time: a run stopped any moment keeps every check
+                log.write(line + "\n")
 
     f = solve_full(duel, target=a.target, iterations=a.iterations, check_every=a.check_every,
                    dtype=np.float64 if a.float64 else np.float32, say=say, checkpoint=a.checkpoint,

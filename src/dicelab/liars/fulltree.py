@@ -358,14 +358,12 @@ def _cfr_pass_parallel(i, n, F, eoff, c_i, c_j, p_j, reg_i, avg_i, reg_j, pend_i
     (COLLECT), the subtrees below them in parallel (TASK), then the nodes above again (FINISH)."""
     import numba
 
-    m = math.comb(n, cap) if n >= cap else 0
+    m = max(math.comb(n, cap), 1)  # the nodes at depth cap: at most one task each
     Hi, Hj = c_i.shape[0], c_j.shape[0]
-    t_mask = np.zeros(max(m, 1), np.int64)
-    t_top = np.zeros(max(m, 1), np.int64)
-    t_rj = np.zeros((max(m, 1), Hj))
-    t_ri = np.zeros((max(m, 1), Hi))
-    t_pw = np.zeros((max(m, 1), Hi))
-    t_acc = np.zeros((max(m, 1), Hi))
+    t_mask = np.zeros(m, np.int64)
+    t_top = np.zeros(m, np.int64)
+    t_rj = np.zeros((m, Hj))
+    t_ri, t_pw, t_acc = (np.zeros((m, Hi)) for _ in range(3))
     got = _walk(i, n, F, eoff, c_i, c_j, p_j, reg_i, avg_i, reg_j, pend_i, weight, prune, stats,
                 COLLECT, cap, 0, t_mask, t_top, t_rj, t_ri, t_pw, t_acc, 0)
     if got:
