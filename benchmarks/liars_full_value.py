@@ -43,6 +43,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", default=None, help="write the result here as one JSON object")
     ap.add_argument("--checkpoint", default=None, help="resume from / save the solver's state here")
     ap.add_argument("--hours", type=float, default=None, help="stop (and save) after this much wall time")
+    ap.add_argument("--prune-below", type=float, default=0.0,
+                    help="also skip subtrees every opponent hand enters with at most this reach (e.g. 1e-6; "
+                         "approximate CFR+, exact checks)")
     a = ap.parse_args(argv)
     duel = Duel(tuple(a.dice), a.faces, a.wild)
 
@@ -56,7 +59,7 @@ def main(argv: list[str] | None = None) -> int:
 
     f = solve_full(duel, target=a.target, iterations=a.iterations, check_every=a.check_every,
                    dtype=np.float64 if a.float64 else np.float32, say=say, checkpoint=a.checkpoint,
-                   max_seconds=None if a.hours is None else a.hours * 3600.0)
+                   max_seconds=None if a.hours is None else a.hours * 3600.0, prune_below=a.prune_below)
     out = {**f.to_dict(), "target": a.target, "reached": f.exploitability < a.target, "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
            "cpu_seconds": time.process_time()}
     text = json.dumps(out)

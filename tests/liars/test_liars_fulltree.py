@@ -202,3 +202,35 @@ def test_2v2_six_faces_nothing_wild_value():
     assert max(lo, -g["br1"]) <= min(hi, g["br0"])
     a, b = FULL_BRACKET_2V2_6_NONE
     assert lo <= b + 1e-6 and a - 1e-6 <= hi
+
+
+def test_pruning_below_a_reach_visits_fewer_nodes_and_still_brackets_the_value(tmp_path):
+    # the cut makes CFR+ approximate, but the checks stay exact: the value of the game lies in the
+    # bracket [-BR_1, BR_0] of any strategy pair, so the cut run's bracket must overlap the exact run's
+    duel = Duel((2, 2), 3, "ones")
+    exact = solve_full(duel, target=5e-5, iterations=2000, check_every=25, parallel=False)
+    cut = solve_full(duel, target=5e-5, iterations=2000, check_every=25, parallel=False, prune_below=1e-3)
+    assert exact.exploitability < 5e-5 and cut.exploitability < 5e-5
+    assert cut.checks[0]["nodes"] < 0.8 * exact.checks[0]["nodes"]  # (measured: 1,957 against 4,784)
+    assert {c["prune_below"] for c in cut.checks} == {1e-3} and exact.checks[0]["prune_below"] == 0.0
+    (a, b), (lo, hi) = exact.bounds, cut.bounds
+    assert max(a, lo) <= min(b, hi)
+    # the same cut on both cores: the same tables bit for bit
+    par = solve_full(duel, target=5e-5, iterations=50, check_every=25, parallel=True, prune_below=1e-3)
+    ser = solve_full(duel, target=5e-5, iterations=50, check_every=25, parallel=False, prune_below=1e-3)
+    assert all(np.array_equal(x, y) for x, y in zip(par.tables, ser.tables))
+    # a checkpoint written without a cut goes on with one
+    ck = tmp_path / "state"
+    solve_full(duel, target=1e-12, iterations=10, check_every=10, checkpoint=ck)
+    more = solve_full(duel, target=1e-12, iterations=20, check_every=10, checkpoint=ck, prune_below=1e-3)
+    assert more.iterations == 20 and [c["prune_below"] for c in more.checks] == [0.0, 1e-3]
+
+
+@pytest.mark.parametrize("kw", [{"prune_below": -1e-6}, {"prune_below": 1.0}, {"prune_below": float("nan")},
+                                {"prune_below": 1e-6, "prune": False}])
+def test_a_bad_cut_stops_with_one_line(kw):
+    from dicelab.core.errors import DicelabError
+
+    with pytest.raises(DicelabError, match="prune_below is a reach between 0 and 1") as e:
+        solve_full(Duel((1, 1), 3, "ones"), iterations=2, **kw)
+    assert "\n" not in str(e.value)
