@@ -37,6 +37,7 @@ from dicelab.core.lazy import lazy_api
 from dicelab.core.registry import GameEntry, Param
 
 if TYPE_CHECKING:
+    from dicelab.liars.api import evaluate, simulate
     from dicelab.liars.cfr import (
         OPENSPIEL_VALUE_1V1_6_HIGHEST,
         DuelRules,
@@ -49,7 +50,6 @@ if TYPE_CHECKING:
     from dicelab.liars.duel import Duel, DuelPolicy, train_duel
     from dicelab.liars.grading import exact_grade
     from dicelab.liars.lbr import head_to_head, lbr, table_policy
-    from dicelab.liars.responder import learned_br
     from dicelab.liars.library import train_all as train_duels
     from dicelab.liars.multi import ScoutBot, win_share
     from dicelab.liars.qlearning import (
@@ -59,8 +59,9 @@ if TYPE_CHECKING:
         learning_curve,
         train,
     )
-    from dicelab.liars.api import evaluate, simulate
     from dicelab.liars.qlearning import evaluate as evaluate_agent
+    from dicelab.liars.resolve import resolve_profile
+    from dicelab.liars.responder import learned_br
     from dicelab.liars.rules import (
         Bid,
         GameRecord,
@@ -112,6 +113,7 @@ _PUBLIC: dict[str, tuple[str, str]] = {
     "exact_grade": ("dicelab.liars.grading", "exact_grade"),
     "lbr": ("dicelab.liars.lbr", "lbr"),
     "learned_br": ("dicelab.liars.responder", "learned_br"),
+    "resolve_profile": ("dicelab.liars.resolve", "resolve_profile"),
     "head_to_head": ("dicelab.liars.lbr", "head_to_head"),
     "table_policy": ("dicelab.liars.lbr", "table_policy"),
     "ScoutBot": ("dicelab.liars.multi", "ScoutBot"),

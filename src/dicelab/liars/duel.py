@@ -170,9 +170,12 @@ def _regret_match_rows(reg, s, r0, k):
 
 @njit(cache=True)
 def _iterate(i, n, F, top, mover, loc, child, c_own, c_opp, p_opp, cum_opp, samples, reg, avg, s_own, s_opp,
-             inst, ro, rs, U, term, weight, pos_d, neg_d):
+             inst, ro, rs, U, term, weight, pos_d, neg_d, root_v, leaf, leaf_v):
     """One update of player i: the opponent's hands all enumerated (``samples == 0``, weighted by their
-    chances: CFR on the abstraction) or ``samples`` of them drawn from ``cum_opp`` (Monte Carlo CFR)."""
+    chances: CFR on the abstraction) or ``samples`` of them drawn from ``cum_opp`` (Monte Carlo CFR).
+
+    A node with ``leaf[m] >= 0`` is a frontier (depth-limited re-solving): no moves, and player i's
+    value there is ``leaf_v[leaf[m], h, g]`` for own hand h and opponent hand g."""
     N = top.shape[0]
     H = c_own.shape[0]
     # own reach (vector), the same for every opponent hand
@@ -182,6 +185,8 @@ def _iterate(i, n, F, top, mover, loc, child, c_own, c_opp, p_opp, cum_opp, samp
     for h in range(H):
         rs[0, h] = 1.0
     for m in range(N):
+        if leaf[m] >= 0:
+            continue
         t = top[m]
         r0 = loc[m]
         own = mover[m] == i
@@ -197,6 +202,8 @@ def _iterate(i, n, F, top, mover, loc, child, c_own, c_opp, p_opp, cum_opp, samp
     for r in range(inst.shape[0]):
         for h in range(H):
             inst[r, h] = 0.0
+    for h in range(H):
+        root_v[h] = 0.0  # the value at node 0 of every own hand, weighted by the opponent's hands
     n_g = p_opp.shape[0] if samples == 0 else samples
     for kk in range(n_g):
         if samples == 0:
@@ -215,7 +222,7 @@ def _iterate(i, n, F, top, mover, loc, child, c_own, c_opp, p_opp, cum_opp, samp
             ro[m] = 0.0
         ro[0] = 1.0
         for m in range(N):
-            if ro[m] == 0.0:
+            if ro[m] == 0.0 or leaf[m] >= 0:
                 continue
             t = top[m]
             r0 = loc[m]
@@ -230,14 +237,18 @@ def _iterate(i, n, F, top, mover, loc, child, c_own, c_opp, p_opp, cum_opp, samp
         for m in range(N - 1, -1, -1):
             if ro[m] == 0.0:
                 continue  # nothing here or below is reached: no regret, and no parent reads U[m]
+            if leaf[m] >= 0:
+                for h in range(H):
+                    U[m, h] = leaf_v[leaf[m], h, g]
+                continue
             t = top[m]
             r0 = loc[m]
-            k = n - 1 - t + (1 if m != 0 else 0)
-            if m != 0:
+            k = n - 1 - t + (1 if t >= 0 else 0)
+            if t >= 0:
                 _call_value(i, mover[m], t // F + 1, t % F + 1, c_own, c_opp[g, t % F + 1], term)
             if mover[m] == i:
                 for h in range(H):
-                    U[m, h] = s_own[r0 + k - 1, h] * term[h] if m != 0 else 0.0
+                    U[m, h] = s_own[r0 + k - 1, h] * term[h] if t >= 0 else 0.0
                 for b in range(t + 1, n):
                     c = child[m, b]
                     row = r0 + b - t - 1
@@ -246,7 +257,7 @@ def _iterate(i, n, F, top, mover, loc, child, c_own, c_opp, p_opp, cum_opp, samp
                 w = wg * ro[m]
                 for j in range(k):
                     row = r0 + j
-                    if m != 0 and j == k - 1:
+                    if t >= 0 and j == k - 1:
                         for h in range(H):
                             inst[row, h] += w * (term[h] - U[m, h])
                     else:
@@ -254,7 +265,7 @@ def _iterate(i, n, F, top, mover, loc, child, c_own, c_opp, p_opp, cum_opp, samp
                         for h in range(H):
                             inst[row, h] += w * (U[c, h] - U[m, h])
             else:
-                pc = s_opp[r0 + k - 1, g] if m != 0 else 0.0
+                pc = s_opp[r0 + k - 1, g] if t >= 0 else 0.0
                 for h in range(H):
                     U[m, h] = pc * term[h]
                 for b in range(t + 1, n):
@@ -266,13 +277,15 @@ def _iterate(i, n, F, top, mover, loc, child, c_own, c_opp, p_opp, cum_opp, samp
                         continue
                     for h in range(H):
                         U[m, h] += p * U[c, h]
+        for h in range(H):
+            root_v[h] += wg * U[0, h]
     # discount, add, average, regret matching
     for m in range(N):
-        if mover[m] != i:
+        if mover[m] != i or leaf[m] >= 0:
             continue
         t = top[m]
         r0 = loc[m]
-        k = n - 1 - t + (1 if m != 0 else 0)
+        k = n - 1 - t + (1 if t >= 0 else 0)
         for j in range(k):
             row = r0 + j
             for h in range(H):
@@ -286,15 +299,19 @@ def _iterate(i, n, F, top, mover, loc, child, c_own, c_opp, p_opp, cum_opp, samp
 def _run_chunk(t0, t1, seed, n, F, top, mover, loc, child, c0, c1, p0, p1, cum0, cum1, samples, reg0, reg1,
                avg0, avg1, s0, s1, inst0, inst1, ro, rs0, rs1, U0, U1, term0, term1, alpha, beta, gamma):
     np.random.seed(seed)
+    rv0 = np.zeros(c0.shape[0])
+    rv1 = np.zeros(c1.shape[0])
+    leaf = np.full(top.shape[0], -1, np.int64)
+    leaf_v = np.zeros((1, 1, 1))
     for t in range(t0, t1):
         tt = float(t)
         pos_d = tt**alpha / (tt**alpha + 1.0) if t > 0 else 0.0
         neg_d = tt**beta / (tt**beta + 1.0) if t > 0 else 0.0
         weight = (tt + 1.0) ** gamma
         _iterate(0, n, F, top, mover, loc, child, c0, c1, p1, cum1, samples, reg0, avg0, s0, s1, inst0, ro, rs0,
-                 U0, term0, weight, pos_d, neg_d)
+                 U0, term0, weight, pos_d, neg_d, rv0, leaf, leaf_v)
         _iterate(1, n, F, top, mover, loc, child, c1, c0, p0, cum0, samples, reg1, avg1, s1, s0, inst1, ro, rs1,
-                 U1, term1, weight, pos_d, neg_d)
+                 U1, term1, weight, pos_d, neg_d, rv1, leaf, leaf_v)
 
 
 @njit(cache=True)
@@ -304,7 +321,7 @@ def _normalise_rows(dag_top, loc, mover, who, n, avg, out):
     for m in range(N):
         if mover[m] != who:
             continue
-        k = n - 1 - dag_top[m] + (1 if m != 0 else 0)
+        k = n - 1 - dag_top[m] + (1 if dag_top[m] >= 0 else 0)
         r0 = loc[m]
         for h in range(H):
             tot = 0.0
