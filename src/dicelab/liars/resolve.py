@@ -92,36 +92,42 @@ def sub_dag(dag: Dag, root: int, depth: int | None = None) -> SubDag:
 
 
 @njit(cache=True)
+def _call0(c0, c1, h0, h1, t, F, caller):
+    """Seat 0's payoff when ``caller`` calls the bid of rank t: the bidder (the other seat) wins if it holds."""
+    holds = c0[h0, t % F + 1] + c1[h1, t % F + 1] >= t // F + 1
+    win0 = holds if caller == 1 else not holds
+    return 1.0 if win0 else -1.0
+
+
+@njit(cache=True)
+def _follow(n, F, m, top, mover, loc, child, c0, c1, s0, s1, V):
+    """V[m] when the mover at m follows its strategy (its children's values already in V)."""
+    t = top[m]
+    r0 = loc[m]
+    k = n - 1 - t + (1 if t >= 0 else 0)
+    who = mover[m]
+    for h0 in range(c0.shape[0]):
+        for h1 in range(c1.shape[0]):
+            x = 0.0
+            if t >= 0:
+                pc = s0[r0 + k - 1, h0] if who == 0 else s1[r0 + k - 1, h1]
+                x = pc * _call0(c0, c1, h0, h1, t, F, who)
+            for b in range(t + 1, n):
+                p = s0[r0 + b - t - 1, h0] if who == 0 else s1[r0 + b - t - 1, h1]
+                if p > 0.0:
+                    x += p * V[child[m, b], h0, h1]
+            V[m, h0, h1] = x
+
+
+@njit(cache=True)
 def _node_values(n, F, top, mover, loc, child, c0, c1, s0, s1, leaf, leaf_v, V):
     """V[m, h0, h1]: seat 0's payoff below node m when both seats follow (s0, s1), for every pair of hands
     (at a frontier node, ``leaf_v[leaf[m]]``)."""
-    N = top.shape[0]
-    H0 = c0.shape[0]
-    H1 = c1.shape[0]
-    for m in range(N - 1, -1, -1):
+    for m in range(top.shape[0] - 1, -1, -1):
         if leaf[m] >= 0:
             V[m] = leaf_v[leaf[m]]
-            continue
-        t = top[m]
-        r0 = loc[m]
-        k = n - 1 - t + (1 if t >= 0 else 0)
-        who = mover[m]
-        for h0 in range(H0):
-            for h1 in range(H1):
-                x = 0.0
-                if t >= 0:
-                    q = t // F + 1
-                    f = t % F + 1
-                    holds = c0[h0, f] + c1[h1, f] >= q
-                    # the caller is ``who``; the bidder, the other seat, wins if the bid holds
-                    win0 = holds if who == 1 else not holds
-                    pc = s0[r0 + k - 1, h0] if who == 0 else s1[r0 + k - 1, h1]
-                    x = pc * (1.0 if win0 else -1.0)
-                for b in range(t + 1, n):
-                    p = s0[r0 + b - t - 1, h0] if who == 0 else s1[r0 + b - t - 1, h1]
-                    if p > 0.0:
-                        x += p * V[child[m, b], h0, h1]
-                V[m, h0, h1] = x
+        else:
+            _follow(n, F, m, top, mover, loc, child, c0, c1, s0, s1, V)
 
 
 @njit(cache=True)
@@ -203,23 +209,9 @@ def _response_values(n, F, top, mover, loc, child, c0, c1, s0, s1, i, root_reach
             V[m] = leaf_v[leaf[m]]
             continue
         t = top[m]
-        r0 = loc[m]
-        k = n - 1 - t + (1 if t >= 0 else 0)
         who = mover[m]
         if who == i:
-            for h0 in range(H0):
-                for h1 in range(H1):
-                    x = 0.0
-                    if t >= 0:
-                        holds = c0[h0, t % F + 1] + c1[h1, t % F + 1] >= t // F + 1
-                        win0 = holds if who == 1 else not holds
-                        pc = s0[r0 + k - 1, h0] if who == 0 else s1[r0 + k - 1, h1]
-                        x = pc * (1.0 if win0 else -1.0)
-                    for b in range(t + 1, n):
-                        p = s0[r0 + b - t - 1, h0] if who == 0 else s1[r0 + b - t - 1, h1]
-                        if p > 0.0:
-                            x += p * V[child[m, b], h0, h1]
-                    V[m, h0, h1] = x
+            _follow(n, F, m, top, mover, loc, child, c0, c1, s0, s1, V)
         else:
             for g in range(Hj):
                 best = -1e300
@@ -229,9 +221,7 @@ def _response_values(n, F, top, mover, loc, child, c0, c1, s0, s1, i, root_reach
                     for h in range(Hi):
                         h0 = h if i == 0 else g
                         h1 = g if i == 0 else h
-                        holds = c0[h0, t % F + 1] + c1[h1, t % F + 1] >= t // F + 1
-                        win0 = holds if who == 1 else not holds
-                        best += reach[m, h] * sj * (1.0 if win0 else -1.0)
+                        best += reach[m, h] * sj * _call0(c0, c1, h0, h1, t, F, who)
                 for b in range(t + 1, n):
                     c = child[m, b]
                     x = 0.0
@@ -246,9 +236,7 @@ def _response_values(n, F, top, mover, loc, child, c0, c1, s0, s1, i, root_reach
                     h0 = h if i == 0 else g
                     h1 = g if i == 0 else h
                     if best_b < 0:
-                        holds = c0[h0, t % F + 1] + c1[h1, t % F + 1] >= t // F + 1
-                        win0 = holds if who == 1 else not holds
-                        V[m, h0, h1] = 1.0 if win0 else -1.0
+                        V[m, h0, h1] = _call0(c0, c1, h0, h1, t, F, who)
                     else:
                         V[m, h0, h1] = V[child[m, best_b], h0, h1]
 
