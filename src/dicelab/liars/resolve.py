@@ -372,35 +372,32 @@ def resolve_profile(policy: DuelPolicy, iterations: int = 200, floor: float = 0.
         e0 = int(tree.off[m])
         k = n - 1 - t + (1 if t >= 0 else 0)
         root = int(gnode[m])
-        if R[i][m].sum() == 0.0 or (max_bids is not None and m.bit_count() > max_bids):
+        game = None
+        if R[i][m].sum() == 0.0 or (max_bids is not None and m.bit_count() > max_bids):  # the policy plays
             loc = int(dag.loc[root])
             strat = np.asarray(policy.strategy[i][loc:loc + k], dtype=np.float64)
             strat = strat / strat.sum(axis=0)
-            s[i][e0:e0 + k] = strat
-            for b in range(t + 1, n):
-                R[i][m | (1 << b)] = R[i][m] * strat[b - t - 1]
-                R[j][m | (1 << b)] = R[j][m]
-            continue
-        sub = subs.get(root)
-        if sub is None:
-            sub = subs[root] = sub_dag(dag, root, depth)
-        rng: list[np.ndarray] = [np.empty(0), np.empty(0)]
-        rng[i] = _unit(R[i][m])
-        rng[j] = (1.0 - floor) * (_unit(R[j][m]) if R[j][m].sum() > 0 else chance[j]) + floor * chance[j]
-        con = cfv[j][m] if safe and m != 0 else None
-        if con is not None and np.isnan(con).any():
-            con = None
-        front = V_blue[sub.nodes[sub.frontier]] if V_blue is not None else None
-        game = solve_subgame(sub, d.faces, (c0, c1), (rng[0], rng[1]), iterations, cfv=con, frontier=front,
-                             respond=safe and constraints == "response")
-        solves += 1
-        strat = game.root_strategy()
+        else:
+            sub = subs.get(root)
+            if sub is None:
+                sub = subs[root] = sub_dag(dag, root, depth)
+            rng: list[np.ndarray] = [np.empty(0), np.empty(0)]
+            rng[i] = _unit(R[i][m])
+            rng[j] = (1.0 - floor) * (_unit(R[j][m]) if R[j][m].sum() > 0 else chance[j]) + floor * chance[j]
+            con = cfv[j][m] if safe and m != 0 else None
+            if con is not None and np.isnan(con).any():
+                con = None
+            front = V_blue[sub.nodes[sub.frontier]] if V_blue is not None else None
+            game = solve_subgame(sub, d.faces, (c0, c1), (rng[0], rng[1]), iterations, cfv=con, frontier=front,
+                                 respond=safe and constraints == "response")
+            solves += 1
+            strat = game.root_strategy()
         s[i][e0:e0 + k] = strat
         for b in range(t + 1, n):
             cm = m | (1 << b)
             R[i][cm] = R[i][m] * strat[b - t - 1]
             R[j][cm] = R[j][m]
-        if not safe:
+        if game is None or not safe:
             continue
         sign = 1.0 if i == 0 else -1.0  # seat i's values are sign * V
         V_i = game.values
@@ -412,8 +409,8 @@ def resolve_profile(policy: DuelPolicy, iterations: int = 200, floor: float = 0.
         for b in range(t + 1, n):
             cm = m | (1 << b)
             lc = int(sub.child[0, b])
-            if m == 0:  # the first reply: seat i's constraint comes from the root solve
-                cfv[i][cm] = sign * (V_i[lc] @ _unit(R[j][cm])) if i == 0 else sign * (_unit(R[j][cm]) @ V_i[lc])
+            if m == 0:  # the first reply: seat 0's constraint comes from the root solve
+                cfv[0][cm] = V_i[lc] @ _unit(R[1][cm])
             if R[i][cm].sum() == 0.0:
                 continue
             ri = _unit(R[i][cm])
