@@ -296,6 +296,29 @@ def _iterate(i, n, F, top, mover, loc, child, c_own, c_opp, p_opp, cum_opp, samp
 
 
 @njit(cache=True)
+def _discounts(t, alpha, beta, gamma):
+    """DCFR at iteration t: the factors of positive and negative regrets, and the average's weight."""
+    tt = float(t)
+    pos_d = tt**alpha / (tt**alpha + 1.0) if t > 0 else 0.0
+    neg_d = tt**beta / (tt**beta + 1.0) if t > 0 else 0.0
+    return pos_d, neg_d, (tt + 1.0) ** gamma
+
+
+def work_arrays(n: int, top: np.ndarray, mover: np.ndarray, loc: np.ndarray, rows: tuple[int, int],
+                H: tuple[int, int], reg: list[np.ndarray]) -> dict[str, Any]:
+    """The buffers of :func:`_iterate` for a DAG (or a subgame of one) and both seats' current
+    strategies, regret-matched from ``reg``: ``s``, ``ro``, ``rs``, ``U``, ``term``, ``inst``."""
+    N = len(top)
+    s = [np.zeros((rows[i], H[i])) for i in (0, 1)]
+    for m in range(N):
+        i = int(mover[m])
+        _regret_match_rows(reg[i], s[i], int(loc[m]), n - 1 - int(top[m]) + (1 if top[m] >= 0 else 0))
+    return {"s": s, "ro": np.zeros(N), "rs": [np.zeros((N, H[0])), np.zeros((N, H[1]))],
+            "U": [np.zeros((N, H[0])), np.zeros((N, H[1]))], "term": [np.zeros(H[0]), np.zeros(H[1])],
+            "inst": [np.zeros((rows[i], H[i])) for i in (0, 1)]}
+
+
+@njit(cache=True)
 def _run_chunk(t0, t1, seed, n, F, top, mover, loc, child, c0, c1, p0, p1, cum0, cum1, samples, reg0, reg1,
                avg0, avg1, s0, s1, inst0, inst1, ro, rs0, rs1, U0, U1, term0, term1, alpha, beta, gamma):
     np.random.seed(seed)
@@ -304,10 +327,7 @@ def _run_chunk(t0, t1, seed, n, F, top, mover, loc, child, c0, c1, p0, p1, cum0,
     leaf = np.full(top.shape[0], -1, np.int64)
     leaf_v = np.zeros((1, 1, 1))
     for t in range(t0, t1):
-        tt = float(t)
-        pos_d = tt**alpha / (tt**alpha + 1.0) if t > 0 else 0.0
-        neg_d = tt**beta / (tt**beta + 1.0) if t > 0 else 0.0
-        weight = (tt + 1.0) ** gamma
+        pos_d, neg_d, weight = _discounts(t, alpha, beta, gamma)
         _iterate(0, n, F, top, mover, loc, child, c0, c1, p1, cum1, samples, reg0, avg0, s0, s1, inst0, ro, rs0,
                  U0, term0, weight, pos_d, neg_d, rv0, leaf, leaf_v)
         _iterate(1, n, F, top, mover, loc, child, c1, c0, p0, cum0, samples, reg1, avg1, s1, s0, inst1, ro, rs1,
@@ -516,18 +536,8 @@ def train_duel(
     else:
         reg = [np.zeros((dag.rows[i], H[i])) for i in (0, 1)]
         avg = [np.zeros((dag.rows[i], H[i])) for i in (0, 1)]
-    s = [np.zeros((dag.rows[i], H[i])) for i in (0, 1)]
-    for i in (0, 1):  # the current strategy: regret matching on the regrets
-        for m in range(dag.n_nodes):
-            if dag.mover[m] == i:
-                k = dag.n - 1 - int(dag.top[m]) + (1 if m != 0 else 0)
-                _regret_match_rows(reg[i], s[i], int(dag.loc[m]), k)
-    N = dag.n_nodes
-    ro = np.zeros(N)
-    rs = [np.zeros((N, H[0])), np.zeros((N, H[1]))]
-    U = [np.zeros((N, H[0])), np.zeros((N, H[1]))]
-    term = [np.zeros(H[0]), np.zeros(H[1])]
-    inst = [np.zeros((dag.rows[i], H[i])) for i in (0, 1)]
+    wa = work_arrays(dag.n, dag.top, dag.mover, dag.loc, dag.rows, H, reg)  # s: regret matching on the regrets
+    s, ro, rs, U, term, inst = wa["s"], wa["ro"], wa["rs"], wa["U"], wa["term"], wa["inst"]
     cum0, cum1 = np.cumsum(p0), np.cumsum(p1)
     a, b, g, sampled = SAMPLED_METHODS[method]
     if samples is None:

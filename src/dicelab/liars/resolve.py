@@ -28,9 +28,10 @@ from dicelab.liars.duel import (
     SAMPLED_METHODS,
     Dag,
     DuelPolicy,
+    _discounts,
     _iterate,
     _normalise_rows,
-    _regret_match_rows,
+    work_arrays,
 )
 
 
@@ -139,10 +140,7 @@ def _solve_loop(iterations, i, n, F, top, mover, loc, child, c_i, c_j, r_i, r_j,
     Hj = c_j.shape[0]
     p_i = np.empty(Hj)  # j's weights as i sees them: its range times its chance of entering
     for t in range(iterations):
-        tt = float(t)
-        pos = tt**alpha / (tt**alpha + 1.0) if t > 0 else 0.0
-        neg = tt**beta / (tt**beta + 1.0) if t > 0 else 0.0
-        w = (tt + 1.0) ** gamma
+        pos, neg, w = _discounts(t, alpha, beta, gamma)
         for g in range(Hj):
             p_i[g] = r_j[g] * enter[g]
         _iterate(i, n, F, top, mover, loc, child, c_i, c_j, p_i, p_i, 0, reg_i, avg_i, s_i, s_j, inst_i, ro, rs_i,
@@ -277,18 +275,10 @@ def solve_subgame(sub: SubDag, faces: int, counts: tuple[np.ndarray, np.ndarray]
     n, N = sub.n, len(sub.top)
     i = int(sub.mover[0])
     j = 1 - i
-    s = [np.zeros((sub.rows[x], H[x])) for x in (0, 1)]
     reg = [np.zeros((sub.rows[x], H[x])) for x in (0, 1)]
     avg = [np.zeros((sub.rows[x], H[x])) for x in (0, 1)]
-    for m in range(N):
-        x = int(sub.mover[m])
-        k = n - 1 - int(sub.top[m]) + (1 if sub.top[m] >= 0 else 0)
-        _regret_match_rows(reg[x], s[x], int(sub.loc[m]), k)
-    ro = np.zeros(N)
-    rs = [np.zeros((N, H[0])), np.zeros((N, H[1]))]
-    U = [np.zeros((N, H[0])), np.zeros((N, H[1]))]
-    term = [np.zeros(H[0]), np.zeros(H[1])]
-    inst = [np.zeros((sub.rows[x], H[x])) for x in (0, 1)]
+    wa = work_arrays(n, sub.top, sub.mover, sub.loc, sub.rows, H, reg)
+    s, ro, rs, U, term, inst = wa["s"], wa["ro"], wa["rs"], wa["U"], wa["term"], wa["inst"]
     rv = [np.zeros(H[0]), np.zeros(H[1])]
     r = [np.ascontiguousarray(ranges[0], dtype=np.float64), np.ascontiguousarray(ranges[1], dtype=np.float64)]
     c = (c0, c1)
@@ -316,7 +306,7 @@ def solve_subgame(sub: SubDag, faces: int, counts: tuple[np.ndarray, np.ndarray]
                          lv[0], np.zeros((N, H[i])), V)
     else:
         _node_values(n, faces, sub.top, sub.mover, sub.loc, sub.child, c0, c1, out[0], out[1], sub.leaf, lv[0], V)
-    wsum = sum((t + 1.0) ** g for t in range(iterations))
+    wsum = sum(_discounts(t, a, b, g)[2] for t in range(iterations))
     return Subgame(sub, (out[0], out[1]), V, gavg / wsum if cfv is not None else None)
 
 
