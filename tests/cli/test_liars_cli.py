@@ -255,3 +255,29 @@ def test_scalable_bad_input(args, msg, capsys, tmp_path):
     code, out, err = run(args, capsys)
     assert code == 2 and out == ""
     assert msg in err and err.count("\n") == 1
+
+
+def test_solve_with_a_growing_memory_then_grade_the_file(tmp_path, capsys):
+    # issue 26: --rows trains a context tree; the file loads, plays and grades like a window policy
+    out = tmp_path / "tree"
+    code, text, _ = run(["liars", "solve", "--dice", "2,1", "--faces", "3", "--wild", "none", "--out", str(out),
+                         "--rows", "1500", "--iterations", "100", "--json"], capsys)
+    assert code == 0
+    data = json.loads(text)
+    assert data["window"] == 2 and data["memory"] > 2 and data["rows"] <= 1500
+    assert data["grading"] == "exact" and 0.0 <= data["exploitability"] < 0.5
+    code, text, _ = run(["liars", "grade", "--policy", str(out) + ".npz", "--method", "lbr", "--rounds", "200",
+                         "--json"], capsys)
+    assert code == 0 and "exploitability_lower" in json.loads(text)
+
+
+@pytest.mark.parametrize("args,words", [
+    (["--rows", "5"], "--rows must be from 100"),
+    (["--longest", "4"], "--longest applies with --rows"),
+    (["--rows", "1000", "--longest", "2"], "--longest must be from 3"),
+    (["--rows", "1000", "--target", "0.01"], "drop --resume and --target"),
+])
+def test_bad_growing_memory_options_are_one_line(tmp_path, capsys, args, words):
+    code, _, err = run(["liars", "solve", "--dice", "1,1", "--faces", "3", "--out", str(tmp_path / "x"), *args],
+                       capsys)
+    assert code == 2 and words in err and len(err.strip().splitlines()) == 1, err

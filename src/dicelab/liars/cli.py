@@ -172,7 +172,7 @@ EXACT_METHODS_HELP = "exact solver: dcfr, cfr+, cfr+2, pcfr+, pdcfr+; scalable: 
 
 def _solve_scalable(d: tuple[int, ...], faces: int, wild: str, iterations: int | None, target: float | None,
                     method: str | None, out: Path, window: int | None, samples: int | None, seed: int,
-                    resume: Path | None, json_out: bool) -> None:
+                    resume: Path | None, json_out: bool, rows: int | None = None, longest: int | None = None) -> None:
     from dicelab.liars.duel import Duel, DuelPolicy, train_duel
     from dicelab.liars.grading import MAX_EXACT_BIDS, exact_grade
 
@@ -190,6 +190,17 @@ def _solve_scalable(d: tuple[int, ...], faces: int, wild: str, iterations: int |
         require(target > 0, f"--target must be positive, got {target}")
         require(gradable, f"--target needs exact grading, which handles at most {MAX_EXACT_BIDS} bids "
                 f"({d[0]} v {d[1]} x {faces} faces has {duel.n_bids}); grade larger policies with LBR")
+    if longest is not None:
+        require(rows is not None, "--longest applies with --rows (the memory that grows)")
+    if rows is not None:
+        check_count(rows, "--rows", 100, 100_000_000)
+        require(resume is None and target is None, "--rows trains its context tree from scratch: drop --resume "
+                "and --target")
+        base = 2 if window is None else window
+        require(base < duel.n_bids, f"--rows lets memory grow beyond the window, which already holds all "
+                f"{duel.n_bids} bids")
+        top = min(base + 4, duel.n_bids) if longest is None else longest
+        check_count(top, "--longest", base + 1, min(12, duel.n_bids))
     old = None
     if resume is not None:
         old = _load_duel_policy(str(resume))
@@ -201,11 +212,18 @@ def _solve_scalable(d: tuple[int, ...], faces: int, wild: str, iterations: int |
         return target is not None and g["exploitability"] < target
 
     every = 0 if target is None else max(50, (n_it // 20) // 50 * 50)
-    pol = train_duel(duel, iterations=n_it, seed=seed, window=window, method=method, resume=old,
-                     progress=not json_out, callback=stop if target is not None else None, check_every=every,
-                     samples=samples)
+    if rows is not None:
+        from dicelab.liars.contexts import train_contexts
+
+        pol = train_contexts(duel, max_rows=rows, window=base, longest=top, iterations=n_it, method=method,
+                             seed=seed, samples=samples, progress=not json_out)
+    else:
+        pol = train_duel(duel, iterations=n_it, seed=seed, window=window, method=method, resume=old,
+                         progress=not json_out, callback=stop if target is not None else None, check_every=every,
+                         samples=samples)
     path = pol.save(str(out))
     data: dict[str, object] = {"duel": duel.to_dict(), "method": pol.meta["method"], "window": pol.window,
+                               "rows": sum(pol.dag.rows), "memory": pol.dag.memory,
                                "samples": pol.meta["samples"], "iterations": pol.meta["iterations"],
                                "seed": seed, "seconds": pol.meta["seconds"], "out": path,
                                "payoff_range": 2.0}
@@ -304,6 +322,10 @@ def solve_cmd(
     samples: int | None = typer.Option(None, "--samples", help="mccfr/lcfr: opponent hands drawn per update."),
     seed: int = SeedOption,
     resume: Path | None = typer.Option(None, "--resume", help="Scalable: continue training from this file."),
+    rows: int | None = typer.Option(None, "--rows", help="Scalable: start from --window bids (default 2) and "
+                                    "remember more where it pays, up to this many table rows (a context tree)."),
+    longest: int | None = typer.Option(None, "--longest", help="With --rows: the most bids a node may remember "
+                                       "(default: the window + 4)."),
     json_out: bool = JsonOption,
 ) -> None:
     """Equilibrium of the two-player single-round game. Without --out: the exact solver (Discounted CFR
@@ -320,9 +342,11 @@ def solve_cmd(
         require(out is not None, "the scalable solver needs --out FILE for the policy")
         require(method is None or method in SAMPLED_METHODS,
                 f"--out writes a scalable policy: choose --method {', '.join(SAMPLED_METHODS)}")
-        _solve_scalable(d, faces, wild, iterations, target, method, out, window, samples, seed, resume, json_out)
+        _solve_scalable(d, faces, wild, iterations, target, method, out, window, samples, seed, resume, json_out,
+                        rows, longest)
         return
-    require(window is None and samples is None, "--window and --samples apply to the scalable solver (--out)")
+    require(window is None and samples is None and rows is None and longest is None,
+            "--window, --samples, --rows and --longest apply to the scalable solver (--out)")
     rules = DuelRules(d, faces, wild)
     n_it = 20000 if iterations is None else iterations
     check_count(n_it, "--iterations", 1, MAX_ITERATIONS)

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import Any, ClassVar
 
 import numpy as np
@@ -79,11 +80,41 @@ def window_code(parity: int, bids: tuple[int, ...] | list[int], n: int, window: 
     return parity * (n + 1) ** window + code
 
 
+def context_offset(n: int, base: int, length: int) -> int:
+    """Where the codes of contexts ``length`` bids long start (after every shorter one's, from ``base``)."""
+    return sum(2 * (n + 1) ** j for j in range(base, length))
+
+
+def context_code(parity: int, ctx: tuple[int, ...], n: int, base: int) -> int:
+    """The code of a context: the last ``len(ctx)`` bids (a leading -1: the round's start), with the
+    window codes of contexts longer than ``base`` shifted past the shorter ones'."""
+    bids = [b for b in ctx if b >= 0]
+    return context_offset(n, base, len(ctx)) + window_code(parity, bids, n, len(ctx))
+
+
+def context_of_code(code: int, n: int, base: int, longest: int) -> tuple[int, tuple[int, ...]]:
+    """The inverse of :func:`context_code`: ``(parity, context)``."""
+    for length in range(longest, base - 1, -1):
+        off = context_offset(n, base, length)
+        if code >= off:
+            parity, rest = divmod(int(code) - off, (n + 1) ** length)
+            digits = []
+            for _ in range(length):
+                rest, x = divmod(rest, n + 1)
+                digits.append(x - 1)
+            return parity, tuple(reversed(digits))
+    raise DicelabError(f"{code} is not a context code")
+
+
 @dataclass(frozen=True)
 class Dag:
     """The abstract public states. Node 0 is the root; nodes are in increasing order of their top bid
     (children come after parents). Node m has ``n - 1 - top[m]`` raises then the call (none at the
-    root); row ``loc[m] + j`` of the mover's strategy table is its j-th action."""
+    root); row ``loc[m] + j`` of the mover's strategy table is its j-th action.
+
+    A node remembers the last ``window`` bids, or, where ``contexts`` holds a longer context (a
+    context tree, :mod:`dicelab.liars.contexts`), the longest one of them that ends the history,
+    up to ``longest`` bids."""
 
     n: int
     window: int
@@ -94,31 +125,80 @@ class Dag:
     loc: np.ndarray  # first row of the node's actions in its mover's table
     child: np.ndarray  # child[m, b]: node after bid b at m (-1 if not a legal raise)
     rows: tuple[int, int]  # rows of each player's table
+    longest: int = 0  # the longest context (0: every node remembers exactly ``window`` bids)
+    contexts: np.ndarray | None = None  # the codes of the contexts longer than the window, sorted
 
     @property
     def n_nodes(self) -> int:
         return len(self.top)
 
-    def node_of(self, parity: int, bids: tuple[int, ...] | list[int]) -> int:
-        c = window_code(parity, bids, self.n, self.window)
+    @property
+    def memory(self) -> int:
+        """The most bids a node remembers."""
+        return max(self.window, self.longest)
+
+    def _find(self, c: int) -> int:
         k = int(np.searchsorted(self.codes, c))
-        if k >= len(self.codes) or self.codes[k] != c:
+        return int(self.code_node[k]) if k < len(self.codes) and self.codes[k] == c else -1
+
+    def node_of(self, parity: int, bids: tuple[int, ...] | list[int]) -> int:
+        bids = list(bids)
+        for length in range(min(self.longest, len(bids) + 1), self.window, -1):
+            m = self._find(context_offset(self.n, self.window, length) + window_code(parity, bids, self.n, length))
+            if m >= 0:
+                return m
+        m = self._find(window_code(parity, bids, self.n, self.window))
+        if m < 0:
             raise DicelabError("the bid history holds a sequence the policy does not know (bids must rise)")
-        return int(self.code_node[k])
+        return m
 
 
-def build_dag(n: int, window: int) -> Dag:
+def _check_contexts(n: int, window: int, longest: int, contexts: set[tuple[int, tuple[int, ...]]]) -> None:
+    for p, ctx in contexts:
+        require(p in (0, 1) and window < len(ctx) <= longest,
+                f"a context is {window + 1} to {longest} bids long, got {len(ctx)}")
+        bids = ctx[1:] if ctx[0] == -1 else ctx
+        require(all(0 <= b < n for b in bids) and all(x < y for x, y in pairwise(bids)),
+                "a context is rising bids, the oldest possibly -1 (the round's start)")
+        require(ctx[0] != -1 or (len(ctx) - 1) % 2 == p, "a context from the round's start has the parity of its bids")
+        for part in ((p, ctx[1:]), (1 - p, ctx[:-1])):
+            require(len(part[1]) == window or part in contexts,
+                    "contexts must hold every shorter context inside them (drop the oldest or the newest bid)")
+
+
+def build_dag(n: int, window: int, contexts: set[tuple[int, tuple[int, ...]]] | None = None,
+              longest: int | None = None) -> Dag:
+    """The window DAG, or with ``contexts`` (``(parity, bids)`` longer than ``window``, at most
+    ``longest``; -1 for the round's start) the context tree: a node keeps the longest context that
+    ends the history. The contexts must be closed under dropping the oldest or the newest bid, so
+    that a node and a bid decide the next node."""
     require(isinstance(window, int) and window >= 1, f"the window must be at least 1 bid, got {window}")
+    contexts = set(contexts or ())
+    longest = max([window] + [len(c) for _, c in contexts]) if longest is None else longest
     base = n + 1
-    require(2 * base**window < 2**62, "the window is too long for this many bids")
-    # nodes by their top bid; a child's top is above its parent's, so one sweep up the tops finds all
+    require(2 * base**longest < 2**62 and context_offset(n, window, longest) + 2 * base**longest < 2**62,
+            "the window is too long for this many bids")
+    _check_contexts(n, window, longest, contexts)
+
+    def state(p: int, last: tuple[int, ...], b: int) -> tuple[int, tuple[int, ...]]:
+        """The node after bid ``b`` at the node ``(1 - p, last)``: the longest context ending the history."""
+        full = last + (b,)
+        if len(last) < window or last[0] == -1:
+            full = (-1,) * (full[0] != -1) + full  # the history is all there: the round's start is known
+        for length in range(min(len(full), longest), window, -1):
+            key = (p, full[len(full) - length:])
+            if key in contexts:
+                return key
+        return p, tuple(x for x in full if x >= 0)[-window:]
+
+    root: tuple[int, tuple[int, ...]] = (0, ())
     by_top: dict[int, list[tuple[int, tuple[int, ...]]]] = {t: [] for t in range(-1, n)}
-    by_top[-1].append((0, ()))
-    seen = {(0, ())}
+    by_top[-1].append(root)
+    seen = {root}
     for t in range(-1, n):
         for p, last in by_top[t]:
             for b in range(t + 1, n):
-                key = (1 - p, (last + (b,))[-window:])
+                key = state(1 - p, last, b)
                 if key not in seen:
                     seen.add(key)
                     by_top[b].append(key)
@@ -134,11 +214,13 @@ def build_dag(n: int, window: int) -> Dag:
     for m, (p, last) in enumerate(nodes):
         loc[m] = rows[p]
         rows[p] += (n - 1 - int(top[m])) + (1 if m != 0 else 0)
-        codes[m] = window_code(p, last, n, window)
+        codes[m] = context_code(p, last, n, window) if len(last) > window else window_code(p, last, n, window)
         for b in range(int(top[m]) + 1, n):
-            child[m, b] = idx[(1 - p, (last + (b,))[-window:])]
+            child[m, b] = idx[state(1 - p, last, b)]
     order = np.argsort(codes)
-    return Dag(n, window, codes[order], order.astype(np.int64), top, mover, loc, child, (rows[0], rows[1]))
+    ctx_codes = np.array(sorted(context_code(p, c, n, window) for p, c in contexts), dtype=np.int64)
+    return Dag(n, window, codes[order], order.astype(np.int64), top, mover, loc, child, (rows[0], rows[1]),
+               longest if contexts else 0, ctx_codes if contexts else None)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -425,6 +507,9 @@ class DuelPolicy:
         if with_state and self.state is not None:
             arrays.update(self.state)
         meta = {**self.meta, "duel": self.duel.to_dict(), "window": self.dag.window}
+        if self.dag.contexts is not None:
+            arrays["contexts"] = self.dag.contexts
+            meta["longest"] = self.dag.longest
         return arrays, meta
 
     def save(self, path: str, with_state: bool = True) -> str:
@@ -438,14 +523,22 @@ class DuelPolicy:
 
         d = meta["duel"]
         duel = Duel(tuple(d["dice"]), int(d["faces"]), str(d["wild"]))
-        dag = build_dag(duel.n_bids, int(meta["window"]))
+        n, window = duel.n_bids, int(meta["window"])
+        contexts = None
+        if "contexts" in arrays:
+            longest = int(meta.get("longest", 0))
+            require(window < longest <= n, "the policy's longest context is out of range")
+            codes = np.asarray(arrays["contexts"])
+            require(codes.ndim == 1 and codes.dtype.kind == "i", "the policy's contexts are not a list of codes")
+            contexts = {context_of_code(int(c), n, window, longest) for c in codes}
+        dag = build_dag(n, window, contexts, int(meta["longest"]) if contexts else None)
         H = [len(duel.hands(i)[0]) for i in (0, 1)]
         s = tuple(expect_array(arrays, f"s{i}", (dag.rows[i], H[i]), np.float32) for i in (0, 1))
         state = None
         if "reg0" in arrays:
             state = {f"{a}{i}": expect_array(arrays, f"{a}{i}", (dag.rows[i], H[i]), np.float64)
                      for a in ("reg", "avg") for i in (0, 1)}
-        keep = {k: v for k, v in meta.items() if k not in ("duel", "window", "kind", "dicelab_version", "sha256",
+        keep = {k: v for k, v in meta.items() if k not in ("duel", "window", "longest", "kind", "dicelab_version", "sha256",
                                                            "arrays", "meta_sha256", "cache_params")}
         return cls(duel, dag, (s[0], s[1]), keep, state)
 
@@ -503,8 +596,10 @@ def train_duel(
     callback: Any = None,
     check_every: int = 0,
     samples: int | None = None,
+    dag: Dag | None = None,
 ) -> DuelPolicy:
-    """Train (or, from ``resume``, continue) the abstract policy for ``iterations`` more iterations.
+    """Train (or, from ``resume``, continue) the abstract policy for ``iterations`` more iterations,
+    on the window DAG or on ``dag`` (a context tree, :mod:`dicelab.liars.contexts`).
 
     The same seed and total iterations give the same policy whether or not the run was resumed
     (resume points fall on chunks of :data:`CHUNK` iterations). ``callback(policy, t)`` is called
@@ -526,7 +621,10 @@ def train_duel(
         require(t_start % CHUNK == 0, "the training state stopped between chunks; it cannot resume exactly")
     window = default_window(duel) if window is None else window
     t0 = time.perf_counter()
-    dag = build_dag(duel.n_bids, window)
+    if dag is None:
+        dag = build_dag(duel.n_bids, window)
+    else:
+        require(resume is None and dag.n == duel.n_bids, "a given DAG trains from scratch, for its own duel")
     h0, p0, c0 = duel.hands(0)
     h1, p1, c1 = duel.hands(1)
     H = (len(h0), len(h1))

@@ -20,6 +20,7 @@ from numba import njit
 
 from dicelab.core.errors import require
 from dicelab.liars.cfr import DuelRules, Tree, build_tree, evaluate_profile
+from dicelab.liars.contexts import as_window_policy
 from dicelab.liars.duel import Duel, DuelPolicy
 
 MAX_EXACT_BIDS = 26  # 2^26 public nodes: about a minute per pass; above that use LBR
@@ -52,6 +53,7 @@ def _mask_nodes(policy: DuelPolicy, n_masks: int) -> np.ndarray:
 
 def full_profile(policy: DuelPolicy, tree: Tree | None = None) -> tuple[Tree, np.ndarray, np.ndarray]:
     """The policy as behaviour strategies ``(s0, s1)`` on the exact solver's tree (at most 18 bids)."""
+    policy = as_window_policy(policy)  # a context tree: the same behaviour on a window
     d = policy.duel
     tree = tree or build_tree(DuelRules(d.dice, d.faces, d.wild))
     nodes = _mask_nodes(policy, tree.n_nodes)
@@ -207,6 +209,7 @@ def _dfs(i, mode, n, F, w, codes, code_node, loc, c_own, c_opp, p_own, p_opp, s_
 def exact_grade(policy: DuelPolicy, progress: bool = False) -> dict[str, Any]:
     """Exact value of the policy for seat 0 and both best responses against it (any size up to
     :data:`MAX_EXACT_BIDS` bids; seconds for 2 v 2 with 6 faces)."""
+    policy = as_window_policy(policy)  # a context tree: the same behaviour on a window
     d = policy.duel
     require(d.n_bids <= MAX_EXACT_BIDS,
             f"{d.dice[0]} v {d.dice[1]} with {d.faces} faces has {d.n_bids} bids; exact grading handles at most "

@@ -26,6 +26,7 @@ from numba import njit
 
 from dicelab.core.errors import require
 from dicelab.core.stats import wilson_interval
+from dicelab.liars.contexts import as_window_policy
 from dicelab.liars.duel import Duel, DuelPolicy, build_dag
 from dicelab.liars.grading import lookup_code, window_code
 from dicelab.liars.rules import Bid, LiarsRules, PlayerView
@@ -237,6 +238,7 @@ def lbr(policy: DuelPolicy, rounds: int = 4000, seed: int = 0) -> dict[str, Any]
     ``exploitability_lower`` = (LBR_0 + LBR_1) / 2, a lower bound on the exploitability (in
     expectation; ``..._ci`` gives its 95% half-width).
     """
+    policy = as_window_policy(policy)  # a context tree: the same behaviour on a window
     require(isinstance(rounds, int) and rounds >= 2, f"rounds must be at least 2, got {rounds}")
     d = policy.duel
     t0 = time.perf_counter()
@@ -267,6 +269,7 @@ def lbr(policy: DuelPolicy, rounds: int = 4000, seed: int = 0) -> dict[str, Any]
 
 def lbr_exact(policy: DuelPolicy) -> dict[str, float]:
     """LBR's exact expected payoff in both seats, walking the whole tree (small games: 2^N nodes x hands)."""
+    policy = as_window_policy(policy)  # a context tree: the same behaviour on a window
     d = policy.duel
     require(d.n_bids <= 14, "exact LBR walks every bid sequence; use at most 14 bids")
     n, F, dag = d.n_bids, d.faces, policy.dag
@@ -315,6 +318,7 @@ def lbr_exact(policy: DuelPolicy) -> dict[str, float]:
 def head_to_head(a: DuelPolicy, b: DuelPolicy, rounds: int = 10_000, seed: int = 0) -> dict[str, Any]:
     """``rounds`` rounds with A in seat 0 and as many with A in seat 1: A's win share, 95% Wilson interval."""
     require(a.duel == b.duel, "the two policies play different duels")
+    a, b = as_window_policy(a), as_window_policy(b)  # context trees: the same behaviour on windows
     require(isinstance(rounds, int) and rounds >= 1, f"rounds must be at least 1, got {rounds}")
     d = a.duel
     _, p0, c0 = d.hands(0)

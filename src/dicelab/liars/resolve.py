@@ -24,6 +24,7 @@ from numba import njit
 
 from dicelab.core.errors import require
 from dicelab.liars.cfr import Tree, build_tree, evaluate_profile
+from dicelab.liars.contexts import as_window_policy
 from dicelab.liars.duel import (
     SAMPLED_METHODS,
     Dag,
@@ -335,6 +336,7 @@ def resolve_profile(policy: DuelPolicy, iterations: int = 200, floor: float = 0.
     then pays for with the others).
     """
     require(constraints in ("response", "average"), f"constraints are 'response' or 'average', got {constraints!r}")
+    policy = as_window_policy(policy)  # a context tree: the same behaviour on a window
     from dicelab.liars.cfr import DuelRules
     from dicelab.liars.grading import _mask_nodes
 

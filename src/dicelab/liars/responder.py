@@ -40,6 +40,7 @@ import numpy as np
 from numba import njit
 
 from dicelab.core.errors import require
+from dicelab.liars.contexts import as_window_policy
 from dicelab.liars.duel import Dag, Duel, DuelPolicy, build_dag, dag_rows
 from dicelab.liars.grading import MAX_EXACT_BIDS, lookup_code, window_code
 
@@ -85,6 +86,7 @@ def default_window(policy: DuelPolicy, v_bytes: int = V_BYTES, work: float = PAS
     """The longest window (at least the policy's, at most the number of bids) whose stored values
     (opponent nodes x hands x hands, float32) stay under ``v_bytes`` and whose pass (rows x hands x
     hands) under ``work``."""
+    policy = as_window_policy(policy)  # a context tree: the same behaviour on a window
     d = policy.duel
     n = d.n_bids
     hh = comb(d.dice[0] + d.faces - 1, d.dice[0]) * comb(d.dice[1] + d.faces - 1, d.dice[1])
@@ -224,6 +226,7 @@ class Responder:
 def learn_response(policy: DuelPolicy, seat: int, window: int | None = None, passes: int = 8) -> Responder:
     """Policy iteration for the responder in ``seat`` on the window-``window`` abstraction (default:
     :func:`default_window`); at most ``passes`` improvement passes, then one pass storing the values."""
+    policy = as_window_policy(policy)  # a context tree: the same behaviour on a window
     require(seat in (0, 1), f"seat must be 0 or 1, got {seat}")
     require(isinstance(passes, int) and passes >= 0, f"passes must be a whole number >= 0, got {passes}")
     t0 = time.perf_counter()
@@ -498,6 +501,7 @@ def learned_br(policy: DuelPolicy, rounds: int = 20_000, seed: int = 0, window: 
     half-width ``..._ci``), ``exploitability_lower`` = (gain_0 + gain_1) / 2 with its half-width, and
     ``abstract0``, ``abstract1``: the exact payoffs of the abstract responders (step 1 alone).
     """
+    policy = as_window_policy(policy)  # a context tree: the same behaviour on a window
     require(isinstance(rounds, int) and rounds >= 2, f"rounds must be at least 2, got {rounds}")
     t0 = time.perf_counter()
     d = policy.duel
@@ -530,6 +534,7 @@ def learned_br(policy: DuelPolicy, rounds: int = 20_000, seed: int = 0, window: 
 def learned_br_exact(policy: DuelPolicy, window: int | None = None, passes: int = 8) -> dict[str, Any]:
     """The learned responder's exact payoff in both seats, walking the full public tree (at most
     :data:`~dicelab.liars.grading.MAX_EXACT_BIDS` bids: 2 v 2 with 6 faces takes about a minute)."""
+    policy = as_window_policy(policy)  # a context tree: the same behaviour on a window
     d = policy.duel
     require(d.n_bids <= MAX_EXACT_BIDS, f"exact evaluation walks every bid sequence; at most {MAX_EXACT_BIDS} bids")
     res: dict[str, Any] = {}
