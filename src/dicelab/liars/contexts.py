@@ -27,15 +27,17 @@ import time
 from typing import Any
 
 import numpy as np
+from numba import njit
 
 from dicelab.core.errors import require
 from dicelab.liars.duel import (
     Dag,
     Duel,
     DuelPolicy,
-    _iterate,
+    _call_value,
     build_dag,
     context_code,
+    context_of_code,
     default_method,
     train_duel,
 )
@@ -46,8 +48,6 @@ Key = tuple[int, tuple[int, ...]]
 def node_keys(dag: Dag) -> list[Key]:
     """``(parity, context)`` of every node of ``dag``: the last bids, a -1 first for a context longer
     than the window that starts at the round's start (one shorter than the window starts there too)."""
-    from dicelab.liars.duel import context_of_code
-
     n, w = dag.n, dag.window
     keys: list[Key] = [(0, ())] * dag.n_nodes
     base_top = 2 * (n + 1) ** w
@@ -62,8 +62,6 @@ def node_keys(dag: Dag) -> list[Key]:
 
 def contexts_of(dag: Dag) -> set[Key]:
     """The contexts longer than the window that ``dag`` was built with."""
-    from dicelab.liars.duel import context_of_code
-
     if dag.contexts is None:
         return set()
     return {context_of_code(int(c), dag.n, dag.window, dag.longest) for c in dag.contexts}
@@ -87,35 +85,95 @@ def candidates(dag: Dag, longest: int) -> set[Key]:
     return out
 
 
-def _copy_into(fine: Dag, fine_keys: list[Key], coarse: Dag, strategy: tuple[np.ndarray, np.ndarray],
-               parent_of: dict[Key, Key], coarse_index: dict[Key, int]) -> list[np.ndarray]:
-    """The coarse policy's rows copied to every node of the finer DAG (the same behaviour)."""
-    n = fine.n
-    out = [np.zeros((fine.rows[i], strategy[i].shape[1]), dtype=np.float64) for i in (0, 1)]
-    for m, key in enumerate(fine_keys):
-        v = coarse_index[parent_of.get(key, key)]
-        p = key[0]
-        k = n - 1 - int(fine.top[m]) + (1 if m != 0 else 0)
-        out[p][fine.loc[m]:fine.loc[m] + k] = strategy[p][coarse.loc[v]:coarse.loc[v] + k]
-    return out
+@njit(cache=True)
+def _regret_pass(i, n, F, top, mover, loc, sloc, child, c_own, c_opp, p_opp, cum_opp, samples, seed, s_own, s_opp,
+                 inst):
+    """Player i's counterfactual regrets ``inst[loc[m] + j, h]`` on a DAG whose node m plays the
+    strategy rows from ``sloc[m]`` (a coarser DAG's table), opponent hands enumerated with their
+    chances (``samples == 0``) or ``samples`` of them drawn."""
+    np.random.seed(seed)
+    N = top.shape[0]
+    H = c_own.shape[0]
+    ro = np.zeros(N)
+    U = np.zeros((N, H))
+    term = np.zeros(H)
+    n_g = p_opp.shape[0] if samples == 0 else samples
+    for kk in range(n_g):
+        if samples == 0:
+            g = kk
+            wg = p_opp[g]
+        else:
+            u = np.random.random()
+            g = 0
+            while g < cum_opp.shape[0] - 1 and cum_opp[g] <= u:
+                g += 1
+            wg = 1.0 / samples
+        if wg == 0.0:
+            continue
+        for m in range(N):
+            ro[m] = 0.0
+        ro[0] = 1.0
+        for m in range(N):
+            if ro[m] == 0.0:
+                continue
+            t = top[m]
+            for b in range(t + 1, n):
+                c = child[m, b]
+                if mover[m] == i:
+                    ro[c] += ro[m]
+                else:
+                    ro[c] += ro[m] * s_opp[sloc[m] + b - t - 1, g]
+        for m in range(N - 1, -1, -1):
+            if ro[m] == 0.0:
+                continue
+            t = top[m]
+            r0 = sloc[m]
+            k = n - 1 - t + (1 if t >= 0 else 0)
+            if t >= 0:
+                _call_value(i, mover[m], t // F + 1, t % F + 1, c_own, c_opp[g, t % F + 1], term)
+            if mover[m] == i:
+                for h in range(H):
+                    U[m, h] = s_own[r0 + k - 1, h] * term[h] if t >= 0 else 0.0
+                for b in range(t + 1, n):
+                    c = child[m, b]
+                    for h in range(H):
+                        U[m, h] += s_own[r0 + b - t - 1, h] * U[c, h]
+                w = wg * ro[m]
+                for j in range(k):
+                    row = loc[m] + j
+                    if t >= 0 and j == k - 1:
+                        for h in range(H):
+                            inst[row, h] += w * (term[h] - U[m, h])
+                    else:
+                        c = child[m, t + 1 + j]
+                        for h in range(H):
+                            inst[row, h] += w * (U[c, h] - U[m, h])
+            else:
+                pc = s_opp[r0 + k - 1, g] if t >= 0 else 0.0
+                for h in range(H):
+                    U[m, h] = pc * term[h]
+                for b in range(t + 1, n):
+                    p = s_opp[r0 + b - t - 1, g]
+                    if p == 0.0 or ro[child[m, b]] == 0.0:
+                        continue
+                    c = child[m, b]
+                    for h in range(H):
+                        U[m, h] += p * U[c, h]
 
 
-def regrets(duel: Duel, dag: Dag, strategy: list[np.ndarray]) -> list[np.ndarray]:
-    """Each seat's counterfactual regret of every action (rows of ``dag``, per own hand) against the
-    other seat's ``strategy``, every opponent hand enumerated with its chance."""
+def regrets(duel: Duel, dag: Dag, sloc: np.ndarray, strategy: tuple[np.ndarray, np.ndarray], samples: int = 0,
+            seed: int = 0) -> list[np.ndarray]:
+    """Each seat's counterfactual regret of every action at every node of ``dag`` (rows of ``dag``,
+    per own hand) when node m plays ``strategy`` rows from ``sloc[m]``, against the other seat
+    playing the same; opponent hands enumerated (``samples == 0``) or drawn."""
     hands = [duel.hands(i) for i in (0, 1)]
+    s = [np.ascontiguousarray(x, dtype=np.float64) for x in strategy]
     out = []
-    N = dag.n_nodes
-    leaf = np.full(N, -1, np.int64)
     for i in (0, 1):
         j = 1 - i
-        H = len(hands[i][1])
-        s_own = strategy[i].copy()  # _iterate regret-matches into it at the end
-        inst = np.zeros_like(s_own)
-        _iterate(i, dag.n, duel.faces, dag.top, dag.mover, dag.loc, dag.child, hands[i][2], hands[j][2],
-                 hands[j][1], np.cumsum(hands[j][1]), 0, np.zeros_like(s_own), np.zeros_like(s_own), s_own,
-                 strategy[j], inst, np.zeros(N), np.zeros((N, H)), np.zeros((N, H)), np.zeros(H), 0.0, 0.0, 0.0,
-                 np.zeros(H), leaf, np.zeros((1, 1, 1)))
+        inst = np.zeros((dag.rows[i], len(hands[i][1])))
+        _regret_pass(i, dag.n, duel.faces, dag.top, dag.mover, dag.loc, sloc, dag.child, hands[i][2], hands[j][2],
+                     hands[j][1], np.cumsum(hands[j][1]), samples, seed + i, s[i], s[j], inst)
         out.append(inst)
     return out
 
@@ -124,8 +182,9 @@ def _local_gain(r: np.ndarray) -> float:
     return float(r.max(axis=0).sum())
 
 
-def split_gains(policy: DuelPolicy, longest: int) -> dict[Key, float]:
-    """The candidates of :func:`candidates` with the gain of splitting each off its node, per row it adds."""
+def split_gains(policy: DuelPolicy, longest: int, samples: int = 0, seed: int = 0) -> dict[Key, float]:
+    """The candidates of :func:`candidates` with the gain of splitting each off its node, per row it
+    adds (the regrets with every opponent hand, or ``samples`` drawn ones)."""
     dag, duel = policy.dag, policy.duel
     cand = candidates(dag, longest)
     if not cand:
@@ -134,8 +193,8 @@ def split_gains(policy: DuelPolicy, longest: int) -> dict[Key, float]:
     fine_keys = node_keys(fine)
     parent_of = {c: (c[0], c[1][1:]) for c in cand}  # the oldest bid dropped: the node it falls in now
     coarse_index = {k: m for m, k in enumerate(node_keys(dag))}
-    s = [np.asarray(x, dtype=np.float64) for x in policy.strategy]
-    r = regrets(duel, fine, _copy_into(fine, fine_keys, dag, (s[0], s[1]), parent_of, coarse_index))
+    sloc = np.array([dag.loc[coarse_index[parent_of.get(k, k)]] for k in fine_keys], dtype=np.int64)
+    r = regrets(duel, fine, sloc, policy.strategy, samples, seed)
     total: dict[Key, np.ndarray] = {}
     part: dict[Key, np.ndarray] = {}
     for m, key in enumerate(fine_keys[1:], start=1):
@@ -150,28 +209,43 @@ def split_gains(policy: DuelPolicy, longest: int) -> dict[Key, float]:
 
 def train_contexts(duel: Duel, max_rows: int, window: int = 2, longest: int = 6, grow: float = 1.5,
                    iterations: int = 300, method: str | None = None, seed: int = 0, samples: int | None = None,
-                   progress: bool = False, say: Any = None) -> DuelPolicy:
+                   step_iterations: int | None = None, gain_samples: int = 0, progress: bool = False,
+                   say: Any = None) -> DuelPolicy:
     """Train on the window, then add the contexts worth most (:func:`split_gains`) until the tables
-    hold ``grow`` times the rows, train again, and repeat while another step stays within ``max_rows``."""
+    hold ``grow`` times the rows, train again, and repeat while another step stays within ``max_rows``.
+
+    ``step_iterations`` (default ``iterations``) trains the policies that only choose the next
+    contexts; the last one gets ``iterations``. ``gain_samples``: opponent hands drawn for the gains
+    (0: every hand)."""
     require(isinstance(max_rows, int) and max_rows > 0, f"the row budget must be a positive whole number, got {max_rows}")
     require(isinstance(grow, (int, float)) and grow > 1.0, f"grow must be above 1, got {grow}")
     require(isinstance(longest, int) and longest > window, f"the longest context must exceed the window ({window})")
+    step_iterations = iterations if step_iterations is None else step_iterations
+    require(isinstance(step_iterations, int) and 1 <= step_iterations <= iterations,
+            f"step iterations must be from 1 to the iterations ({iterations}), got {step_iterations}")
     method = default_method(duel) if method is None else method
     have: set[Key] = set()
     history = []
     t0 = time.perf_counter()
+
+    def fit(dag: Dag, its: int) -> DuelPolicy:
+        return train_duel(duel, iterations=its, seed=seed, window=window, method=method, samples=samples, dag=dag,
+                          progress=progress)
+
     while True:
         dag = build_dag(duel.n_bids, window, have, longest)
-        pol = train_duel(duel, iterations=iterations, seed=seed, window=window, method=method, samples=samples,
-                         dag=dag, progress=progress)
         rows = sum(dag.rows)
+        last = rows * grow > max_rows
+        pol = fit(dag, iterations if last else step_iterations)
         history.append({"rows": rows, "contexts": len(have), "seconds": round(time.perf_counter() - t0, 1)})
         if say is not None:
             say(f"{rows} rows, {len(have)} longer contexts")
-        if rows * grow > max_rows:
+        if last:
             break
-        gains = split_gains(pol, longest)
+        gains = split_gains(pol, longest, gain_samples, seed + len(history))
         if not gains:
+            if step_iterations < iterations:
+                pol = fit(dag, iterations)
             break
         target, added = rows * grow, rows
         for c in sorted(gains, key=lambda c: (-gains[c], context_code(c[0], c[1], dag.n, window))):
@@ -180,6 +254,7 @@ def train_contexts(duel: Duel, max_rows: int, window: int = 2, longest: int = 6,
             if added >= target:
                 break
     pol.meta.update({"contexts": {"window": window, "longest": longest, "grow": grow, "max_rows": max_rows,
+                                  "step_iterations": step_iterations, "gain_samples": gain_samples,
                                   "steps": history}, "seconds": time.perf_counter() - t0})
     return pol
 
