@@ -458,6 +458,12 @@ class DuelPolicy:
     def window(self) -> int:
         return self.dag.window
 
+    @property
+    def memory_label(self) -> str:
+        """What the policy remembers, for a details line: ``window 3`` or ``2 to 4 bids (a context tree)``."""
+        d = self.dag
+        return f"window {d.window}" if d.contexts is None else f"{d.window} to {d.longest} bids (a context tree)"
+
     # -- the function API (web lab, bots) -----------------------------------------------------------
     def _locate(self, seat: int, hand: tuple[int, ...] | list[int], history: list[Bid] | tuple[Bid, ...]
                 ) -> tuple[int, int, int]:

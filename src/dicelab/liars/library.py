@@ -56,6 +56,14 @@ WIDE_WINDOW, WIDE_BIDS, WIDE_CELLS = 5, (21, 24), 8_500_000  # 2 v 2, 6 faces, w
 # wins 51.0% (50.5-51.5) of rounds against the window-2 policy; nothing wild 0.077 against 0.118
 # (issue 26; BENCHMARKS.md)
 MIN_ABSTRACT_WINDOW = 3
+# ... but where that third bid had to be forced (3 v 3 with 6 faces), the memory grows where it pays
+# instead (a context tree, :mod:`dicelab.liars.contexts`): the window-2 policy plus the longer contexts
+# a local best response gains most from, up to 4 bids, within a third more rows than the window-3
+# table. At 3 v 3 with 6 faces, ones wild, a tree of 174,063 rows (longest 4) is exploitable by at
+# least 0.045 +- 0.010 (learned responder, 5 bids) where window 3 (133,422 rows) gives 0.112 and
+# window 4 (887,406 rows) 0.033 (issue 26; BENCHMARKS.md)
+TREE = {"tree_longest": 4, "tree_grow": 1.5, "tree_step_iterations": 100}
+TREE_ROWS = 4 / 3  # of the window-3 table's rows
 NS_PER_UNIT = 2.5  # measured: about 2.5 ns per (row x own hand x opponent hand) per iteration
 QUICK_WORK = 2e9  # about 5 s: below it a size is trained on demand
 # every size a 5-dice duel table meets, float16, takes 192 MiB at 6 faces (187 before 3 v 3 took a
@@ -82,23 +90,38 @@ def _recipe(duel: Duel) -> tuple[tuple[str, Any], ...]:
             window = min(default_window(duel, WIDE_CELLS), WIDE_WINDOW)
         else:
             window = min(window, MAX_WINDOW)
+    tree: dict[str, int | float] = {}
     if method == "abstract" and window < MIN_ABSTRACT_WINDOW:
-        window = max(window, min(default_window(duel, WIDE_CELLS), MIN_ABSTRACT_WINDOW))
+        wide = max(window, min(default_window(duel, WIDE_CELLS), MIN_ABSTRACT_WINDOW))
+        if wide > window and wide < TREE["tree_longest"]:
+            tree = {"tree_rows": int(dag_rows(duel.n_bids, wide) * TREE_ROWS), **TREE}  # window: the tree's base
+        else:
+            window = wide
     return tuple({"dice": list(duel.dice), "faces": duel.faces, "wild": duel.wild, "method": method,
                   "window": window, "iterations": ITERATIONS, "seed": 0, "samples": samples,
-                  "recipe": RECIPE_VERSION}.items())
+                  "recipe": RECIPE_VERSION, **tree}.items())
 
 
-def _work(duel: Duel, window: int, samples: int) -> float:
+def _work(duel: Duel, window: int, samples: int, rows: int = 0) -> float:
+    """Iterations x rows x own hands x opponent hands (or samples). A context tree of ``rows`` rows
+    trains its last step at full length and the earlier ones (a geometric series of smaller tables,
+    ``rows / (grow - 1)`` rows in all) at :data:`TREE`'s step iterations, plus one regret pass a
+    step on a table about ten times the step's (counted as ten iterations)."""
     h = [comb(d + duel.faces - 1, d) for d in duel.dice]
     opp = [samples or h[1], samples or h[0]]
-    return float(ITERATIONS * dag_rows(duel.n_bids, window) / 2 * (h[0] * opp[0] + h[1] * opp[1]))
+    one = (h[0] * opp[0] + h[1] * opp[1]) / 2
+    if not rows:
+        return float(ITERATIONS * dag_rows(duel.n_bids, window) * one)
+    g = float(TREE["tree_grow"])
+    steps = rows / (g - 1.0) * TREE["tree_step_iterations"]  # the rows of the steps before the last
+    return float((ITERATIONS * rows + steps + 10.0 * rows / (g - 1.0)) * one)
 
 
 @lru_cache(maxsize=1024)
 def table_bytes(duel: Duel) -> int:
     """Bytes of the policy's two strategy tables in memory (float16; without building the DAG)."""
-    rows = dag_rows(duel.n_bids, recipe(duel)["window"])  # both seats' rows together, about half each
+    r = recipe(duel)
+    rows = r.get("tree_rows") or dag_rows(duel.n_bids, r["window"])  # both seats' rows together, about half each
     return int(rows / 2 * sum(comb(d + duel.faces - 1, d) for d in duel.dice) * 2)
 
 
@@ -113,7 +136,7 @@ def _compact(p: DuelPolicy) -> DuelPolicy:
 def work(duel: Duel) -> float:
     """Estimated work of the recipe: iterations x rows x own hands x opponent hands (or samples)."""
     r = recipe(duel)
-    return _work(duel, r["window"], r["samples"])
+    return _work(duel, r["window"], r["samples"], r.get("tree_rows", 0))
 
 
 def estimated_seconds(duel: Duel) -> float:
@@ -171,7 +194,9 @@ def _to_arrays(p: DuelPolicy) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
 def _from_arrays(duel: Duel) -> Callable[[dict[str, np.ndarray], dict[str, Any]], DuelPolicy]:
     def build(arrays: dict[str, np.ndarray], meta: dict[str, Any]) -> DuelPolicy:
         p = DuelPolicy.from_arrays(arrays, meta)
-        require(p.duel == duel and p.window == recipe(duel)["window"], "the entry holds another duel's policy")
+        r = recipe(duel)
+        require(p.duel == duel and p.window == r["window"] and p.dag.longest <= r.get("tree_longest", 0)
+                and sum(p.dag.rows) <= r.get("tree_rows", sum(p.dag.rows)), "the entry holds another duel's policy")
         return p
 
     return build
@@ -179,6 +204,14 @@ def _from_arrays(duel: Duel) -> Callable[[dict[str, np.ndarray], dict[str, Any]]
 
 def _train(duel: Duel, progress: bool = False, checkpoint: bool = False) -> DuelPolicy:
     r = recipe(duel)
+    if r.get("tree_rows"):  # a context tree trains in steps from scratch: no checkpoint
+        from dicelab.liars.contexts import train_contexts
+
+        pol = train_contexts(duel, max_rows=int(r["tree_rows"]), window=r["window"], longest=int(r["tree_longest"]),
+                             grow=float(r["tree_grow"]), iterations=r["iterations"], method=r["method"],
+                             seed=r["seed"], samples=r["samples"] or None,
+                             step_iterations=int(r["tree_step_iterations"]), progress=progress)
+        return _compact32(pol)
     resume, cb, every = None, None, 0
     if checkpoint:
         part = _checkpoint_path(duel)
@@ -198,6 +231,10 @@ def _train(duel: Duel, progress: bool = False, checkpoint: bool = False) -> Duel
     pol = train_duel(duel, iterations=r["iterations"] - done, seed=r["seed"], window=r["window"],
                      method=r["method"], resume=resume, progress=progress, callback=cb, check_every=every,
                      samples=r["samples"] or None)
+    return _compact32(pol)
+
+
+def _compact32(pol: DuelPolicy) -> DuelPolicy:
     pol.strategy = (pol.strategy[0].astype(np.float32), pol.strategy[1].astype(np.float32))
     pol.state = None
     return pol
@@ -348,7 +385,7 @@ def train_all(max_dice: int, faces: int, wild: str, progress: bool = False, back
                           backend.get("workers"), backend.get("store"), progress)
         for d, res in zip(todo, results, strict=True):
             meta = json.loads(res["meta"])
-            arrays = {k: np.asarray(res[k]) for k in ("s0", "s1")}
+            arrays = {k: np.asarray(res[k]) for k in ("s0", "s1", "contexts") if k in res}
             p = DuelPolicy.from_arrays(arrays, meta)
             _through_cache(d, lambda p=p: p)
             rows.append({"dice": list(d.dice), **_row(d), "seconds": float(res["seconds"]), "cached": False})
@@ -369,6 +406,7 @@ def train_all(max_dice: int, faces: int, wild: str, progress: bool = False, back
 def _row(d: Duel) -> dict[str, Any]:
     r = recipe(d)
     return {"method": r["method"], "window": r["window"], "iterations": r["iterations"],
+            **({"tree_rows": r["tree_rows"], "tree_longest": r["tree_longest"]} if r.get("tree_rows") else {}),
             "quick": quick(d), "estimated_seconds": round(estimated_seconds(d), 1)}
 
 

@@ -419,7 +419,7 @@ def duel_coach(view: PlayerView) -> dict[str, Any] | None:
             "current_bid_holds": None if view.current_bid is None else view.prob_bid_holds(),
             "equal": [_action(b) for b in equal] if len(equal) > 1 else [],
             "duel": {"dice": list(d.dice), "faces": d.faces, "wild": d.wild, "seat": duel_seat,
-                     "window": pol.window},
+                     "window": pol.window, "memory": pol.dag.memory},
             "method": "exact under the duel policy for both seats; the opponent's hand weighed by its bids"
                       if a["posterior"] == "bids" else
                       "exact under the duel policy for both seats; the opponent's bids are ones the policy never "

@@ -139,7 +139,7 @@ class LiarsPuzzles:
             moves=moves, thumbs=thumbs,
             why=lambda best, second, wrong: why(hand, hidden, current, a, best, second, wrong),
             details=(f"duel {d.dice[0]} v {d.dice[1]} dice, {d.faces} faces, wild {d.wild}, seat {seat}; the "
-                     f"near-equilibrium duel policy (window {pol.window}) plays {best_label(top)} with probability "
+                     f"near-equilibrium duel policy ({pol.memory_label}) plays {best_label(top)} with probability "
                      f"{a['policy'][top]:.3f}; values: both seats follow the policy afterwards, the opponent's hand "
                      f"weighed by its bids ({a['posterior']})"))
 
