@@ -34,7 +34,8 @@ from dicelab.liars.duel import (
     Dag,
     Duel,
     DuelPolicy,
-    _call_value,
+    _hand_pass,
+    _opponent_hand,
     build_dag,
     context_code,
     context_of_code,
@@ -90,75 +91,21 @@ def _regret_pass(i, n, F, top, mover, loc, sloc, child, c_own, c_opp, p_opp, cum
                  inst):
     """Player i's counterfactual regrets ``inst[loc[m] + j, h]`` on a DAG whose node m plays the
     strategy rows from ``sloc[m]`` (a coarser DAG's table), opponent hands enumerated with their
-    chances (``samples == 0``) or ``samples`` of them drawn."""
+    chances (``samples == 0``) or ``samples`` of them drawn: the training pass without its update."""
     np.random.seed(seed)
     N = top.shape[0]
     H = c_own.shape[0]
     ro = np.zeros(N)
     U = np.zeros((N, H))
     term = np.zeros(H)
+    leaf = np.full(N, -1, np.int64)
+    leaf_v = np.zeros((1, 1, 1))
     n_g = p_opp.shape[0] if samples == 0 else samples
     for kk in range(n_g):
-        if samples == 0:
-            g = kk
-            wg = p_opp[g]
-        else:
-            u = np.random.random()
-            g = 0
-            while g < cum_opp.shape[0] - 1 and cum_opp[g] <= u:
-                g += 1
-            wg = 1.0 / samples
-        if wg == 0.0:
-            continue
-        for m in range(N):
-            ro[m] = 0.0
-        ro[0] = 1.0
-        for m in range(N):
-            if ro[m] == 0.0:
-                continue
-            t = top[m]
-            for b in range(t + 1, n):
-                c = child[m, b]
-                if mover[m] == i:
-                    ro[c] += ro[m]
-                else:
-                    ro[c] += ro[m] * s_opp[sloc[m] + b - t - 1, g]
-        for m in range(N - 1, -1, -1):
-            if ro[m] == 0.0:
-                continue
-            t = top[m]
-            r0 = sloc[m]
-            k = n - 1 - t + (1 if t >= 0 else 0)
-            if t >= 0:
-                _call_value(i, mover[m], t // F + 1, t % F + 1, c_own, c_opp[g, t % F + 1], term)
-            if mover[m] == i:
-                for h in range(H):
-                    U[m, h] = s_own[r0 + k - 1, h] * term[h] if t >= 0 else 0.0
-                for b in range(t + 1, n):
-                    c = child[m, b]
-                    for h in range(H):
-                        U[m, h] += s_own[r0 + b - t - 1, h] * U[c, h]
-                w = wg * ro[m]
-                for j in range(k):
-                    row = loc[m] + j
-                    if t >= 0 and j == k - 1:
-                        for h in range(H):
-                            inst[row, h] += w * (term[h] - U[m, h])
-                    else:
-                        c = child[m, t + 1 + j]
-                        for h in range(H):
-                            inst[row, h] += w * (U[c, h] - U[m, h])
-            else:
-                pc = s_opp[r0 + k - 1, g] if t >= 0 else 0.0
-                for h in range(H):
-                    U[m, h] = pc * term[h]
-                for b in range(t + 1, n):
-                    p = s_opp[r0 + b - t - 1, g]
-                    if p == 0.0 or ro[child[m, b]] == 0.0:
-                        continue
-                    c = child[m, b]
-                    for h in range(H):
-                        U[m, h] += p * U[c, h]
+        g, wg = _opponent_hand(kk, samples, p_opp, cum_opp)
+        if wg != 0.0:
+            _hand_pass(i, n, F, top, mover, loc, sloc, child, c_own, c_opp, g, wg, s_own, s_opp, inst, ro, U, term,
+                       leaf, leaf_v)
 
 
 def regrets(duel: Duel, dag: Dag, sloc: np.ndarray, strategy: tuple[np.ndarray, np.ndarray], samples: int = 0,

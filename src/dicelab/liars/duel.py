@@ -251,6 +251,91 @@ def _regret_match_rows(reg, s, r0, k):
 
 
 @njit(cache=True)
+def _opponent_hand(kk, samples, p_opp, cum_opp):
+    """The kk-th opponent hand and its weight: every hand in turn with its chance (``samples == 0``),
+    else one drawn from ``cum_opp`` with weight ``1 / samples``."""
+    if samples == 0:
+        return kk, p_opp[kk]
+    u = np.random.random()
+    g = 0
+    while g < cum_opp.shape[0] - 1 and cum_opp[g] <= u:
+        g += 1
+    return g, 1.0 / samples
+
+
+@njit(cache=True)
+def _hand_pass(i, n, F, top, mover, loc, sloc, child, c_own, c_opp, g, wg, s_own, s_opp, inst, ro, U, term, leaf,
+               leaf_v):
+    """For one opponent hand g of weight wg: its reach at every node (summed over paths), player i's
+    values ``U`` below every reached node, and at i's nodes the regrets ``wg * reach * (Q - V)`` added
+    to ``inst`` rows ``loc[m] + j``. Node m plays strategy rows from ``sloc[m]`` (``loc`` itself in
+    training; a coarser DAG's rows when a finer DAG replays a policy). Frontier nodes
+    (``leaf[m] >= 0``) take ``leaf_v[leaf[m], h, g]``."""
+    N = top.shape[0]
+    H = c_own.shape[0]
+    # forward: the opponent's reach with hand g, summed over the paths into each node
+    for m in range(N):
+        ro[m] = 0.0
+    ro[0] = 1.0
+    for m in range(N):
+        if ro[m] == 0.0 or leaf[m] >= 0:
+            continue
+        t = top[m]
+        r0 = sloc[m]
+        own = mover[m] == i
+        for b in range(t + 1, n):
+            c = child[m, b]
+            if own:
+                ro[c] += ro[m]
+            else:
+                ro[c] += ro[m] * s_opp[r0 + b - t - 1, g]
+    # backward: values for every own hand, regrets at own nodes
+    for m in range(N - 1, -1, -1):
+        if ro[m] == 0.0:
+            continue  # nothing here or below is reached: no regret, and no parent reads U[m]
+        if leaf[m] >= 0:
+            for h in range(H):
+                U[m, h] = leaf_v[leaf[m], h, g]
+            continue
+        t = top[m]
+        r0 = sloc[m]
+        k = n - 1 - t + (1 if t >= 0 else 0)
+        if t >= 0:
+            _call_value(i, mover[m], t // F + 1, t % F + 1, c_own, c_opp[g, t % F + 1], term)
+        if mover[m] == i:
+            for h in range(H):
+                U[m, h] = s_own[r0 + k - 1, h] * term[h] if t >= 0 else 0.0
+            for b in range(t + 1, n):
+                c = child[m, b]
+                row = r0 + b - t - 1
+                for h in range(H):
+                    U[m, h] += s_own[row, h] * U[c, h]
+            w = wg * ro[m]
+            for j in range(k):
+                row = loc[m] + j
+                if t >= 0 and j == k - 1:
+                    for h in range(H):
+                        inst[row, h] += w * (term[h] - U[m, h])
+                else:
+                    c = child[m, t + 1 + j]
+                    for h in range(H):
+                        inst[row, h] += w * (U[c, h] - U[m, h])
+        else:
+            pc = s_opp[r0 + k - 1, g] if t >= 0 else 0.0
+            for h in range(H):
+                U[m, h] = pc * term[h]
+            for b in range(t + 1, n):
+                p = s_opp[r0 + b - t - 1, g]
+                if p == 0.0:
+                    continue
+                c = child[m, b]
+                if ro[c] == 0.0:
+                    continue
+                for h in range(H):
+                    U[m, h] += p * U[c, h]
+
+
+@njit(cache=True)
 def _iterate(i, n, F, top, mover, loc, child, c_own, c_opp, p_opp, cum_opp, samples, reg, avg, s_own, s_opp,
              inst, ro, rs, U, term, weight, pos_d, neg_d, root_v, leaf, leaf_v):
     """One update of player i: the opponent's hands all enumerated (``samples == 0``, weighted by their
@@ -288,77 +373,11 @@ def _iterate(i, n, F, top, mover, loc, child, c_own, c_opp, p_opp, cum_opp, samp
         root_v[h] = 0.0  # the value at node 0 of every own hand, weighted by the opponent's hands
     n_g = p_opp.shape[0] if samples == 0 else samples
     for kk in range(n_g):
-        if samples == 0:
-            g = kk
-            wg = p_opp[g]
-        else:
-            u = np.random.random()
-            g = 0
-            while g < cum_opp.shape[0] - 1 and cum_opp[g] <= u:
-                g += 1
-            wg = 1.0 / samples
+        g, wg = _opponent_hand(kk, samples, p_opp, cum_opp)
         if wg == 0.0:
             continue
-        # forward: the opponent's reach with hand g, summed over the paths into each node
-        for m in range(N):
-            ro[m] = 0.0
-        ro[0] = 1.0
-        for m in range(N):
-            if ro[m] == 0.0 or leaf[m] >= 0:
-                continue
-            t = top[m]
-            r0 = loc[m]
-            own = mover[m] == i
-            for b in range(t + 1, n):
-                c = child[m, b]
-                if own:
-                    ro[c] += ro[m]
-                else:
-                    ro[c] += ro[m] * s_opp[r0 + b - t - 1, g]
-        # backward: values for every own hand, regrets at own nodes
-        for m in range(N - 1, -1, -1):
-            if ro[m] == 0.0:
-                continue  # nothing here or below is reached: no regret, and no parent reads U[m]
-            if leaf[m] >= 0:
-                for h in range(H):
-                    U[m, h] = leaf_v[leaf[m], h, g]
-                continue
-            t = top[m]
-            r0 = loc[m]
-            k = n - 1 - t + (1 if t >= 0 else 0)
-            if t >= 0:
-                _call_value(i, mover[m], t // F + 1, t % F + 1, c_own, c_opp[g, t % F + 1], term)
-            if mover[m] == i:
-                for h in range(H):
-                    U[m, h] = s_own[r0 + k - 1, h] * term[h] if t >= 0 else 0.0
-                for b in range(t + 1, n):
-                    c = child[m, b]
-                    row = r0 + b - t - 1
-                    for h in range(H):
-                        U[m, h] += s_own[row, h] * U[c, h]
-                w = wg * ro[m]
-                for j in range(k):
-                    row = r0 + j
-                    if t >= 0 and j == k - 1:
-                        for h in range(H):
-                            inst[row, h] += w * (term[h] - U[m, h])
-                    else:
-                        c = child[m, t + 1 + j]
-                        for h in range(H):
-                            inst[row, h] += w * (U[c, h] - U[m, h])
-            else:
-                pc = s_opp[r0 + k - 1, g] if t >= 0 else 0.0
-                for h in range(H):
-                    U[m, h] = pc * term[h]
-                for b in range(t + 1, n):
-                    p = s_opp[r0 + b - t - 1, g]
-                    if p == 0.0:
-                        continue
-                    c = child[m, b]
-                    if ro[c] == 0.0:
-                        continue
-                    for h in range(H):
-                        U[m, h] += p * U[c, h]
+        _hand_pass(i, n, F, top, mover, loc, loc, child, c_own, c_opp, g, wg, s_own, s_opp, inst, ro, U, term, leaf,
+                   leaf_v)
         for h in range(H):
             root_v[h] += wg * U[0, h]
     # discount, add, average, regret matching
