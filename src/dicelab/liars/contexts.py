@@ -164,7 +164,8 @@ def train_contexts(duel: Duel, max_rows: int, window: int = 2, longest: int = 6,
     ``step_iterations`` (default ``iterations``) trains the policies that only choose the next
     contexts; the last one gets ``iterations``. ``gain_samples``: opponent hands drawn for the gains
     (0: every hand)."""
-    require(isinstance(max_rows, int) and max_rows > 0, f"the row budget must be a positive whole number, got {max_rows}")
+    require(isinstance(max_rows, int) and max_rows > 0,
+            f"the row budget must be a positive whole number, got {max_rows}")
     require(isinstance(grow, (int, float)) and grow > 1.0, f"grow must be above 1, got {grow}")
     require(isinstance(longest, int) and longest > window, f"the longest context must exceed the window ({window})")
     step_iterations = iterations if step_iterations is None else step_iterations

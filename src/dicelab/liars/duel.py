@@ -563,8 +563,8 @@ class DuelPolicy:
         if "reg0" in arrays:
             state = {f"{a}{i}": expect_array(arrays, f"{a}{i}", (dag.rows[i], H[i]), np.float64)
                      for a in ("reg", "avg") for i in (0, 1)}
-        keep = {k: v for k, v in meta.items() if k not in ("duel", "window", "longest", "kind", "dicelab_version", "sha256",
-                                                           "arrays", "meta_sha256", "cache_params")}
+        keep = {k: v for k, v in meta.items() if k not in ("duel", "window", "longest", "kind", "dicelab_version",
+                                                           "sha256", "arrays", "meta_sha256", "cache_params")}
         return cls(duel, dag, (s[0], s[1]), keep, state)
 
     @classmethod
