@@ -68,13 +68,14 @@ def contexts_of(dag: Dag) -> set[Key]:
     return {context_of_code(int(c), dag.n, dag.window, dag.longest) for c in dag.contexts}
 
 
-def candidates(dag: Dag, longest: int) -> set[Key]:
+def candidates(dag: Dag, longest: int, keys: list[Key] | None = None) -> set[Key]:
     """Every context one bid longer than a node of ``dag`` (at most ``longest``) that keeps the set
-    closed: its newest bid dropped must be a context already (or the window)."""
+    closed: its newest bid dropped must be a context already (or the window). ``keys``: the nodes'
+    :func:`node_keys`, when the caller has them."""
     have = contexts_of(dag)
     w = dag.window
     out: set[Key] = set()
-    for p, ctx in node_keys(dag)[1:]:
+    for p, ctx in (node_keys(dag) if keys is None else keys)[1:]:
         if len(ctx) < w or len(ctx) >= longest or ctx[0] == -1:
             continue  # the whole history already, or as long as allowed
         for x in [-1, *range(ctx[0])]:
@@ -133,13 +134,14 @@ def split_gains(policy: DuelPolicy, longest: int, samples: int = 0, seed: int = 
     """The candidates of :func:`candidates` with the gain of splitting each off its node, per row it
     adds (the regrets with every opponent hand, or ``samples`` drawn ones)."""
     dag, duel = policy.dag, policy.duel
-    cand = candidates(dag, longest)
+    coarse_keys = node_keys(dag)
+    cand = candidates(dag, longest, coarse_keys)
     if not cand:
         return {}
     fine = build_dag(dag.n, dag.window, contexts_of(dag) | cand, longest)
     fine_keys = node_keys(fine)
     parent_of = {c: (c[0], c[1][1:]) for c in cand}  # the oldest bid dropped: the node it falls in now
-    coarse_index = {k: m for m, k in enumerate(node_keys(dag))}
+    coarse_index = {k: m for m, k in enumerate(coarse_keys)}
     sloc = np.array([dag.loc[coarse_index[parent_of.get(k, k)]] for k in fine_keys], dtype=np.int64)
     r = regrets(duel, fine, sloc, policy.strategy, samples, seed)
     total: dict[Key, np.ndarray] = {}

@@ -59,9 +59,9 @@ MIN_ABSTRACT_WINDOW = 3
 # ... but where that third bid had to be forced (3 v 3 with 6 faces), the memory grows where it pays
 # instead (a context tree, :mod:`dicelab.liars.contexts`): the window-2 policy plus the longer contexts
 # a local best response gains most from, up to 4 bids, within a third more rows than the window-3
-# table. At 3 v 3 with 6 faces, ones wild, a tree of 174,063 rows (longest 4) is exploitable by at
-# least 0.045 +- 0.010 (learned responder, 5 bids) where window 3 (133,422 rows) gives 0.112 and
-# window 4 (887,406 rows) 0.033 (issue 26; BENCHMARKS.md)
+# table. At 3 v 3 with 6 faces, ones wild, this recipe's tree (126,750 rows, 805 s of CPU) is
+# exploitable by at least 0.044 +- 0.010 (learned responder, 5 bids) where window 3 (133,422 rows)
+# gives 0.112 and window 4 (887,406 rows) 0.033 (issue 26; BENCHMARKS.md)
 TREE = {"tree_longest": 4, "tree_grow": 1.5, "tree_step_iterations": 100}
 TREE_ROWS = 4 / 3  # of the window-3 table's rows
 NS_PER_UNIT = 2.5  # measured: about 2.5 ns per (row x own hand x opponent hand) per iteration
