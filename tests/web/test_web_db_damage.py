@@ -294,3 +294,27 @@ def test_proc_version_is_one_true_line(tmp_path: Path) -> None:
     lines = res.stderr.strip().splitlines()
     assert res.returncode == 2 and len(lines) == 1, res.stderr
     assert "empty" not in lines[0] and ("not a database" in lines[0] or "unable to open" in lines[0]), lines
+
+
+def test_the_background_check_sees_damage_behind_a_warm_connection(tmp_path: Path) -> None:
+    # CI found it: the check ran on a pooled connection that had every page cached from a sound
+    # round; the random bytes came after, a request wrote through that same connection, and every
+    # later check read the cached sound pages and said ok (the test above timed out at 30 s).
+    from dicelab.web.db import sqlite_damage
+
+    path = tmp_path / "live.sqlite"
+    app = create_app(f"sqlite:///{path}", warm=False, check_every=3600)
+    with TestClient(app) as c:
+        play_games(c, 3)
+        checkpoint(path)
+        assert sqlite_damage(app.state.engine) is None  # the control: sound, and now in a warm cache
+        random_bytes_in_data_pages(path)
+        c.post("/api/games", json={"goal": 20, "opponent": "hold:10"})
+        with sqlite3.connect(path) as con:  # the reference: a connection of the test's own
+            try:
+                said = con.execute("PRAGMA quick_check").fetchone()[0]
+            except sqlite3.DatabaseError as exc:  # "database disk image is malformed"
+                said = str(exc)
+        assert said != "ok"
+        detail = sqlite_damage(app.state.engine)
+        assert detail is not None and "damaged" in detail and "\n" not in detail, detail

@@ -87,6 +87,7 @@ from sqlalchemy import (
 from sqlalchemy.engine import URL, Engine, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, InterfaceError, OperationalError
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, sessionmaker
+from sqlalchemy.pool import NullPool
 
 from dicelab.core import env
 from dicelab.core.errors import DicelabError
@@ -440,17 +441,32 @@ def full_of(exc: BaseException, engine: Engine | None = None) -> str | None:
     return f"the disk under the database is full{room}; free some space, then try again"
 
 
+def _unpooled(engine: Engine) -> Engine:
+    """An engine on the same SQLite file whose connections are new each time (no pool).
+
+    A pooled connection keeps the pages it has read in its own cache, and bytes changed in the file
+    behind SQLite's back do not tell it to drop them: a check on such a connection reads the sound
+    copies and says ok (found by CI: damage written after the check had cached every page went
+    unseen for good). A new connection starts with an empty cache and reads every page from disk."""
+    fresh = create_engine(engine.url, poolclass=NullPool, connect_args={"check_same_thread": False, "timeout": 30})
+    event.listen(fresh, "connect", lambda dbapi_conn, _record: no_checkpoint_on_close(dbapi_conn))
+    return fresh
+
+
 def sqlite_damage(engine: Engine) -> str | None:
     """``PRAGMA quick_check`` on the SQLite file of ``engine``: a one-line description of the damage
     it finds (or of an error that says the file is damaged), None when the file is sound, when the
     check cannot tell (a full disk, a busy file) and for other databases."""
     if _sqlite_path(engine) is None:
         return None
+    fresh = _unpooled(engine)
     try:
-        with engine.connect() as conn:
+        with fresh.connect() as conn:
             rows = [str(r[0]) for r in conn.exec_driver_sql("PRAGMA quick_check").fetchall()]
     except DB_ERRORS as exc:
         return None if full_of(exc, engine) is not None else damage_of(exc)
+    finally:
+        fresh.dispose()
     if rows == ["ok"]:
         return None
     first = rows[0].splitlines()[0] if rows else "no answer"
