@@ -182,3 +182,66 @@ def test_the_regret_pass_is_the_training_kernels():
                  np.zeros((1, 1, 1)))
         assert np.abs(mine[i] - inst).max() < 1e-12
         assert np.abs(inst).max() > 1e-3
+
+
+# ------------------------------------------------------------------------------------------------
+# the graders read a tree on its own nodes (no window copy as long as its longest context)
+
+
+def _tree(duel: Duel, window: int, longest: int, seed: int, iterations: int = 40) -> DuelPolicy:
+    have = _grown(duel.n_bids, window, longest, 3, seed)
+    dag = build_dag(duel.n_bids, window, have, longest)
+    return train_duel(duel, iterations=iterations, method="abstract", window=window, dag=dag)
+
+
+def test_lbr_and_head_to_head_walk_a_tree_as_its_window_copy_plays():
+    # the window copy is a different table on a different DAG with the same behaviour: exact LBR,
+    # sampled LBR and head-to-head rounds (same seed, same draws) must agree with it
+    from dicelab.liars.lbr import head_to_head, lbr, lbr_exact
+
+    duel = Duel((2, 1), 4, "none")  # 12 bids: exact LBR walks every sequence
+    tree = _tree(duel, 1, 4, 5)
+    wide = as_window_policy(tree)
+    a, b = lbr_exact(tree), lbr_exact(wide)
+    assert a["lbr0"] == pytest.approx(b["lbr0"], abs=1e-6) and a["lbr1"] == pytest.approx(b["lbr1"], abs=1e-6)
+    assert lbr(tree, rounds=3000, seed=3)["exploitability_lower"] == pytest.approx(
+        lbr(wide, rounds=3000, seed=3)["exploitability_lower"], abs=1e-12)
+    other = train_duel(duel, iterations=10, window=1)
+    x, y = head_to_head(tree, other, rounds=3000, seed=4), head_to_head(wide, other, rounds=3000, seed=4)
+    assert (x["wins_seat0"], x["wins_seat1"]) == (y["wins_seat0"], y["wins_seat1"])
+
+
+def test_the_refined_tree_falls_in_the_policys_nodes():
+    from dicelab.liars.responder import policy_nodes, refined_dag
+
+    n = 9
+    have = _grown(n, 2, 4, 3, 7)
+    tree = build_dag(n, 2, have, 4)
+    for extra in (1, 2):
+        fine = refined_dag(tree, extra)
+        assert fine.memory == 4 + extra and fine.n_nodes > tree.n_nodes
+        pm = policy_nodes(fine, tree)
+        for h in _histories(n):  # every history: its fine node falls in its tree node
+            p = len(h) % 2
+            assert pm[fine.node_of(p, h)] == tree.node_of(p, h)
+    with pytest.raises(DicelabError) as e:  # a window shorter than the tree's contexts does not refine it
+        policy_nodes(build_dag(n, 3), tree)
+    assert "refine" in str(e.value) and "\n" not in str(e.value)
+
+
+def test_the_learned_responder_grades_a_tree_exactly_with_perfect_recall():
+    # refined until it remembers the whole round, policy iteration is the exact best response
+    # (exact_grade, a depth-first walk of every sequence); shorter, a lower bound the rollout keeps
+    from dicelab.liars.responder import learned_br_exact
+
+    duel = Duel((2, 1), 3, "ones")  # 9 bids
+    tree = _tree(duel, 1, 3, 2, iterations=20)
+    g = exact_grade(tree)
+    full = learned_br_exact(tree, window=duel.n_bids)
+    for i in (0, 1):  # the grader reads the float32 window copy: equal to rounding (measured 3e-9)
+        assert full[f"abstract{i}"] == pytest.approx(g[f"br{i}"], abs=1e-7)
+        assert full[f"gain{i}"] == pytest.approx(g[f"br{i}"], abs=1e-7)
+    part = learned_br_exact(tree, window=2)
+    for i in (0, 1):
+        assert part[f"gain{i}"] <= g[f"br{i}"] + 1e-12
+        assert part[f"gain{i}"] >= part[f"abstract{i}"] - 1e-12

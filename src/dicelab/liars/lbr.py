@@ -26,9 +26,7 @@ from numba import njit
 
 from dicelab.core.errors import require
 from dicelab.core.stats import wilson_interval
-from dicelab.liars.contexts import as_window_policy
 from dicelab.liars.duel import Duel, DuelPolicy, build_dag
-from dicelab.liars.grading import lookup_code, window_code
 from dicelab.liars.rules import Bid, LiarsRules, PlayerView
 
 # ------------------------------------------------------------------------------------------------
@@ -90,9 +88,10 @@ def _holds(q, f, cown_f, copp_f):
 
 
 @njit(cache=True)
-def _lbr_choose(n, F, w, codes, code_node, loc_opp, s_opp, path, d, i, c_own_h, c_opp, ro):
-    """LBR's action (bid rank, or n for the call) at the node after path[0..d-1] for a hand with
-    counts ``c_own_h[f]``, the opponent's posterior weights ``ro[g]`` (unnormalised)."""
+def _lbr_choose(n, F, child, m, loc_opp, s_opp, path, d, c_own_h, c_opp, ro):
+    """LBR's action (bid rank, or n for the call) at the node after path[0..d-1] (the policy's node
+    ``m``, whose ``child[m, b]`` is the node after bid b) for a hand with counts ``c_own_h[f]``, the
+    opponent's posterior weights ``ro[g]`` (unnormalised)."""
     t = path[d - 1] if d > 0 else -1
     Hj = c_opp.shape[0]
     best = -1e300
@@ -107,9 +106,7 @@ def _lbr_choose(n, F, w, codes, code_node, loc_opp, s_opp, path, d, i, c_own_h, 
         best = v
         choice = n
     for r in range(t + 1, n):
-        path[d] = r
-        node = lookup_code(codes, code_node, window_code(1 - i, path, d + 1, n, w))
-        r0 = loc_opp[node]
+        r0 = loc_opp[child[m, r]]
         k = n - 1 - r + 1
         q = r // F + 1
         f = r % F + 1
@@ -155,8 +152,8 @@ def _pick(s, r0, k, h):
 
 
 @njit(cache=True)
-def _lbr_rounds(i, rounds, seed, n, F, w, codes, code_node, loc, s_opp, c_own, c_opp, cum_own, cum_opp, out):
-    """LBR in seat i against the policy (window w, table s_opp for seat 1 - i); payoffs to ``out``."""
+def _lbr_rounds(i, rounds, seed, n, F, child, loc, s_opp, c_own, c_opp, cum_own, cum_opp, out):
+    """LBR in seat i against the policy (its DAG's ``child``, table s_opp for seat 1 - i); payoffs to ``out``."""
     np.random.seed(seed)
     Hj = c_opp.shape[0]
     path = np.zeros(n + 2, np.int64)
@@ -167,13 +164,13 @@ def _lbr_rounds(i, rounds, seed, n, F, w, codes, code_node, loc, s_opp, c_own, c
         for x in range(Hj):
             ro[x] = cum_opp[x] - (cum_opp[x - 1] if x > 0 else 0.0)
         d = 0
+        node = 0  # the policy's node after path[0..d-1]
         while True:
             mover = d % 2
             t = path[d - 1] if d > 0 else -1
             if mover == i:
-                a = _lbr_choose(n, F, w, codes, code_node, loc, s_opp, path, d, i, c_own[h], c_opp, ro)
+                a = _lbr_choose(n, F, child, node, loc, s_opp, path, d, c_own[h], c_opp, ro)
             else:
-                node = lookup_code(codes, code_node, window_code(mover, path, d, n, w))
                 kk = n - 1 - t + (1 if d > 0 else 0)
                 r0 = loc[node]
                 j = _pick(s_opp, r0, kk, g)
@@ -189,32 +186,31 @@ def _lbr_rounds(i, rounds, seed, n, F, w, codes, code_node, loc, s_opp, c_own, c
                 out[k] = 1.0 if (bidder_wins == i_is_bidder) else -1.0
                 break
             path[d] = a
+            node = child[node, a]
             d += 1
 
 
 @njit(cache=True)
-def _duel_rounds(rounds, seed, n, F, wa, codes_a, node_a, loc_a, sa0, sa1, wb, codes_b, node_b, loc_b, sb0, sb1,
-                 c0, c1, cum0, cum1, a_seat, out):
-    """Rounds between policy A (in seat ``a_seat``) and B; out[k] = 1 when A wins."""
+def _duel_rounds(rounds, seed, n, F, child_a, loc_a, sa0, sa1, child_b, loc_b, sb0, sb1, c0, c1, cum0, cum1, a_seat,
+                 out):
+    """Rounds between policy A (in seat ``a_seat``) and B (each walked on its own DAG); out[k] = 1 when A wins."""
     np.random.seed(seed)
     path = np.zeros(n + 2, np.int64)
     for k in range(rounds):
         h0 = _draw(cum0)
         h1 = _draw(cum1)
         d = 0
+        ma = 0  # each policy's node after path[0..d-1]
+        mb = 0
         while True:
             mover = d % 2
             t = path[d - 1] if d > 0 else -1
             hand = h0 if mover == 0 else h1
             kk = n - 1 - t + (1 if d > 0 else 0)
             if mover == a_seat:
-                node = lookup_code(codes_a, node_a, window_code(mover, path, d, n, wa))
-                r0 = loc_a[node]
-                j = _pick(sa0 if mover == 0 else sa1, r0, kk, hand)
+                j = _pick(sa0 if mover == 0 else sa1, loc_a[ma], kk, hand)
             else:
-                node = lookup_code(codes_b, node_b, window_code(mover, path, d, n, wb))
-                r0 = loc_b[node]
-                j = _pick(sb0 if mover == 0 else sb1, r0, kk, hand)
+                j = _pick(sb0 if mover == 0 else sb1, loc_b[mb], kk, hand)
             if d > 0 and j == kk - 1:
                 q = t // F + 1
                 f = t % F + 1
@@ -224,6 +220,8 @@ def _duel_rounds(rounds, seed, n, F, wa, codes_a, node_a, loc_a, sa0, sa1, wb, c
                 out[k] = 1.0 if winner == a_seat else 0.0
                 break
             path[d] = t + 1 + j
+            ma = child_a[ma, t + 1 + j]
+            mb = child_b[mb, t + 1 + j]
             d += 1
 
 
@@ -238,7 +236,6 @@ def lbr(policy: DuelPolicy, rounds: int = 4000, seed: int = 0) -> dict[str, Any]
     ``exploitability_lower`` = (LBR_0 + LBR_1) / 2, a lower bound on the exploitability (in
     expectation; ``..._ci`` gives its 95% half-width).
     """
-    policy = as_window_policy(policy)  # a context tree: the same behaviour on a window
     require(isinstance(rounds, int) and rounds >= 2, f"rounds must be at least 2, got {rounds}")
     d = policy.duel
     t0 = time.perf_counter()
@@ -252,8 +249,8 @@ def lbr(policy: DuelPolicy, rounds: int = 4000, seed: int = 0) -> dict[str, Any]
     for i in (0, 1):
         out = np.zeros(rounds)
         s_opp = np.ascontiguousarray(policy.strategy[1 - i], dtype=np.float64)
-        _lbr_rounds(i, rounds, _seed(seed, i), d.n_bids, d.faces, dag.window, dag.codes, dag.code_node, dag.loc,
-                    s_opp, cs[i], cs[1 - i], cums[i], cums[1 - i], out)
+        _lbr_rounds(i, rounds, _seed(seed, i), d.n_bids, d.faces, dag.child, dag.loc, s_opp, cs[i], cs[1 - i],
+                    cums[i], cums[1 - i], out)
         mean = float(out.mean())
         hw = 1.96 * float(out.std(ddof=1)) / math.sqrt(rounds)
         res[f"lbr{i}"] = mean
@@ -269,7 +266,6 @@ def lbr(policy: DuelPolicy, rounds: int = 4000, seed: int = 0) -> dict[str, Any]
 
 def lbr_exact(policy: DuelPolicy) -> dict[str, float]:
     """LBR's exact expected payoff in both seats, walking the whole tree (small games: 2^N nodes x hands)."""
-    policy = as_window_policy(policy)  # a context tree: the same behaviour on a window
     d = policy.duel
     require(d.n_bids <= 14, "exact LBR walks every bid sequence; use at most 14 bids")
     n, F, dag = d.n_bids, d.faces, policy.dag
@@ -282,19 +278,17 @@ def lbr_exact(policy: DuelPolicy) -> dict[str, float]:
         s_opp = np.ascontiguousarray(policy.strategy[j], dtype=np.float64)
         path = np.zeros(n + 2, np.int64)
 
-        def walk(dd: int, ro: np.ndarray, h: int) -> float:
+        def walk(dd: int, node: int, ro: np.ndarray, h: int) -> float:
             mover = dd % 2
             t = int(path[dd - 1]) if dd > 0 else -1
             if mover == i:
-                a = _lbr_choose(n, F, dag.window, dag.codes, dag.code_node, dag.loc, s_opp, path, dd, i, cs[i][h],
-                                cs[j], ro)
+                a = _lbr_choose(n, F, dag.child, node, dag.loc, s_opp, path, dd, cs[i][h], cs[j], ro)
                 if a == n:
                     q, f = t // F + 1, t % F + 1
                     holds = cs[i][h, f] + cs[j][:, f] >= q
                     return float(np.sum(ro * np.where(holds, -1.0, 1.0)))
                 path[dd] = a
-                return walk(dd + 1, ro, h)
-            node = int(lookup_code(dag.codes, dag.code_node, window_code(mover, path, dd, n, dag.window)))
+                return walk(dd + 1, int(dag.child[node, a]), ro, h)
             r0 = int(dag.loc[node])
             kk = n - 1 - t + (1 if dd > 0 else 0)
             v = 0.0
@@ -307,10 +301,10 @@ def lbr_exact(policy: DuelPolicy) -> dict[str, float]:
                 if not np.any(r2):
                     continue
                 path[dd] = r
-                v += walk(dd + 1, r2, h)
+                v += walk(dd + 1, int(dag.child[node, r]), r2, h)
             return v
 
-        out[f"lbr{i}"] = float(sum(ps[i][h] * walk(0, ps[j].copy(), h) for h in range(len(ps[i]))))
+        out[f"lbr{i}"] = float(sum(ps[i][h] * walk(0, 0, ps[j].copy(), h) for h in range(len(ps[i]))))
     out["exploitability_lower"] = (out["lbr0"] + out["lbr1"]) / 2.0
     return out
 
@@ -318,7 +312,6 @@ def lbr_exact(policy: DuelPolicy) -> dict[str, float]:
 def head_to_head(a: DuelPolicy, b: DuelPolicy, rounds: int = 10_000, seed: int = 0) -> dict[str, Any]:
     """``rounds`` rounds with A in seat 0 and as many with A in seat 1: A's win share, 95% Wilson interval."""
     require(a.duel == b.duel, "the two policies play different duels")
-    a, b = as_window_policy(a), as_window_policy(b)  # context trees: the same behaviour on windows
     require(isinstance(rounds, int) and rounds >= 1, f"rounds must be at least 1, got {rounds}")
     d = a.duel
     _, p0, c0 = d.hands(0)
@@ -326,10 +319,9 @@ def head_to_head(a: DuelPolicy, b: DuelPolicy, rounds: int = 10_000, seed: int =
     wins = []
     for seat in (0, 1):
         out = np.zeros(rounds)
-        _duel_rounds(rounds, _seed(seed, seat), d.n_bids, d.faces,
-                     a.dag.window, a.dag.codes, a.dag.code_node, a.dag.loc,
+        _duel_rounds(rounds, _seed(seed, seat), d.n_bids, d.faces, a.dag.child, a.dag.loc,
                      np.ascontiguousarray(a.strategy[0], np.float64), np.ascontiguousarray(a.strategy[1], np.float64),
-                     b.dag.window, b.dag.codes, b.dag.code_node, b.dag.loc,
+                     b.dag.child, b.dag.loc,
                      np.ascontiguousarray(b.strategy[0], np.float64), np.ascontiguousarray(b.strategy[1], np.float64),
                      c0, c1, np.cumsum(p0), np.cumsum(p1), seat, out)
         wins.append(int(out.sum()))

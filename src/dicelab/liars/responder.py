@@ -4,9 +4,12 @@ Local best response (:mod:`dicelab.liars.lbr`) keeps the exact posterior over th
 but looks one step ahead; it misses gains that take several moves. The responder here learns
 values for the whole rest of the round first, then plays them with the exact posterior:
 
-1. **Counterfactual best response on a window abstraction.** The responder's states are the
-   abstract nodes of a window ``W`` at least the policy's own (:func:`dicelab.liars.duel.build_dag`;
-   a node determines the policy's node, so the opponent's strategy there is known). Because both
+1. **Counterfactual best response on a finer abstraction.** The responder's states are the
+   abstract nodes of a window ``W`` at least the policy's own (:func:`dicelab.liars.duel.build_dag`),
+   or for a context tree the tree with every node remembering ``W - w`` more bids
+   (:func:`refined_dag`); either way a node determines the policy's node (:func:`policy_nodes`), so
+   the opponent's strategy there is known. Play walks both DAGs bid by bid, so a tree is graded on
+   its own nodes, never written out on a long window. Because both
    strategies are Markov in the node, the value below a node for a pair of hands depends on the node
    only, so one pass per opponent hand computes, at every responder node and own hand, the value of
    each action weighted by the opponent's chance and reach summed over every path into the node.
@@ -40,9 +43,9 @@ import numpy as np
 from numba import njit
 
 from dicelab.core.errors import require
-from dicelab.liars.contexts import as_window_policy
+from dicelab.liars.contexts import candidates, contexts_of
 from dicelab.liars.duel import Dag, Duel, DuelPolicy, build_dag, dag_rows
-from dicelab.liars.grading import MAX_EXACT_BIDS, lookup_code, window_code
+from dicelab.liars.grading import MAX_EXACT_BIDS
 
 V_BYTES = 2**30  # the stored values V[node, h, g] (float32) stay under this (3 v 3: window 4, 747 MB)
 PASS_WORK = 3e9  # and one pass (rows x own hands x opponent hands) under this
@@ -60,18 +63,39 @@ def node_codes(dag: Dag) -> np.ndarray:
 
 
 def policy_nodes(dag: Dag, policy_dag: Dag) -> np.ndarray:
-    """The node of ``policy_dag`` (window w) that every node of ``dag`` (window W >= w) falls in:
-    the same parity and the last w of its W bids."""
-    n, W, w = dag.n, dag.window, policy_dag.window
-    require(policy_dag.n == n and W >= w, "the responder's window must be at least the policy's")
-    code = node_codes(dag)
-    base_W, base_w = (n + 1) ** W, (n + 1) ** w
-    parity, digits = code // base_W, code % base_W
-    code_w = parity * base_w + digits % base_w
-    k = np.searchsorted(policy_dag.codes, code_w)
-    require(bool(np.all(policy_dag.codes[np.minimum(k, len(policy_dag.codes) - 1)] == code_w)),
-            "a responder node has no policy node")
-    return policy_dag.code_node[k].astype(np.int64)
+    """The node of ``policy_dag`` that every node of ``dag`` falls in, found by walking both DAGs from
+    the root bid by bid: ``dag`` must refine the policy's (every path into a node of ``dag`` reaches
+    the same policy node), as a longer window refines a shorter one and a context tree refined by
+    more bids refines the tree. Any two DAGs of the same bids, window or tree."""
+    require(policy_dag.n == dag.n, "the responder and the policy play different bids")
+    N = dag.n_nodes
+    pm = np.full(N, -1, dtype=np.int64)
+    pm[0] = 0
+    for t in range(-1, dag.n - 1):  # children have larger tops: every node's parents come first
+        ms = np.flatnonzero(dag.top == t)
+        for b in range(t + 1, dag.n):
+            c = dag.child[ms, b].astype(np.int64)
+            pc = policy_dag.child[pm[ms], b].astype(np.int64)
+            clash = bool(((pm[c] >= 0) & (pm[c] != pc)).any())
+            pm[c] = pc
+            clash = clash or bool((pm[c] != pc).any())  # two paths of this step into one node, two policy nodes
+            require(not clash, "the responder's abstraction must refine the policy's (a responder node falls in "
+                    "two policy nodes)")
+    require(bool(np.all(pm >= 0)), "a responder node has no policy node")
+    return pm
+
+
+def refined_dag(dag: Dag, extra: int) -> Dag:
+    """``dag`` with every node remembering up to ``extra`` more bids: a window DAG becomes the window
+    ``extra`` bids longer; a context tree gains every context one bid longer than a node of it
+    (:func:`dicelab.liars.contexts.candidates`) ``extra`` times, its longest context growing as well."""
+    require(isinstance(extra, int) and extra >= 0, f"the extra memory must be a whole number >= 0, got {extra}")
+    if dag.contexts is None:
+        return dag if extra == 0 else build_dag(dag.n, dag.window + extra)
+    for _ in range(extra):
+        longest = dag.memory + 1
+        dag = build_dag(dag.n, dag.window, contexts_of(dag) | candidates(dag, longest), longest)
+    return dag
 
 
 def dag_nodes(n: int, window: int) -> int:
@@ -82,15 +106,27 @@ def dag_nodes(n: int, window: int) -> int:
     return nodes
 
 
+def _pairs(d: Duel) -> int:
+    return comb(d.dice[0] + d.faces - 1, d.dice[0]) * comb(d.dice[1] + d.faces - 1, d.dice[1])
+
+
 def default_window(policy: DuelPolicy, v_bytes: int = V_BYTES, work: float = PASS_WORK) -> int:
     """The longest window (at least the policy's, at most the number of bids) whose stored values
     (opponent nodes x hands x hands, float32) stay under ``v_bytes`` and whose pass (rows x hands x
-    hands) under ``work``."""
-    policy = as_window_policy(policy)  # a context tree: the same behaviour on a window
+    hands) under ``work``. For a context tree: its window plus the most extra bids
+    (:func:`refined_dag`) within the same budgets."""
     d = policy.duel
     n = d.n_bids
-    hh = comb(d.dice[0] + d.faces - 1, d.dice[0]) * comb(d.dice[1] + d.faces - 1, d.dice[1])
+    hh = _pairs(d)
     w = policy.window
+    if policy.dag.contexts is not None:
+        dag = policy.dag
+        while dag.memory < n:
+            finer = refined_dag(dag, 1)
+            if finer.n_nodes == dag.n_nodes or sum(finer.rows) * hh > work or finer.n_nodes / 2 * hh * 4 > v_bytes:
+                break
+            dag, w = finer, w + 1
+        return w
     while (w < n and 2 * (n + 1) ** (w + 1) < 2**62 and dag_rows(n, w + 1) * hh <= work
            and dag_nodes(n, w + 1) / 2 * hh * 4 <= v_bytes):
         w += 1
@@ -214,6 +250,7 @@ class Responder:
 
     seat: int
     dag: Dag
+    window: int  # the responder's window (for a context tree: the tree's window plus the extra bids)
     choice: np.ndarray  # the abstract responder's action per (node, own hand)
     V: np.ndarray = field(repr=False)  # V[vidx[m], h, g]: value of opponent node m (float32)
     vidx: np.ndarray = field(repr=False)
@@ -225,15 +262,16 @@ class Responder:
 
 def learn_response(policy: DuelPolicy, seat: int, window: int | None = None, passes: int = 8) -> Responder:
     """Policy iteration for the responder in ``seat`` on the window-``window`` abstraction (default:
-    :func:`default_window`); at most ``passes`` improvement passes, then one pass storing the values."""
-    policy = as_window_policy(policy)  # a context tree: the same behaviour on a window
+    :func:`default_window`; for a context tree, the tree refined by ``window`` minus its window bids,
+    :func:`refined_dag`); at most ``passes`` improvement passes, then one pass storing the values."""
     require(seat in (0, 1), f"seat must be 0 or 1, got {seat}")
     require(isinstance(passes, int) and passes >= 0, f"passes must be a whole number >= 0, got {passes}")
     t0 = time.perf_counter()
     d = policy.duel
     W = default_window(policy) if window is None else window
-    require(W >= policy.window, f"the responder's window ({W}) must be at least the policy's ({policy.window})")
-    dag = build_dag(d.n_bids, W)
+    require(isinstance(W, int) and W >= policy.window,
+            f"the responder's window ({W}) must be at least the policy's ({policy.window})")
+    dag = refined_dag(policy.dag, W - policy.window)
     pm = policy_nodes(dag, policy.dag)
     i, j = seat, 1 - seat
     _, p_i, c_i = d.hands(i)
@@ -276,7 +314,7 @@ def learn_response(policy: DuelPolicy, seat: int, window: int | None = None, pas
     if v < best_value:  # the last step made it worse: store the best one instead
         cand = best_choice
         v = _pass(*args, cand, Q, V, vidx, True, ro, U, term)
-    return Responder(seat, dag, cand, V, vidx, float(v), done + 1, time.perf_counter() - t0, history)
+    return Responder(seat, dag, W, cand, V, vidx, float(v), done + 1, time.perf_counter() - t0, history)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -284,12 +322,10 @@ def learn_response(policy: DuelPolicy, seat: int, window: int | None = None, pas
 
 
 @njit(cache=True)
-def _choose(n, F, W, codes, code_node, child, vidx, V, path, d, c_own_h, c_opp, h, ro):
-    """The rollout responder's action (bid rank, or n for the call) at the node after path[0..d-1]
-    with own hand h (counts ``c_own_h``) and the opponent's unnormalised posterior ``ro``."""
-    t = path[d - 1] if d > 0 else -1
+def _choose(n, F, child, m, vidx, V, t, d, c_own_h, c_opp, h, ro):
+    """The rollout responder's action (bid rank, or n for the call) at its node m after d bids, the
+    last t, with own hand h (counts ``c_own_h``) and the opponent's unnormalised posterior ``ro``."""
     Hj = c_opp.shape[0]
-    m = lookup_code(codes, code_node, window_code(d % 2, path, d, n, W))
     best = -1e300
     choice = n
     if d > 0:
@@ -323,9 +359,9 @@ def _draw(cum):
 
 
 @njit(cache=True)
-def _rounds(i, rounds, seed, n, F, W, codes, code_node, child, vidx, V, w, pcodes, pnode, ploc, s_opp, c_own, c_opp,
-            cum_own, p_opp, out):
-    """Rounds of the rollout responder (seat i) against the policy; payoffs to ``out``."""
+def _rounds(i, rounds, seed, n, F, child, vidx, V, pchild, ploc, s_opp, c_own, c_opp, cum_own, p_opp, out):
+    """Rounds of the rollout responder (seat i, on its DAG ``child``) against the policy (on its own,
+    ``pchild``); payoffs to ``out``."""
     np.random.seed(seed)
     Hj = c_opp.shape[0]
     path = np.zeros(n + 2, np.int64)
@@ -337,15 +373,16 @@ def _rounds(i, rounds, seed, n, F, W, codes, code_node, child, vidx, V, w, pcode
         for x in range(Hj):
             ro[x] = p_opp[x]
         d = 0
+        m = 0  # the responder's node and the policy's after path[0..d-1]
+        pm = 0
         while True:
             mover = d % 2
             t = path[d - 1] if d > 0 else -1
             if mover == i:
-                a = _choose(n, F, W, codes, code_node, child, vidx, V, path, d, c_own[h], c_opp, h, ro)
+                a = _choose(n, F, child, m, vidx, V, t, d, c_own[h], c_opp, h, ro)
             else:
-                node = lookup_code(pcodes, pnode, window_code(mover, path, d, n, w))
                 kk = n - 1 - t + (1 if d > 0 else 0)
-                r0 = ploc[node]
+                r0 = ploc[pm]
                 u = np.random.random()
                 tot = 0.0
                 for j in range(kk):
@@ -368,11 +405,13 @@ def _rounds(i, rounds, seed, n, F, W, codes, code_node, child, vidx, V, w, pcode
                 out[k] = 1.0 if (holds == i_is_bidder) else -1.0
                 break
             path[d] = a
+            m = child[m, a]
+            pm = pchild[pm, a]
             d += 1
 
 
 @njit(cache=True)
-def _exact(i, n, F, W, codes, code_node, child, vidx, V, w, pcodes, pnode, ploc, s_opp, c_own, c_opp, p_own, p_opp):
+def _exact(i, n, F, child, vidx, V, pchild, ploc, s_opp, c_own, c_opp, p_own, p_opp):
     """The rollout responder's exact expected payoff (seat i), walking the full public tree depth
     first: at its nodes each own hand follows the action its rule picks under the exact posterior
     (the opponent's chance x reach carried down the path); at the opponent's nodes every move is
@@ -383,6 +422,8 @@ def _exact(i, n, F, W, codes, code_node, child, vidx, V, w, pcodes, pnode, ploc,
     path = np.zeros(n + 2, np.int64)
     nxt = np.zeros(n + 2, np.int64)
     pnd = np.zeros(n + 2, np.int64)
+    rn = np.zeros(n + 2, np.int64)  # the responder's node and the policy's at each depth
+    pn = np.zeros(n + 2, np.int64)
     ro = np.zeros((n + 2, Hj))
     acc = np.zeros((n + 2, Hi))
     pick = np.zeros((n + 2, Hi), np.int64)  # the responder's action per hand at its frames
@@ -405,7 +446,7 @@ def _exact(i, n, F, W, codes, code_node, child, vidx, V, w, pcodes, pnode, ploc,
             entering = False
             kk = n - 1 - t + (1 if d > 0 else 0)
             if mover != i:
-                pnd[d] = ploc[lookup_code(pcodes, pnode, window_code(mover, path, d, n, w))]
+                pnd[d] = ploc[pn[d]]
             for h in range(Hi):
                 acc[d, h] = 0.0
             if d > 0:
@@ -424,7 +465,7 @@ def _exact(i, n, F, W, codes, code_node, child, vidx, V, w, pcodes, pnode, ploc,
                 if not live[d, h]:
                     continue
                 if mover == i:
-                    a = _choose(n, F, W, codes, code_node, child, vidx, V, path, d, c_own[h], c_opp, h, ro[d])
+                    a = _choose(n, F, child, rn[d], vidx, V, t, d, c_own[h], c_opp, h, ro[d])
                     pick[d, h] = a
                     if a == n:
                         jj = q - c_own[h, f]
@@ -466,6 +507,8 @@ def _exact(i, n, F, W, codes, code_node, child, vidx, V, w, pcodes, pnode, ploc,
                 if not anyh:
                     continue
             path[d] = b
+            rn[d + 1] = child[rn[d], b]
+            pn[d + 1] = pchild[pn[d], b]
             d += 1
             entering = True
             continue
@@ -488,8 +531,7 @@ def _seed(seed: int, *key: int) -> int:
 
 def _args(policy: DuelPolicy, r: Responder) -> tuple[Any, ...]:
     d = policy.duel
-    return (r.seat, d.n_bids, d.faces, r.dag.window, r.dag.codes, r.dag.code_node, r.dag.child, r.vidx, r.V,
-            policy.window, policy.dag.codes, policy.dag.code_node, policy.dag.loc,
+    return (r.seat, d.n_bids, d.faces, r.dag.child, r.vidx, r.V, policy.dag.child, policy.dag.loc,
             np.ascontiguousarray(policy.strategy[1 - r.seat], dtype=np.float64))
 
 
@@ -501,7 +543,6 @@ def learned_br(policy: DuelPolicy, rounds: int = 20_000, seed: int = 0, window: 
     half-width ``..._ci``), ``exploitability_lower`` = (gain_0 + gain_1) / 2 with its half-width, and
     ``abstract0``, ``abstract1``: the exact payoffs of the abstract responders (step 1 alone).
     """
-    policy = as_window_policy(policy)  # a context tree: the same behaviour on a window
     require(isinstance(rounds, int) and rounds >= 2, f"rounds must be at least 2, got {rounds}")
     t0 = time.perf_counter()
     d = policy.duel
@@ -519,7 +560,7 @@ def learned_br(policy: DuelPolicy, rounds: int = 20_000, seed: int = 0, window: 
         res[f"gain{i}"], res[f"gain{i}_ci"] = mean, hw
         res[f"abstract{i}"] = r.abstract_value
         res[f"passes{i}"] = r.passes
-        res["window"] = r.dag.window
+        res["window"], res["memory"] = r.window, r.dag.memory
         half.append(hw)
         del r
     res["exploitability_lower"] = (res["gain0"] + res["gain1"]) / 2.0
@@ -534,7 +575,6 @@ def learned_br(policy: DuelPolicy, rounds: int = 20_000, seed: int = 0, window: 
 def learned_br_exact(policy: DuelPolicy, window: int | None = None, passes: int = 8) -> dict[str, Any]:
     """The learned responder's exact payoff in both seats, walking the full public tree (at most
     :data:`~dicelab.liars.grading.MAX_EXACT_BIDS` bids: 2 v 2 with 6 faces takes about a minute)."""
-    policy = as_window_policy(policy)  # a context tree: the same behaviour on a window
     d = policy.duel
     require(d.n_bids <= MAX_EXACT_BIDS, f"exact evaluation walks every bid sequence; at most {MAX_EXACT_BIDS} bids")
     res: dict[str, Any] = {}
@@ -544,7 +584,7 @@ def learned_br_exact(policy: DuelPolicy, window: int | None = None, passes: int 
         _, p_j, c_j = d.hands(1 - i)
         res[f"gain{i}"] = float(_exact(*_args(policy, r), c_i, c_j, p_i, p_j))
         res[f"abstract{i}"] = r.abstract_value
-        res["window"] = r.dag.window
+        res["window"], res["memory"] = r.window, r.dag.memory
     res["exploitability_lower"] = (res["gain0"] + res["gain1"]) / 2.0
     res["abstract_lower"] = (res["abstract0"] + res["abstract1"]) / 2.0
     return res
