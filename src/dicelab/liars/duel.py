@@ -264,20 +264,14 @@ def _opponent_hand(kk, samples, p_opp, cum_opp):
 
 
 @njit(cache=True)
-def _hand_pass(i, n, F, top, mover, loc, sloc, child, c_own, c_opp, g, wg, s_own, s_opp, inst, ro, U, term, leaf,
-               leaf_v):
-    """For one opponent hand g of weight wg: its reach at every node (summed over paths), player i's
-    values ``U`` below every reached node, and at i's nodes the regrets ``wg * reach * (Q - V)`` added
-    to ``inst`` rows ``loc[m] + j``. Node m plays strategy rows from ``sloc[m]`` (``loc`` itself in
-    training; a coarser DAG's rows when a finer DAG replays a policy). Frontier nodes
-    (``leaf[m] >= 0``) take ``leaf_v[leaf[m], h, g]``."""
-    N = top.shape[0]
-    H = c_own.shape[0]
-    # forward: the opponent's reach with hand g, summed over the paths into each node
-    for m in range(N):
+def _opponent_reach(i, n, top, mover, sloc, child, s_opp, g, start, leaf, ro):
+    """The reach of opponent hand g at every node, summed over the paths into it: ``start`` at the
+    root, player i's own moves pass it on whole, the opponent's by its strategy (rows from
+    ``sloc[m]``); frontier nodes (``leaf[m] >= 0``) pass nothing on."""
+    for m in range(top.shape[0]):
         ro[m] = 0.0
-    ro[0] = 1.0
-    for m in range(N):
+    ro[0] = start
+    for m in range(top.shape[0]):
         if ro[m] == 0.0 or leaf[m] >= 0:
             continue
         t = top[m]
@@ -289,6 +283,19 @@ def _hand_pass(i, n, F, top, mover, loc, sloc, child, c_own, c_opp, g, wg, s_own
                 ro[c] += ro[m]
             else:
                 ro[c] += ro[m] * s_opp[r0 + b - t - 1, g]
+
+
+@njit(cache=True)
+def _hand_pass(i, n, F, top, mover, loc, sloc, child, c_own, c_opp, g, wg, s_own, s_opp, inst, ro, U, term, leaf,
+               leaf_v):
+    """For one opponent hand g of weight wg: its reach at every node (summed over paths), player i's
+    values ``U`` below every reached node, and at i's nodes the regrets ``wg * reach * (Q - V)`` added
+    to ``inst`` rows ``loc[m] + j``. Node m plays strategy rows from ``sloc[m]`` (``loc`` itself in
+    training; a coarser DAG's rows when a finer DAG replays a policy). Frontier nodes
+    (``leaf[m] >= 0``) take ``leaf_v[leaf[m], h, g]``."""
+    N = top.shape[0]
+    H = c_own.shape[0]
+    _opponent_reach(i, n, top, mover, sloc, child, s_opp, g, 1.0, leaf, ro)
     # backward: values for every own hand, regrets at own nodes
     for m in range(N - 1, -1, -1):
         if ro[m] == 0.0:

@@ -44,7 +44,7 @@ from numba import njit
 
 from dicelab.core.errors import require
 from dicelab.liars.contexts import candidates, contexts_of
-from dicelab.liars.duel import Dag, Duel, DuelPolicy, build_dag, dag_rows
+from dicelab.liars.duel import Dag, Duel, DuelPolicy, _opponent_reach, build_dag, dag_rows
 from dicelab.liars.grading import MAX_EXACT_BIDS
 
 V_BYTES = 2**30  # the stored values V[node, h, g] (float32) stay under this (3 v 3: window 4, 747 MB)
@@ -138,10 +138,10 @@ def default_window(policy: DuelPolicy, v_bytes: int = V_BYTES, work: float = PAS
 
 
 @njit(cache=True)
-def _pass(i, n, F, top, mover, loc, child, pm, ploc, s_opp, c_i, c_j, p_i, p_j, choice, Q, V, vidx, store, ro, U,
-          term):
+def _pass(i, n, F, top, mover, loc, child, sloc, s_opp, c_i, c_j, p_i, p_j, choice, Q, V, vidx, store, ro, U,
+          term, leaf):
     """Values of the responder's pure strategy ``choice[m, h]`` (seat i) against the fixed opponent
-    table ``s_opp`` (row ``ploc[pm[m]] + j`` at node m), one opponent hand at a time. Adds to
+    table ``s_opp`` (row ``sloc[m] + j`` at node m), one opponent hand at a time. Adds to
     ``Q[loc[m] + a, h]`` the counterfactual value of every action (opponent's chance x reach summed
     over paths x value); with ``store``, writes ``V[vidx[m], h, g]`` at the opponent's nodes.
     Returns the responder's expected payoff."""
@@ -156,21 +156,7 @@ def _pass(i, n, F, top, mover, loc, child, pm, ploc, s_opp, c_i, c_j, p_i, p_j, 
         wg = p_j[g]
         if wg == 0.0:
             continue
-        for m in range(N):
-            ro[m] = 0.0
-        ro[0] = wg
-        for m in range(N):
-            if ro[m] == 0.0:
-                continue
-            t = top[m]
-            own = mover[m] == i
-            r0 = ploc[pm[m]]
-            for b in range(t + 1, n):
-                c = child[m, b]
-                if own:
-                    ro[c] += ro[m]
-                else:
-                    ro[c] += ro[m] * s_opp[r0 + b - t - 1, g]
+        _opponent_reach(i, n, top, mover, sloc, child, s_opp, g, wg, leaf, ro)
         for m in range(N - 1, -1, -1):
             if ro[m] == 0.0:
                 if store and mover[m] != i:
@@ -205,7 +191,7 @@ def _pass(i, n, F, top, mover, loc, child, pm, ploc, s_opp, c_i, c_j, p_i, p_j, 
                         for h in range(Hi):
                             Q[r0 + j, h] += w * U[c, h]
             else:
-                r0 = ploc[pm[m]]
+                r0 = sloc[m]
                 pc = s_opp[r0 + k - 1, g] if m != 0 else 0.0
                 for h in range(Hi):
                     U[m, h] = pc * term[h]
@@ -283,6 +269,7 @@ def learn_response(policy: DuelPolicy, seat: int, window: int | None = None, pas
     ro = np.zeros(N)
     U = np.zeros((N, Hi))
     term = np.zeros(Hi)
+    leaf = np.full(N, -1, dtype=np.int64)  # no frontier: every node is played out
     opp = np.flatnonzero(dag.mover != i)
     vidx = np.full(N, -1, dtype=np.int64)
     vidx[opp] = np.arange(len(opp))
@@ -294,13 +281,13 @@ def learn_response(policy: DuelPolicy, seat: int, window: int | None = None, pas
         k = d.n_bids - 1 - int(dag.top[m]) + (1 if m != 0 else 0)
         r0 = int(policy.dag.loc[pm[m]])
         choice[m] = np.argmax(np.asarray(own_rows[r0:r0 + k], dtype=np.float64), axis=0)
-    args = (i, d.n_bids, d.faces, dag.top, dag.mover, dag.loc, dag.child, pm, policy.dag.loc, s_opp, c_i, c_j,
-            p_i, p_j)
+    sloc = policy.dag.loc[pm].astype(np.int64)  # the policy's rows at every responder node
+    args = (i, d.n_bids, d.faces, dag.top, dag.mover, dag.loc, dag.child, sloc, s_opp, c_i, c_j, p_i, p_j)
     history = []
     best_value, best_choice = -math.inf, choice.copy()
     done = 0
     for _ in range(passes):
-        v = _pass(*args, choice, Q, V, vidx, False, ro, U, term)
+        v = _pass(*args, choice, Q, V, vidx, False, ro, U, term, leaf)
         history.append(v)
         done += 1
         if v > best_value:
@@ -309,11 +296,11 @@ def learn_response(policy: DuelPolicy, seat: int, window: int | None = None, pas
             break
     # the stored pass: the best strategy seen, or the last improvement if it is new
     cand = choice if not history or not np.array_equal(choice, best_choice) else best_choice
-    v = _pass(*args, cand, Q, V, vidx, True, ro, U, term)
+    v = _pass(*args, cand, Q, V, vidx, True, ro, U, term, leaf)
     history.append(v)
     if v < best_value:  # the last step made it worse: store the best one instead
         cand = best_choice
-        v = _pass(*args, cand, Q, V, vidx, True, ro, U, term)
+        v = _pass(*args, cand, Q, V, vidx, True, ro, U, term, leaf)
     return Responder(seat, dag, W, cand, V, vidx, float(v), done + 1, time.perf_counter() - t0, history)
 
 
