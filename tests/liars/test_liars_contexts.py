@@ -248,9 +248,10 @@ def test_the_learned_responder_grades_a_tree_exactly_with_perfect_recall():
 
 
 def test_the_default_refinement_of_a_tree_is_the_largest_within_the_budgets():
-    from dicelab.liars.responder import _pairs, default_window, refined_dag, refinement_size
+    from dicelab.liars.duel import dag_rows
+    from dicelab.liars.responder import MAX_EXTRA, _pairs, dag_nodes, default_window, refined_dag, refinement_size
 
-    duel = Duel((2, 2), 3, "none")  # 12 bids, 100 pairs of hands
+    duel = Duel((2, 2), 3, "none")  # 12 bids, 36 pairs of hands
     tree = _tree(duel, 1, 3, 6, iterations=5)
     hh = _pairs(duel)
     dag = tree.dag
@@ -263,13 +264,17 @@ def test_the_default_refinement_of_a_tree_is_the_largest_within_the_budgets():
     def fits(size, v_bytes, work):
         return size[1] * hh <= work and size[0] / 2 * hh * 4 <= v_bytes
 
-    for v_bytes, work in [(10**5, 10**7), (10**6, 10**8), (2**30, 3e9)]:
+    for v_bytes, work in [(5 * 10**4, 10**6), (2 * 10**5, 10**6)]:  # perfect recall does not fit these
         w = default_window(tree, v_bytes=v_bytes, work=work)
+        assert tree.window <= w <= tree.window + MAX_EXTRA
         dag = refined_dag(tree.dag, w - tree.window)
         assert w == tree.window or fits((dag.n_nodes, sum(dag.rows)), v_bytes, work)
         more = refinement_size(dag)
-        # it remembers the whole round, or there is nothing more to add, or the next does not fit
-        assert dag.memory >= duel.n_bids or more[0] == dag.n_nodes or not fits(more, v_bytes, work)
+        # as many bids as a default adds, or nothing more to add, or the next does not fit
+        assert w == tree.window + MAX_EXTRA or more[0] == dag.n_nodes or not fits(more, v_bytes, work)
     assert default_window(tree, v_bytes=1, work=1) == tree.window
+    # a small game within the budgets: perfect recall, the window of every bid
+    assert default_window(tree) == duel.n_bids
+    assert fits((dag_nodes(12, 12), dag_rows(12, 12)), 2**30, 3e9)
     w3 = build_dag(duel.n_bids, 3)  # a window: the next window, exactly
     assert refinement_size(build_dag(duel.n_bids, 2)) == (w3.n_nodes, sum(w3.rows))

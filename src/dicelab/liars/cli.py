@@ -371,7 +371,7 @@ def grade_cmd(
     seed: int = typer.Option(1, "--seed", help="LBR / learned: seed of the rounds."),
     window: int | None = typer.Option(None, "--window", help="learned: bids the responder remembers (default: "
                                       "as many as fit in about 1 GB, at least the policy's; for a context tree, "
-                                      "its window plus the bids added to every node)."),
+                                      "its window plus the bids added to every node; all bids: perfect recall)."),
     json_out: bool = JsonOption,
 ) -> None:
     """Exploitability of a duel policy: exact (best responses on the full public tree) where it fits,

@@ -44,11 +44,13 @@ from numba import njit
 
 from dicelab.core.errors import require
 from dicelab.liars.contexts import candidates, contexts_of
-from dicelab.liars.duel import Dag, Duel, DuelPolicy, _opponent_reach, build_dag, dag_rows
+from dicelab.liars.duel import Dag, Duel, DuelPolicy, _opponent_reach, build_dag, context_offset, dag_rows
 from dicelab.liars.grading import MAX_EXACT_BIDS
 
 V_BYTES = 2**30  # the stored values V[node, h, g] (float32) stay under this (3 v 3: window 4, 747 MB)
 PASS_WORK = 3e9  # and one pass (rows x own hands x opponent hands) under this
+MAX_EXTRA = 3  # a tree's default refinement adds at most this many bids (each one builds a DAG several
+# times larger, in Python: at 18 bids the fourth takes 7 s and the eighth 46 s, twice per seat)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -123,15 +125,21 @@ def _pairs(d: Duel) -> int:
 def default_window(policy: DuelPolicy, v_bytes: int = V_BYTES, work: float = PASS_WORK) -> int:
     """The longest window (at least the policy's, at most the number of bids) whose stored values
     (opponent nodes x hands x hands, float32) stay under ``v_bytes`` and whose pass (rows x hands x
-    hands) under ``work``. For a context tree: its window plus the most extra bids
-    (:func:`refined_dag`) whose size bound (:func:`refinement_size`) is within the same budgets."""
+    hands) under ``work``. For a context tree: every bid where that window fits, else its window plus
+    the most extra bids (:func:`refined_dag`, at most :data:`MAX_EXTRA`) whose size bound
+    (:func:`refinement_size`) is within the same budgets."""
     d = policy.duel
     n = d.n_bids
     hh = _pairs(d)
     w = policy.window
     if policy.dag.contexts is not None:
+        if 2 * (n + 1) ** n < 2**62 and dag_rows(n, n) * hh <= work and dag_nodes(n, n) / 2 * hh * 4 <= v_bytes:
+            return n  # a small game: perfect recall (the window of every bid refines any tree)
         dag = policy.dag
-        while dag.memory < n:
+        while dag.memory < n and w < policy.window + MAX_EXTRA:
+            longest = dag.memory + 1
+            if 2 * (n + 1) ** longest >= 2**62 or context_offset(n, dag.window, longest) + 2 * (n + 1) ** longest >= 2**62:
+                break  # the contexts' codes would not fit 62 bits
             nodes, rows = refinement_size(dag)  # before building it: the build takes seconds to minutes
             if nodes == dag.n_nodes or rows * hh > work or nodes / 2 * hh * 4 > v_bytes:
                 break
@@ -259,7 +267,7 @@ class Responder:
 def learn_response(policy: DuelPolicy, seat: int, window: int | None = None, passes: int = 8) -> Responder:
     """Policy iteration for the responder in ``seat`` on the window-``window`` abstraction (default:
     :func:`default_window`; for a context tree, the tree refined by ``window`` minus its window bids,
-    :func:`refined_dag`); at most ``passes`` improvement passes, then one pass storing the values."""
+    :func:`refined_dag`, or at every bid the window of the whole round); at most ``passes`` improvement passes, then one pass storing the values."""
     require(seat in (0, 1), f"seat must be 0 or 1, got {seat}")
     require(isinstance(passes, int) and passes >= 0, f"passes must be a whole number >= 0, got {passes}")
     t0 = time.perf_counter()
@@ -267,7 +275,8 @@ def learn_response(policy: DuelPolicy, seat: int, window: int | None = None, pas
     W = default_window(policy) if window is None else window
     require(isinstance(W, int) and W >= policy.window,
             f"the responder's window ({W}) must be at least the policy's ({policy.window})")
-    dag = refined_dag(policy.dag, W - policy.window)
+    # a tree: refined by the extra bids, or with every bid (perfect recall) the window of the whole round
+    dag = build_dag(d.n_bids, W) if W >= d.n_bids else refined_dag(policy.dag, W - policy.window)
     pm = policy_nodes(dag, policy.dag)
     i, j = seat, 1 - seat
     _, p_i, c_i = d.hands(i)
