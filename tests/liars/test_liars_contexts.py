@@ -278,3 +278,15 @@ def test_the_default_refinement_of_a_tree_is_the_largest_within_the_budgets():
     assert fits((dag_nodes(12, 12), dag_rows(12, 12)), 2**30, 3e9)
     w3 = build_dag(duel.n_bids, 3)  # a window: the next window, exactly
     assert refinement_size(build_dag(duel.n_bids, 2)) == (w3.n_nodes, sum(w3.rows))
+
+
+def test_a_responder_window_whose_codes_overflow_is_refused_in_one_line():
+    from dicelab.liars.responder import learn_response, max_refined_window
+
+    duel = Duel((3, 3), 3, "none")  # 18 bids: contexts of 15 bids would not fit 62 bits (19^15 > 2^61)
+    tree = _tree(duel, 2, 4, 1, iterations=3)
+    top = max_refined_window(tree.dag)
+    assert 2 * 19 ** (tree.dag.memory + top - tree.window) < 2**62 <= 2 * 19 ** (tree.dag.memory + top - tree.window + 1)
+    with pytest.raises(DicelabError) as e:
+        learn_response(tree, 0, window=top + 1)
+    assert f"at most {top}" in str(e.value) and "\n" not in str(e.value)

@@ -108,6 +108,19 @@ def dag_nodes(n: int, window: int) -> int:
     return nodes
 
 
+def _codes_fit(n: int, window: int, longest: int) -> bool:
+    return 2 * (n + 1) ** longest < 2**62 and context_offset(n, window, longest) + 2 * (n + 1) ** longest < 2**62
+
+
+def max_refined_window(dag: Dag) -> int:
+    """The largest responder window a tree can be refined to: each extra bid lengthens its longest
+    context by one, and the contexts' codes must fit 62 bits."""
+    extra = 0
+    while _codes_fit(dag.n, dag.window, dag.memory + extra + 1):
+        extra += 1
+    return dag.window + extra
+
+
 def refinement_size(dag: Dag) -> tuple[int, int]:
     """Nodes and rows (both seats) of ``refined_dag(dag, 1)`` at most, without building it: every new
     context is a node with ``n - bid`` rows (some coarser nodes fall out of reach, so it is an upper
@@ -137,8 +150,7 @@ def default_window(policy: DuelPolicy, v_bytes: int = V_BYTES, work: float = PAS
             return n  # a small game: perfect recall (the window of every bid refines any tree)
         dag = policy.dag
         while dag.memory < n and w < policy.window + MAX_EXTRA:
-            longest = dag.memory + 1
-            if 2 * (n + 1) ** longest >= 2**62 or context_offset(n, dag.window, longest) + 2 * (n + 1) ** longest >= 2**62:
+            if not _codes_fit(n, dag.window, dag.memory + 1):
                 break  # the contexts' codes would not fit 62 bits
             nodes, rows = refinement_size(dag)  # before building it: the build takes seconds to minutes
             if nodes == dag.n_nodes or rows * hh > work or nodes / 2 * hh * 4 > v_bytes:
@@ -276,6 +288,10 @@ def learn_response(policy: DuelPolicy, seat: int, window: int | None = None, pas
     require(isinstance(W, int) and W >= policy.window,
             f"the responder's window ({W}) must be at least the policy's ({policy.window})")
     # a tree: refined by the extra bids, or with every bid (perfect recall) the window of the whole round
+    if policy.dag.contexts is not None and W < d.n_bids:
+        top = max_refined_window(policy.dag)
+        require(W <= top, f"the responder's window for this context tree is at most {top} (its window plus the "
+                f"bids whose codes fit 62 bits), or {d.n_bids} for every bid")
     dag = build_dag(d.n_bids, W) if W >= d.n_bids else refined_dag(policy.dag, W - policy.window)
     pm = policy_nodes(dag, policy.dag)
     i, j = seat, 1 - seat
