@@ -85,6 +85,11 @@ def context_offset(n: int, base: int, length: int) -> int:
     return sum(2 * (n + 1) ** j for j in range(base, length))
 
 
+def codes_fit(n: int, window: int, longest: int) -> bool:
+    """Whether the codes of a DAG of ``n`` bids, a window and contexts up to ``longest`` bids fit 62 bits."""
+    return 2 * (n + 1) ** longest < 2**62 and context_offset(n, window, longest) + 2 * (n + 1) ** longest < 2**62
+
+
 def context_code(parity: int, ctx: tuple[int, ...], n: int, base: int) -> int:
     """The code of a context: the last ``len(ctx)`` bids (a leading -1: the round's start), with the
     window codes of contexts longer than ``base`` shifted past the shorter ones'."""
@@ -175,9 +180,7 @@ def build_dag(n: int, window: int, contexts: set[tuple[int, tuple[int, ...]]] | 
     require(isinstance(window, int) and window >= 1, f"the window must be at least 1 bid, got {window}")
     contexts = set(contexts or ())
     longest = max([window] + [len(c) for _, c in contexts]) if longest is None else longest
-    base = n + 1
-    require(2 * base**longest < 2**62 and context_offset(n, window, longest) + 2 * base**longest < 2**62,
-            "the window is too long for this many bids")
+    require(codes_fit(n, window, longest), "the window is too long for this many bids")
     _check_contexts(n, window, longest, contexts)
 
     def state(p: int, last: tuple[int, ...], b: int) -> tuple[int, tuple[int, ...]]:

@@ -44,7 +44,7 @@ from numba import njit
 
 from dicelab.core.errors import require
 from dicelab.liars.contexts import candidates, contexts_of
-from dicelab.liars.duel import Dag, Duel, DuelPolicy, _opponent_reach, build_dag, context_offset, dag_rows
+from dicelab.liars.duel import Dag, Duel, DuelPolicy, _opponent_reach, build_dag, codes_fit, dag_rows
 from dicelab.liars.grading import MAX_EXACT_BIDS
 
 V_BYTES = 2**30  # the stored values V[node, h, g] (float32) stay under this (3 v 3: window 4, 747 MB)
@@ -55,13 +55,6 @@ MAX_EXTRA = 3  # a tree's default refinement adds at most this many bids (each o
 
 # ------------------------------------------------------------------------------------------------
 # the abstraction
-
-
-def node_codes(dag: Dag) -> np.ndarray:
-    """The window code of every node of ``dag`` (the inverse of ``codes`` / ``code_node``)."""
-    out = np.empty(dag.n_nodes, dtype=np.int64)
-    out[dag.code_node] = dag.codes
-    return out
 
 
 def policy_nodes(dag: Dag, policy_dag: Dag) -> np.ndarray:
@@ -108,15 +101,11 @@ def dag_nodes(n: int, window: int) -> int:
     return nodes
 
 
-def _codes_fit(n: int, window: int, longest: int) -> bool:
-    return 2 * (n + 1) ** longest < 2**62 and context_offset(n, window, longest) + 2 * (n + 1) ** longest < 2**62
-
-
 def max_refined_window(dag: Dag) -> int:
     """The largest responder window a tree can be refined to: each extra bid lengthens its longest
     context by one, and the contexts' codes must fit 62 bits."""
     extra = 0
-    while _codes_fit(dag.n, dag.window, dag.memory + extra + 1):
+    while codes_fit(dag.n, dag.window, dag.memory + extra + 1):
         extra += 1
     return dag.window + extra
 
@@ -150,7 +139,7 @@ def default_window(policy: DuelPolicy, v_bytes: int = V_BYTES, work: float = PAS
             return n  # a small game: perfect recall (the window of every bid refines any tree)
         dag = policy.dag
         while dag.memory < n and w < policy.window + MAX_EXTRA:
-            if not _codes_fit(n, dag.window, dag.memory + 1):
+            if not codes_fit(n, dag.window, dag.memory + 1):
                 break  # the contexts' codes would not fit 62 bits
             nodes, rows = refinement_size(dag)  # before building it: the build takes seconds to minutes
             if nodes == dag.n_nodes or rows * hh > work or nodes / 2 * hh * 4 > v_bytes:
