@@ -96,7 +96,9 @@ def start_with_friend(browser, server, game: str, fill: dict[str, str], people: 
     link = a.input_value("#invite-links input")
     assert re.fullmatch(re.escape(server.url) + rf"/play/{game}#seat=[\w-]+\.[\w-]+", link)
     cb, b, eb = open_page(browser, link, friend_setup)
-    b.wait_for_selector("#board:not([hidden])")
+    # as long as the creator's: on a fresh clone the friend's first page may be the one that waits for
+    # compiled code (CI once timed out here at 20 s, Super Six, both cores busy with the suite)
+    b.wait_for_selector("#board:not([hidden])", timeout=120_000)
     assert "seat=" not in b.evaluate("location.hash")  # the token does not stay in the address
     return (ca, a, ea), (cb, b, eb), link
 
