@@ -268,7 +268,8 @@ class Responder:
 def learn_response(policy: DuelPolicy, seat: int, window: int | None = None, passes: int = 8) -> Responder:
     """Policy iteration for the responder in ``seat`` on the window-``window`` abstraction (default:
     :func:`default_window`; for a context tree, the tree refined by ``window`` minus its window bids,
-    :func:`refined_dag`, or at every bid the window of the whole round); at most ``passes`` improvement passes, then one pass storing the values."""
+    :func:`refined_dag`, or at every bid the window of the whole round); at most ``passes``
+    improvement passes, then one pass storing the values."""
     require(seat in (0, 1), f"seat must be 0 or 1, got {seat}")
     require(isinstance(passes, int) and passes >= 0, f"passes must be a whole number >= 0, got {passes}")
     t0 = time.perf_counter()
@@ -555,6 +556,7 @@ def learned_br(policy: DuelPolicy, rounds: int = 20_000, seed: int = 0, window: 
     ``abstract0``, ``abstract1``: the exact payoffs of the abstract responders (step 1 alone).
     """
     require(isinstance(rounds, int) and rounds >= 2, f"rounds must be at least 2, got {rounds}")
+    window = default_window(policy) if window is None else window  # once for both seats
     t0 = time.perf_counter()
     d = policy.duel
     res: dict[str, Any] = {}
@@ -588,6 +590,7 @@ def learned_br_exact(policy: DuelPolicy, window: int | None = None, passes: int 
     :data:`~dicelab.liars.grading.MAX_EXACT_BIDS` bids: 2 v 2 with 6 faces takes about a minute)."""
     d = policy.duel
     require(d.n_bids <= MAX_EXACT_BIDS, f"exact evaluation walks every bid sequence; at most {MAX_EXACT_BIDS} bids")
+    window = default_window(policy) if window is None else window  # once for both seats
     res: dict[str, Any] = {}
     for i in (0, 1):
         r = learn_response(policy, i, window, passes)
