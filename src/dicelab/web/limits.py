@@ -215,9 +215,10 @@ class Admission:
     def lag(self) -> float:
         """How far the event loop is behind its timer, in seconds (0 when it keeps up)."""
         loop = asyncio.get_running_loop()
-        if loop is not self._loop:  # first request, or a new loop (tests make several)
-            self._loop, self._last_tick = loop, loop.time()
-            self._beat()
+        if loop is not self._loop:  # first request, or a new loop (tests make several): no timer has
+            self._loop, self._last_tick = loop, loop.time()  # run yet, so nothing is known to be late;
+            self._beat()  # measuring here would count any pause of the process since the line above
+            return 0.0
         return max(0.0, loop.time() - self._last_tick - self.tick)
 
     def overloaded(self) -> float | None:

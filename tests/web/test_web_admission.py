@@ -1,0 +1,87 @@
+"""The admission limit's two signals (dicelab.web.limits.Admission), on a bare asyncio loop.
+
+Laws: a request is shed only when the loop is really behind; the first request a loop sees is
+never shed, however long the process paused while the timer was being set up (a CI run shed the
+first request of a fresh app after a 1.7 s pause of the process in that spot)."""
+from __future__ import annotations
+
+import asyncio
+import time
+
+from dicelab.web.limits import Admission
+
+
+async def _ok(scope, receive, send) -> None:
+    await send({"type": "http.response.start", "status": 200, "headers": [(b"server-timing", b"app;dur=1")]})
+    await send({"type": "http.response.body", "body": b"ok"})
+
+
+async def _status(adm: Admission) -> int:
+    sent: list[dict] = []
+
+    async def send(msg: dict) -> None:
+        sent.append(msg)
+
+    await adm({"type": "http", "path": "/api/games"}, None, send)
+    return sent[0]["status"]
+
+
+class PausedOnce(Admission):
+    """A process pause (another thread holding the GIL, the scheduler) right after the first timer is set."""
+
+    paused = False
+
+    def _beat(self) -> None:
+        super()._beat()
+        if not self.paused:
+            self.paused = True
+            time.sleep(0.5)
+
+
+def test_the_first_request_is_admitted_after_a_pause_while_the_timer_is_set_up():
+    async def run() -> int:
+        return await _status(PausedOnce(_ok, max_lag=0.1))
+
+    assert asyncio.run(run()) == 200
+
+
+def test_a_loop_that_keeps_up_admits_and_a_blocked_loop_sheds():
+    async def run() -> tuple[int, int, int]:
+        adm = Admission(_ok, max_lag=0.05, tick=0.005)
+        first = await _status(adm)
+        await asyncio.sleep(0.05)  # the timer runs on time
+        on_time = await _status(adm)
+        time.sleep(0.3)  # the loop blocked for 6 x max_lag: the request that comes next would have waited
+        blocked = await _status(adm)
+        return first, on_time, blocked
+
+    assert asyncio.run(run()) == (200, 200, 503)
+
+
+def test_one_short_late_timer_is_not_enough_to_shed():
+    # behind by between max_lag and 2 x max_lag once, after timers that ran on time: admitted (CoDel)
+    async def run() -> int:
+        adm = Admission(_ok, max_lag=0.1, tick=0.005)
+        await _status(adm)
+        await asyncio.sleep(0.05)
+        time.sleep(0.15)
+        return await _status(adm)
+
+    assert asyncio.run(run()) == 200
+
+
+def test_too_many_requests_at_once_are_shed():
+    async def run() -> list[int]:
+        gate = asyncio.Event()
+
+        async def slow(scope, receive, send) -> None:
+            await gate.wait()
+            await _ok(scope, receive, send)
+
+        adm = Admission(slow, limit=2)
+        tasks = [asyncio.create_task(_status(adm)) for _ in range(3)]
+        await asyncio.sleep(0.01)
+        gate.set()
+        return sorted(await asyncio.gather(*tasks))
+
+    assert asyncio.run(run()) == [200, 200, 503]
