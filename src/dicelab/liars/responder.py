@@ -265,14 +265,10 @@ class Responder:
     history: list[float] = field(default_factory=list)  # exact payoff after each pass
 
 
-def learn_response(policy: DuelPolicy, seat: int, window: int | None = None, passes: int = 8) -> Responder:
-    """Policy iteration for the responder in ``seat`` on the window-``window`` abstraction (default:
-    :func:`default_window`; for a context tree, the tree refined by ``window`` minus its window bids,
-    :func:`refined_dag`, or at every bid the window of the whole round); at most ``passes``
-    improvement passes, then one pass storing the values."""
-    require(seat in (0, 1), f"seat must be 0 or 1, got {seat}")
-    require(isinstance(passes, int) and passes >= 0, f"passes must be a whole number >= 0, got {passes}")
-    t0 = time.perf_counter()
+def responder_dag(policy: DuelPolicy, window: int | None = None) -> Dag:
+    """The responder's abstraction: the window-``window`` DAG (default: :func:`default_window`); for
+    a context tree, the tree refined by ``window`` minus its window bids (:func:`refined_dag`), or
+    at every bid the window of the whole round. The same for both seats."""
     d = policy.duel
     W = default_window(policy) if window is None else window
     require(isinstance(W, int) and W >= policy.window,
@@ -282,7 +278,20 @@ def learn_response(policy: DuelPolicy, seat: int, window: int | None = None, pas
         top = max_refined_window(policy.dag)
         require(W <= top, f"the responder's window for this context tree is at most {top} (its window plus the "
                 f"bids whose codes fit 62 bits), or {d.n_bids} for every bid")
-    dag = build_dag(d.n_bids, W) if W >= d.n_bids else refined_dag(policy.dag, W - policy.window)
+    return build_dag(d.n_bids, W) if W >= d.n_bids else refined_dag(policy.dag, W - policy.window)
+
+
+def learn_response(policy: DuelPolicy, seat: int, window: int | None = None, passes: int = 8,
+                   dag: Dag | None = None) -> Responder:
+    """Policy iteration for the responder in ``seat`` on :func:`responder_dag` of ``window``
+    (``dag``: that DAG when the caller built it already, as :func:`learned_br` does once for both
+    seats); at most ``passes`` improvement passes, then one pass storing the values."""
+    require(seat in (0, 1), f"seat must be 0 or 1, got {seat}")
+    require(isinstance(passes, int) and passes >= 0, f"passes must be a whole number >= 0, got {passes}")
+    t0 = time.perf_counter()
+    d = policy.duel
+    W = default_window(policy) if window is None else window
+    dag = responder_dag(policy, W) if dag is None else dag
     pm = policy_nodes(dag, policy.dag)
     i, j = seat, 1 - seat
     _, p_i, c_i = d.hands(i)
@@ -556,13 +565,14 @@ def learned_br(policy: DuelPolicy, rounds: int = 20_000, seed: int = 0, window: 
     ``abstract0``, ``abstract1``: the exact payoffs of the abstract responders (step 1 alone).
     """
     require(isinstance(rounds, int) and rounds >= 2, f"rounds must be at least 2, got {rounds}")
-    window = default_window(policy) if window is None else window  # once for both seats
     t0 = time.perf_counter()
+    window = default_window(policy) if window is None else window
+    dag = responder_dag(policy, window)  # once for both seats
     d = policy.duel
     res: dict[str, Any] = {}
     half = []
     for i in (0, 1):
-        r = learn_response(policy, i, window, passes)
+        r = learn_response(policy, i, window, passes, dag=dag)
         _, p_i, c_i = d.hands(i)
         _, p_j, c_j = d.hands(1 - i)
         out = np.zeros(rounds)
@@ -590,10 +600,11 @@ def learned_br_exact(policy: DuelPolicy, window: int | None = None, passes: int 
     :data:`~dicelab.liars.grading.MAX_EXACT_BIDS` bids: 2 v 2 with 6 faces takes about a minute)."""
     d = policy.duel
     require(d.n_bids <= MAX_EXACT_BIDS, f"exact evaluation walks every bid sequence; at most {MAX_EXACT_BIDS} bids")
-    window = default_window(policy) if window is None else window  # once for both seats
+    window = default_window(policy) if window is None else window
+    dag = responder_dag(policy, window)  # once for both seats
     res: dict[str, Any] = {}
     for i in (0, 1):
-        r = learn_response(policy, i, window, passes)
+        r = learn_response(policy, i, window, passes, dag=dag)
         _, p_i, c_i = d.hands(i)
         _, p_j, c_j = d.hands(1 - i)
         res[f"gain{i}"] = float(_exact(*_args(policy, r), c_i, c_j, p_i, p_j))
@@ -604,4 +615,4 @@ def learned_br_exact(policy: DuelPolicy, window: int | None = None, passes: int 
     return res
 
 
-__all__ = ["Responder", "learn_response", "learned_br", "learned_br_exact"]
+__all__ = ["Responder", "learn_response", "learned_br", "learned_br_exact", "responder_dag"]
