@@ -273,7 +273,7 @@ def test_the_abstract_recipe_keeps_at_least_three_bids_where_they_fit():
     # where a third bid had to be forced, a context tree gets the window-3 table's rows instead
     from dicelab.liars.duel import dag_rows
 
-    trees = []
+    trees, wide = [], []
     for faces in range(2, 7):
         for a, b in itertools.product(range(1, 6), repeat=2):
             d = Duel((a, b), faces, "ones")
@@ -287,9 +287,12 @@ def test_the_abstract_recipe_keeps_at_least_three_bids_where_they_fit():
                 # float16, each seat about half the rows
                 assert library.table_bytes(d) == pytest.approx(
                     r["tree_rows"] * sum(len(d.hands(i)[0]) for i in (0, 1)), rel=0.05)
-            else:
-                assert r["window"] >= min(library.MIN_ABSTRACT_WINDOW, d.n_bids), r
+            elif r["window"] < min(library.MIN_ABSTRACT_WINDOW, d.n_bids):  # only where 3 bids do not fit
+                hands = max(len(d.hands(i)[0]) for i in (0, 1))
+                assert dag_rows(d.n_bids, library.MIN_ABSTRACT_WINDOW) * hands > library.WIDE_CELLS, r
+                wide.append((a, b, faces))
     assert trees == [(3, 3, 6)]  # the size issue 26 measured
+    assert wide == [(4, 4, 6)]  # every hand enumerated, on the window of 2 (issue 26)
     assert library.recipe(Duel((3, 3), 6, "none"))["tree_rows"] == 133_422 * 4 // 3
 
 

@@ -63,6 +63,12 @@ MIN_ABSTRACT_WINDOW = 3
 # exploitable by at least 0.044 +- 0.010 (learned responder, 5 bids) where window 3 (133,422 rows)
 # gives 0.112 and window 4 (887,406 rows) 0.033 (issue 26; BENCHMARKS.md)
 TREE = {"tree_longest": 4, "tree_grow": 1.5, "tree_step_iterations": 100}
+# ... and the abstract method (every opponent hand, not 16 sampled) where it was measured better on
+# both graders in both wild rules: 4 v 4 with 6 faces, window 2 (learned responder, 3 bids: 0.154 ->
+# 0.127 ones wild, 0.108 -> 0.069 nothing wild; LBR 0.050 -> 0.037 and 0.048 -> 0.035; about 4 and
+# 3 CPU minutes more). Not at 3 v 4 and 4 v 3: nothing wild, the learned responder found more there
+# (0.115 and 0.118 against 0.096 and 0.084) though ones wild it found less (issue 26; BENCHMARKS.md)
+ENUMERATED = frozenset({((4, 4), 6)})
 TREE_ROWS = 4 / 3  # of the window-3 table's rows
 NS_PER_UNIT = 2.5  # measured: about 2.5 ns per (row x own hand x opponent hand) per iteration
 QUICK_WORK = 2e9  # about 5 s: below it a size is trained on demand
@@ -79,10 +85,10 @@ def recipe(duel: Duel) -> dict[str, Any]:
 @lru_cache(maxsize=1024)
 def _recipe(duel: Duel) -> tuple[tuple[str, Any], ...]:
     """The one training recipe of ``duel`` (what the cache entry is keyed by): the solver's default
-    method, its default window when that is quick work, else at most :data:`MAX_WINDOW` bids
+    method (the abstract one at the sizes in :data:`ENUMERATED`), its default window when that is quick work, else at most :data:`MAX_WINDOW` bids
     (:data:`WIDE_WINDOW` for the abstract method with :data:`WIDE_BIDS` bids; the abstract method
     at least :data:`MIN_ABSTRACT_WINDOW` where its tables fit :data:`WIDE_CELLS`)."""
-    method = default_method(duel)
+    method = "abstract" if (duel.dice, duel.faces) in ENUMERATED else default_method(duel)
     samples = default_samples(duel) if method != "abstract" else 0
     window = default_window(duel)
     if _work(duel, window, samples) > QUICK_WORK:
