@@ -85,9 +85,10 @@ def recipe(duel: Duel) -> dict[str, Any]:
 @lru_cache(maxsize=1024)
 def _recipe(duel: Duel) -> tuple[tuple[str, Any], ...]:
     """The one training recipe of ``duel`` (what the cache entry is keyed by): the solver's default
-    method (the abstract one at the sizes in :data:`ENUMERATED`), its default window when that is quick work, else at most :data:`MAX_WINDOW` bids
-    (:data:`WIDE_WINDOW` for the abstract method with :data:`WIDE_BIDS` bids; the abstract method
-    at least :data:`MIN_ABSTRACT_WINDOW` where its tables fit :data:`WIDE_CELLS`)."""
+    method (the abstract one at the sizes in :data:`ENUMERATED`), its default window when that is
+    quick work, else at most :data:`MAX_WINDOW` bids (:data:`WIDE_WINDOW` for the abstract method
+    with :data:`WIDE_BIDS` bids; the abstract method at least :data:`MIN_ABSTRACT_WINDOW` where its
+    tables fit :data:`WIDE_CELLS`)."""
     method = "abstract" if (duel.dice, duel.faces) in ENUMERATED else default_method(duel)
     samples = default_samples(duel) if method != "abstract" else 0
     window = default_window(duel)
