@@ -130,26 +130,31 @@ def default_window(policy: DuelPolicy, v_bytes: int = V_BYTES, work: float = PAS
     hands) under ``work``. For a context tree: every bid where that window fits, else its window plus
     the most extra bids (:func:`refined_dag`, at most :data:`MAX_EXTRA`) whose size bound
     (:func:`refinement_size`) is within the same budgets."""
+    return _default(policy, v_bytes, work)[0]
+
+
+def _default(policy: DuelPolicy, v_bytes: int = V_BYTES, work: float = PASS_WORK) -> tuple[int, Dag | None]:
+    """:func:`default_window`, with the refinement of a context tree it built on the way (None for a
+    window DAG, which is built from the window alone)."""
     d = policy.duel
     n = d.n_bids
     hh = _pairs(d)
     w = policy.window
     if policy.dag.contexts is not None:
-        if 2 * (n + 1) ** n < 2**62 and dag_rows(n, n) * hh <= work and dag_nodes(n, n) / 2 * hh * 4 <= v_bytes:
-            return n  # a small game: perfect recall (the window of every bid refines any tree)
+        if codes_fit(n, n, n) and dag_rows(n, n) * hh <= work and dag_nodes(n, n) / 2 * hh * 4 <= v_bytes:
+            return n, None  # a small game: perfect recall (the window of every bid refines any tree)
         dag = policy.dag
-        while dag.memory < n and w < policy.window + MAX_EXTRA:
-            if not codes_fit(n, dag.window, dag.memory + 1):
-                break  # the contexts' codes would not fit 62 bits
+        top = min(policy.window + MAX_EXTRA, max_refined_window(dag))
+        while dag.memory < n and w < top:
             nodes, rows = refinement_size(dag)  # before building it: the build takes seconds to minutes
             if nodes == dag.n_nodes or rows * hh > work or nodes / 2 * hh * 4 > v_bytes:
                 break
             dag, w = refined_dag(dag, 1), w + 1
-        return w
-    while (w < n and 2 * (n + 1) ** (w + 1) < 2**62 and dag_rows(n, w + 1) * hh <= work
+        return w, dag
+    while (w < n and codes_fit(n, w + 1, w + 1) and dag_rows(n, w + 1) * hh <= work
            and dag_nodes(n, w + 1) / 2 * hh * 4 <= v_bytes):
         w += 1
-    return w
+    return w, None
 
 
 # ------------------------------------------------------------------------------------------------
@@ -265,12 +270,18 @@ class Responder:
     history: list[float] = field(default_factory=list)  # exact payoff after each pass
 
 
-def responder_dag(policy: DuelPolicy, window: int | None = None) -> Dag:
-    """The responder's abstraction: the window-``window`` DAG (default: :func:`default_window`); for
-    a context tree, the tree refined by ``window`` minus its window bids (:func:`refined_dag`), or
-    at every bid the window of the whole round. The same for both seats."""
+def responder_dag(policy: DuelPolicy, window: int | None = None) -> tuple[int, Dag]:
+    """The responder's window and abstraction: the window-``window`` DAG (default:
+    :func:`default_window`); for a context tree, the tree refined by ``window`` minus its window
+    bids (:func:`refined_dag`), or at every bid the window of the whole round. The same for both
+    seats."""
     d = policy.duel
-    W = default_window(policy) if window is None else window
+    if window is None:
+        W, built = _default(policy)
+        if built is not None:
+            return W, built  # the refinement the default was found with: not built twice
+    else:
+        W = window
     require(isinstance(W, int) and W >= policy.window,
             f"the responder's window ({W}) must be at least the policy's ({policy.window})")
     # a tree: refined by the extra bids, or with every bid (perfect recall) the window of the whole round
@@ -278,20 +289,20 @@ def responder_dag(policy: DuelPolicy, window: int | None = None) -> Dag:
         top = max_refined_window(policy.dag)
         require(W <= top, f"the responder's window for this context tree is at most {top} (its window plus the "
                 f"bids whose codes fit 62 bits), or {d.n_bids} for every bid")
-    return build_dag(d.n_bids, W) if W >= d.n_bids else refined_dag(policy.dag, W - policy.window)
+    return W, build_dag(d.n_bids, W) if W >= d.n_bids else refined_dag(policy.dag, W - policy.window)
 
 
 def learn_response(policy: DuelPolicy, seat: int, window: int | None = None, passes: int = 8,
                    dag: Dag | None = None) -> Responder:
     """Policy iteration for the responder in ``seat`` on :func:`responder_dag` of ``window``
-    (``dag``: that DAG when the caller built it already, as :func:`learned_br` does once for both
-    seats); at most ``passes`` improvement passes, then one pass storing the values."""
+    (``dag``: that DAG, with its ``window``, when the caller built it already, as :func:`learned_br`
+    does once for both seats); at most ``passes`` improvement passes, then one pass storing the values."""
     require(seat in (0, 1), f"seat must be 0 or 1, got {seat}")
     require(isinstance(passes, int) and passes >= 0, f"passes must be a whole number >= 0, got {passes}")
+    require(dag is None or window is not None, "a responder DAG comes with its window")
     t0 = time.perf_counter()
     d = policy.duel
-    W = default_window(policy) if window is None else window
-    dag = responder_dag(policy, W) if dag is None else dag
+    W, dag = responder_dag(policy, window) if dag is None else (window, dag)
     pm = policy_nodes(dag, policy.dag)
     i, j = seat, 1 - seat
     _, p_i, c_i = d.hands(i)
@@ -566,8 +577,7 @@ def learned_br(policy: DuelPolicy, rounds: int = 20_000, seed: int = 0, window: 
     """
     require(isinstance(rounds, int) and rounds >= 2, f"rounds must be at least 2, got {rounds}")
     t0 = time.perf_counter()
-    window = default_window(policy) if window is None else window
-    dag = responder_dag(policy, window)  # once for both seats
+    window, dag = responder_dag(policy, window)  # once for both seats
     d = policy.duel
     res: dict[str, Any] = {}
     half = []
@@ -600,8 +610,7 @@ def learned_br_exact(policy: DuelPolicy, window: int | None = None, passes: int 
     :data:`~dicelab.liars.grading.MAX_EXACT_BIDS` bids: 2 v 2 with 6 faces takes about a minute)."""
     d = policy.duel
     require(d.n_bids <= MAX_EXACT_BIDS, f"exact evaluation walks every bid sequence; at most {MAX_EXACT_BIDS} bids")
-    window = default_window(policy) if window is None else window
-    dag = responder_dag(policy, window)  # once for both seats
+    window, dag = responder_dag(policy, window)  # once for both seats
     res: dict[str, Any] = {}
     for i in (0, 1):
         r = learn_response(policy, i, window, passes, dag=dag)
