@@ -152,8 +152,9 @@ def _pick(s, r0, k, h):
 
 
 @njit(cache=True)
-def _lbr_rounds(i, rounds, seed, n, F, child, loc, s_opp, c_own, c_opp, cum_own, cum_opp, out):
-    """LBR in seat i against the policy (its DAG's ``child``, table s_opp for seat 1 - i); payoffs to ``out``."""
+def _lbr_rounds(i, rounds, seed, n, F, child, loc, s_opp, c_own, c_opp, cum_own, cum_opp, out, bids):
+    """LBR in seat i against the policy (its DAG's ``child``, table s_opp for seat 1 - i); payoffs to
+    ``out``, the bids each round took to its call to ``bids``."""
     np.random.seed(seed)
     Hj = c_opp.shape[0]
     path = np.zeros(n + 2, np.int64)
@@ -184,6 +185,7 @@ def _lbr_rounds(i, rounds, seed, n, F, child, loc, s_opp, c_own, c_opp, cum_own,
                 bidder_wins = holds
                 i_is_bidder = mover != i
                 out[k] = 1.0 if (bidder_wins == i_is_bidder) else -1.0
+                bids[k] = d
                 break
             path[d] = a
             node = child[node, a]
@@ -229,12 +231,34 @@ def _seed(seed: int, *key: int) -> int:
     return int(np.random.SeedSequence(seed, spawn_key=key).generate_state(1, np.uint32)[0])
 
 
+BY_BIDS_CAP = 8  # rounds of this many bids or more are counted together
+
+
+def gain_by_bids(outs: list[np.ndarray], lengths: list[np.ndarray], cap: int = BY_BIDS_CAP) -> dict[str, Any]:
+    """Where a responder's gain comes from: the rounds of each seat split by the bids made before the
+    call (``"1"`` .. ``"8+"``). ``rounds_by_bids``: the share of rounds; ``gain_by_bids``: each
+    length's part of the bound, the mean over the seats of (payoff sum of those rounds) / rounds, so
+    the parts add up to ``(gain0 + gain1) / 2``."""
+    keys = [str(k) for k in range(1, cap)] + [f"{cap}+"]
+    total = sum(len(o) for o in outs)
+    share = dict.fromkeys(keys, 0.0)
+    gain = dict.fromkeys(keys, 0.0)
+    for out, bids in zip(outs, lengths, strict=True):
+        b = np.minimum(np.asarray(bids), cap)
+        for k, key in enumerate(keys, start=1):
+            sel = b == k
+            share[key] += float(sel.sum()) / total
+            gain[key] += float(out[sel].sum()) / len(out) / len(outs)
+    return {"rounds_by_bids": share, "gain_by_bids": gain}
+
+
 def lbr(policy: DuelPolicy, rounds: int = 4000, seed: int = 0) -> dict[str, Any]:
     """LBR in both seats against ``policy``, by playing ``rounds`` rounds per seat.
 
     Returns ``lbr0``, ``lbr1`` (mean payoffs, each with a 95% normal interval half-width) and
     ``exploitability_lower`` = (LBR_0 + LBR_1) / 2, a lower bound on the exploitability (in
-    expectation; ``..._ci`` gives its 95% half-width).
+    expectation; ``..._ci`` gives its 95% half-width), and that bound split by the rounds' length
+    (:func:`gain_by_bids`).
     """
     require(isinstance(rounds, int) and rounds >= 2, f"rounds must be at least 2, got {rounds}")
     d = policy.duel
@@ -246,11 +270,15 @@ def lbr(policy: DuelPolicy, rounds: int = 4000, seed: int = 0) -> dict[str, Any]
     dag = policy.dag
     res: dict[str, Any] = {}
     half = []
+    outs, lengths = [], []
     for i in (0, 1):
         out = np.zeros(rounds)
+        bids = np.zeros(rounds, dtype=np.int64)
         s_opp = np.ascontiguousarray(policy.strategy[1 - i], dtype=np.float64)
         _lbr_rounds(i, rounds, _seed(seed, i), d.n_bids, d.faces, dag.child, dag.loc, s_opp, cs[i], cs[1 - i],
-                    cums[i], cums[1 - i], out)
+                    cums[i], cums[1 - i], out, bids)
+        outs.append(out)
+        lengths.append(bids)
         mean = float(out.mean())
         hw = 1.96 * float(out.std(ddof=1)) / math.sqrt(rounds)
         res[f"lbr{i}"] = mean
@@ -258,6 +286,7 @@ def lbr(policy: DuelPolicy, rounds: int = 4000, seed: int = 0) -> dict[str, Any]
         half.append(hw)
     res["exploitability_lower"] = (res["lbr0"] + res["lbr1"]) / 2.0
     res["exploitability_lower_ci"] = math.sqrt(half[0] ** 2 + half[1] ** 2) / 2.0
+    res.update(gain_by_bids(outs, lengths))
     res["rounds"] = rounds
     res["seconds"] = time.perf_counter() - t0
     res["method"] = "lbr"

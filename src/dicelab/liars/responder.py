@@ -46,6 +46,7 @@ from dicelab.core.errors import require
 from dicelab.liars.contexts import candidates, contexts_of
 from dicelab.liars.duel import Dag, Duel, DuelPolicy, _opponent_reach, build_dag, codes_fit, dag_rows
 from dicelab.liars.grading import MAX_EXACT_BIDS
+from dicelab.liars.lbr import gain_by_bids
 
 V_BYTES = 2**30  # the stored values V[node, h, g] (float32) stay under this (3 v 3: window 4, 747 MB)
 PASS_WORK = 3e9  # and one pass (rows x own hands x opponent hands) under this
@@ -391,9 +392,9 @@ def _draw(cum):
 
 
 @njit(cache=True)
-def _rounds(i, rounds, seed, n, F, child, vidx, V, pchild, ploc, s_opp, c_own, c_opp, cum_own, p_opp, out):
+def _rounds(i, rounds, seed, n, F, child, vidx, V, pchild, ploc, s_opp, c_own, c_opp, cum_own, p_opp, out, bids):
     """Rounds of the rollout responder (seat i, on its DAG ``child``) against the policy (on its own,
-    ``pchild``); payoffs to ``out``."""
+    ``pchild``); payoffs to ``out``, the bids each round took to its call to ``bids``."""
     np.random.seed(seed)
     Hj = c_opp.shape[0]
     path = np.zeros(n + 2, np.int64)
@@ -435,6 +436,7 @@ def _rounds(i, rounds, seed, n, F, child, vidx, V, pchild, ploc, s_opp, c_own, c
                 holds = c_own[h, f] + c_opp[g, f] >= q
                 i_is_bidder = mover != i
                 out[k] = 1.0 if (holds == i_is_bidder) else -1.0
+                bids[k] = d
                 break
             path[d] = a
             m = child[m, a]
@@ -573,7 +575,9 @@ def learned_br(policy: DuelPolicy, rounds: int = 20_000, seed: int = 0, window: 
 
     Returns ``gain0``, ``gain1`` (mean payoffs of the rollout responder, each with a 95% normal
     half-width ``..._ci``), ``exploitability_lower`` = (gain_0 + gain_1) / 2 with its half-width, and
-    ``abstract0``, ``abstract1``: the exact payoffs of the abstract responders (step 1 alone).
+    ``abstract0``, ``abstract1``: the exact payoffs of the abstract responders (step 1 alone), and the
+    bound split by the rounds' length (:func:`dicelab.liars.lbr.gain_by_bids`: where a window
+    policy is exploited, about half or more of it is in rounds of 5 bids and more).
     """
     require(isinstance(rounds, int) and rounds >= 2, f"rounds must be at least 2, got {rounds}")
     t0 = time.perf_counter()
@@ -581,13 +585,17 @@ def learned_br(policy: DuelPolicy, rounds: int = 20_000, seed: int = 0, window: 
     d = policy.duel
     res: dict[str, Any] = {}
     half = []
+    outs, lengths = [], []
     for i in (0, 1):
         r = learn_response(policy, i, window, passes, dag=dag)
         _, p_i, c_i = d.hands(i)
         _, p_j, c_j = d.hands(1 - i)
         out = np.zeros(rounds)
+        bids = np.zeros(rounds, dtype=np.int64)
         _rounds(*_args(policy, r)[:1], rounds, _seed(seed, i), *_args(policy, r)[1:], c_i, c_j, np.cumsum(p_i),
-                p_j, out)
+                p_j, out, bids)
+        outs.append(out)
+        lengths.append(bids)
         mean = float(out.mean())
         hw = 1.96 * float(out.std(ddof=1)) / math.sqrt(rounds)
         res[f"gain{i}"], res[f"gain{i}_ci"] = mean, hw
@@ -599,6 +607,7 @@ def learned_br(policy: DuelPolicy, rounds: int = 20_000, seed: int = 0, window: 
     res["exploitability_lower"] = (res["gain0"] + res["gain1"]) / 2.0
     res["exploitability_lower_ci"] = math.sqrt(half[0] ** 2 + half[1] ** 2) / 2.0
     res["abstract_lower"] = (res["abstract0"] + res["abstract1"]) / 2.0
+    res.update(gain_by_bids(outs, lengths))
     res["rounds"] = rounds
     res["seconds"] = time.perf_counter() - t0
     res["method"] = "learned"
