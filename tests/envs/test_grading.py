@@ -4,7 +4,6 @@ and the observation enumeration against what the environments really show."""
 
 from __future__ import annotations
 
-import itertools
 from fractions import Fraction
 
 import gymnasium as gym

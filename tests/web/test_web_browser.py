@@ -157,6 +157,7 @@ def test_play_hog_in_the_browser(browser, server_factory, tmp_path):
     game_id = page.evaluate("lab.gameId()")
     share = page.evaluate("location.hash.slice(1)")
     assert "." in share and share not in board and game_id not in board
+    assert share not in log and game_id not in log
     assert not re.search(r"scores \[|last \{|winner \d|share id|\{\"", board), board
     # every roll in words: "You rolled 4 dice: 3 5 6 2 - 16 points (score 16)" or "... - a 1, scores nothing"
     lines = page.eval_on_selector_all("#log li", "ls => ls.map((l) => l.textContent)")

@@ -14,7 +14,6 @@ focus rings and review labels with enough contrast; the banner and the bot's dic
 from __future__ import annotations
 
 import re
-import time
 
 import httpx
 import pytest

@@ -39,7 +39,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from dicelab.core.errors import DicelabError, require
+from dicelab.core.errors import require
 
 KIND = "dicelab-puzzles"
 #: The smallest margin kept: the best move's value minus the second best's (two points of win chance).

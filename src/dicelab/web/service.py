@@ -59,7 +59,6 @@ from dicelab.web.gamecore import (
     Forbidden,
     LiveGame,
     NotFound,
-    Stale,
     commit_move,
     hash_token,
     insert_game,
