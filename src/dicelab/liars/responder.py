@@ -576,8 +576,8 @@ def learned_br(policy: DuelPolicy, rounds: int = 20_000, seed: int = 0, window: 
     Returns ``gain0``, ``gain1`` (mean payoffs of the rollout responder, each with a 95% normal
     half-width ``..._ci``), ``exploitability_lower`` = (gain_0 + gain_1) / 2 with its half-width, and
     ``abstract0``, ``abstract1``: the exact payoffs of the abstract responders (step 1 alone), and the
-    bound split by the rounds' length (:func:`dicelab.liars.lbr.gain_by_bids`: where a window
-    policy is exploited, about half or more of it is in rounds of 5 bids and more).
+    bound split by the rounds' length (:func:`dicelab.liars.lbr.gain_by_bids`: which rounds a
+    window policy is exploited in).
     """
     require(isinstance(rounds, int) and rounds >= 2, f"rounds must be at least 2, got {rounds}")
     t0 = time.perf_counter()
