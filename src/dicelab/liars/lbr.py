@@ -240,16 +240,14 @@ def gain_by_bids(outs: list[np.ndarray], lengths: list[np.ndarray], cap: int = B
     length's part of the bound, the mean over the seats of (payoff sum of those rounds) / rounds, so
     the parts add up to ``(gain0 + gain1) / 2``."""
     keys = [str(k) for k in range(1, cap)] + [f"{cap}+"]
-    total = sum(len(o) for o in outs)
-    share = dict.fromkeys(keys, 0.0)
-    gain = dict.fromkeys(keys, 0.0)
+    share, gain = np.zeros(cap), np.zeros(cap)
     for out, bids in zip(outs, lengths, strict=True):
-        b = np.minimum(np.asarray(bids), cap)
-        for k, key in enumerate(keys, start=1):
-            sel = b == k
-            share[key] += float(sel.sum()) / total
-            gain[key] += float(out[sel].sum()) / len(out) / len(outs)
-    return {"rounds_by_bids": share, "gain_by_bids": gain}
+        b = np.minimum(np.asarray(bids), cap) - 1  # rounds take at least one bid: the opener cannot call
+        share += np.bincount(b, minlength=cap)
+        gain += np.bincount(b, weights=out, minlength=cap) / len(out) / len(outs)
+    share /= sum(len(o) for o in outs)
+    return {"rounds_by_bids": dict(zip(keys, share.tolist(), strict=True)),
+            "gain_by_bids": dict(zip(keys, gain.tolist(), strict=True))}
 
 
 def lbr(policy: DuelPolicy, rounds: int = 4000, seed: int = 0) -> dict[str, Any]:
