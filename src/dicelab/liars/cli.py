@@ -172,7 +172,8 @@ EXACT_METHODS_HELP = "exact solver: dcfr, cfr+, cfr+2, pcfr+, pdcfr+; scalable: 
 
 def _solve_scalable(d: tuple[int, ...], faces: int, wild: str, iterations: int | None, target: float | None,
                     method: str | None, out: Path, window: int | None, samples: int | None, seed: int,
-                    resume: Path | None, json_out: bool, rows: int | None = None, longest: int | None = None) -> None:
+                    resume: Path | None, json_out: bool, rows: int | None = None, longest: int | None = None,
+                    first_face: bool = False) -> None:
     from dicelab.liars.duel import Duel, DuelPolicy, train_duel
     from dicelab.liars.grading import MAX_EXACT_BIDS, exact_grade
 
@@ -192,6 +193,8 @@ def _solve_scalable(d: tuple[int, ...], faces: int, wild: str, iterations: int |
                 f"({d[0]} v {d[1]} x {faces} faces has {duel.n_bids}); grade larger policies with LBR")
     if longest is not None:
         require(rows is not None, "--longest applies with --rows (the memory that grows)")
+    require(not (first_face and (rows is not None or resume is not None)),
+            "--first-face trains a window from scratch: drop --rows and --resume (a resumed policy keeps its memory)")
     if rows is not None:
         check_count(rows, "--rows", 100, 100_000_000)
         require(resume is None and target is None, "--rows trains its context tree from scratch: drop --resume "
@@ -220,10 +223,11 @@ def _solve_scalable(d: tuple[int, ...], faces: int, wild: str, iterations: int |
     else:
         pol = train_duel(duel, iterations=n_it, seed=seed, window=window, method=method, resume=old,
                          progress=not json_out, callback=stop if target is not None else None, check_every=every,
-                         samples=samples)
+                         samples=samples, first_face=first_face)
     path = pol.save(str(out))
     data: dict[str, object] = {"duel": duel.to_dict(), "method": pol.meta["method"], "window": pol.window,
                                "rows": sum(pol.dag.rows), "memory": pol.dag.memory,
+                               "remembers": pol.memory_label,
                                "samples": pol.meta["samples"], "iterations": pol.meta["iterations"],
                                "seed": seed, "seconds": pol.meta["seconds"], "out": path,
                                "payoff_range": 2.0}
@@ -326,6 +330,8 @@ def solve_cmd(
                                     "remember more where it pays, up to this many table rows (a context tree)."),
     longest: int | None = typer.Option(None, "--longest", help="With --rows: the most bids a node may remember "
                                        "(default: the window + 4)."),
+    first_face: bool = typer.Option(False, "--first-face", help="Scalable: every node also remembers the face "
+                                    "of the round's first bid."),
     json_out: bool = JsonOption,
 ) -> None:
     """Equilibrium of the two-player single-round game. Without --out: the exact solver (Discounted CFR
@@ -343,10 +349,10 @@ def solve_cmd(
         require(method is None or method in SAMPLED_METHODS,
                 f"--out writes a scalable policy: choose --method {', '.join(SAMPLED_METHODS)}")
         _solve_scalable(d, faces, wild, iterations, target, method, out, window, samples, seed, resume, json_out,
-                        rows, longest)
+                        rows, longest, first_face)
         return
-    require(window is None and samples is None and rows is None and longest is None,
-            "--window, --samples, --rows and --longest apply to the scalable solver (--out)")
+    require(window is None and samples is None and rows is None and longest is None and not first_face,
+            "--window, --samples, --rows, --longest and --first-face apply to the scalable solver (--out)")
     rules = DuelRules(d, faces, wild)
     n_it = 20000 if iterations is None else iterations
     check_count(n_it, "--iterations", 1, MAX_ITERATIONS)

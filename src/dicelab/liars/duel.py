@@ -132,6 +132,7 @@ class Dag:
     rows: tuple[int, int]  # rows of each player's table
     longest: int = 0  # the longest context (0: every node remembers exactly ``window`` bids)
     contexts: np.ndarray | None = None  # the codes of the contexts longer than the window, sorted
+    first: int = 0  # the faces, when every node also remembers the face of the round's first bid (0: not)
 
     @property
     def n_nodes(self) -> int:
@@ -148,6 +149,12 @@ class Dag:
 
     def node_of(self, parity: int, bids: tuple[int, ...] | list[int]) -> int:
         bids = list(bids)
+        if self.first:
+            m = self._find(window_code(parity, bids, self.n, self.window) * (self.first + 1)
+                           + first_face(bids, self.first))
+            if m < 0:
+                raise DicelabError("the bid history holds a sequence the policy does not know (bids must rise)")
+            return m
         for length in range(min(self.longest, len(bids) + 1), self.window, -1):
             m = self._find(context_offset(self.n, self.window, length) + window_code(parity, bids, self.n, length))
             if m >= 0:
@@ -156,6 +163,11 @@ class Dag:
         if m < 0:
             raise DicelabError("the bid history holds a sequence the policy does not know (bids must rise)")
         return m
+
+
+def first_face(bids: tuple[int, ...] | list[int], faces: int) -> int:
+    """The face of the round's first bid (bids are ranks: face ``rank % faces + 1``), 0 before it."""
+    return int(bids[0]) % faces + 1 if len(bids) else 0
 
 
 def _check_contexts(n: int, window: int, longest: int, contexts: set[tuple[int, tuple[int, ...]]]) -> None:
@@ -172,15 +184,23 @@ def _check_contexts(n: int, window: int, longest: int, contexts: set[tuple[int, 
 
 
 def build_dag(n: int, window: int, contexts: set[tuple[int, tuple[int, ...]]] | None = None,
-              longest: int | None = None) -> Dag:
+              longest: int | None = None, first: int = 0) -> Dag:
     """The window DAG, or with ``contexts`` (``(parity, bids)`` longer than ``window``, at most
     ``longest``; -1 for the round's start) the context tree: a node keeps the longest context that
     ends the history. The contexts must be closed under dropping the oldest or the newest bid, so
-    that a node and a bid decide the next node."""
+    that a node and a bid decide the next node.
+
+    With ``first`` (the number of faces; a window DAG only) every node also remembers the face of
+    the round's first bid, the opener's first word on its hand, which a window forgets after
+    ``window`` bids: up to ``first`` times the nodes."""
     require(isinstance(window, int) and window >= 1, f"the window must be at least 1 bid, got {window}")
     contexts = set(contexts or ())
+    require(isinstance(first, int) and (first == 0 or (first >= 2 and n % first == 0)),
+            f"the first bid's face needs the number of faces (2 or more, dividing the {n} bids), got {first}")
+    require(not (first and contexts), "a context tree does not remember the first bid's face (a window does)")
     longest = max([window] + [len(c) for _, c in contexts]) if longest is None else longest
-    require(codes_fit(n, window, longest), "the window is too long for this many bids")
+    require(codes_fit(n, window, longest) and 2 * (n + 1) ** window * (first + 1) < 2**62,
+            "the window is too long for this many bids")
     _check_contexts(n, window, longest, contexts)
 
     def state(p: int, last: tuple[int, ...], b: int) -> tuple[int, tuple[int, ...]]:
@@ -194,17 +214,24 @@ def build_dag(n: int, window: int, contexts: set[tuple[int, tuple[int, ...]]] | 
                 return key
         return p, tuple(x for x in full if x >= 0)[-window:]
 
-    root: tuple[int, tuple[int, ...]] = (0, ())
-    by_top: dict[int, list[tuple[int, tuple[int, ...]]]] = {t: [] for t in range(-1, n)}
+    Key = tuple[int, tuple[int, ...], int]  # (mover, remembered bids, first bid's face or 0)
+
+    def step(key: Key, b: int) -> Key:
+        p, last, ff = key
+        q, nxt = state(1 - p, last, b)
+        return q, nxt, (ff or b % first + 1) if first else 0
+
+    root: Key = (0, (), 0)
+    by_top: dict[int, list[Key]] = {t: [] for t in range(-1, n)}
     by_top[-1].append(root)
     seen = {root}
     for t in range(-1, n):
-        for p, last in by_top[t]:
+        for key in by_top[t]:
             for b in range(t + 1, n):
-                key = state(1 - p, last, b)
-                if key not in seen:
-                    seen.add(key)
-                    by_top[b].append(key)
+                nxt = step(key, b)
+                if nxt not in seen:
+                    seen.add(nxt)
+                    by_top[b].append(nxt)
     nodes = [k for t in range(-1, n) for k in sorted(by_top[t])]
     idx = {k: i for i, k in enumerate(nodes)}
     N = len(nodes)
@@ -214,16 +241,19 @@ def build_dag(n: int, window: int, contexts: set[tuple[int, tuple[int, ...]]] | 
     rows = [0, 0]
     child = np.full((N, n), -1, dtype=np.int32)
     codes = np.empty(N, dtype=np.int64)
-    for m, (p, last) in enumerate(nodes):
+    for m, key in enumerate(nodes):
+        p, last, ff = key
         loc[m] = rows[p]
         rows[p] += (n - 1 - int(top[m])) + (1 if m != 0 else 0)
         codes[m] = context_code(p, last, n, window) if len(last) > window else window_code(p, last, n, window)
+        if first:
+            codes[m] = codes[m] * (first + 1) + ff
         for b in range(int(top[m]) + 1, n):
-            child[m, b] = idx[state(1 - p, last, b)]
+            child[m, b] = idx[step(key, b)]
     order = np.argsort(codes)
     ctx_codes = np.array(sorted(context_code(p, c, n, window) for p, c in contexts), dtype=np.int64)
     return Dag(n, window, codes[order], order.astype(np.int64), top, mover, loc, child, (rows[0], rows[1]),
-               longest if contexts else 0, ctx_codes if contexts else None)
+               longest if contexts else 0, ctx_codes if contexts else None, first)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -491,6 +521,8 @@ class DuelPolicy:
     def memory_label(self) -> str:
         """What the policy remembers, for a details line: ``window 3`` or ``2 to 4 bids (a context tree)``."""
         d = self.dag
+        if d.first:
+            return f"window {d.window} and the first bid's face"
         return f"window {d.window}" if d.contexts is None else f"{d.window} to {d.longest} bids (a context tree)"
 
     # -- the function API (web lab, bots) -----------------------------------------------------------
@@ -545,6 +577,8 @@ class DuelPolicy:
         if self.dag.contexts is not None:
             arrays["contexts"] = self.dag.contexts
             meta["longest"] = self.dag.longest
+        if self.dag.first:
+            meta["first_face"] = True
         return arrays, meta
 
     def save(self, path: str, with_state: bool = True) -> str:
@@ -566,14 +600,19 @@ class DuelPolicy:
             codes = np.asarray(arrays["contexts"])
             require(codes.ndim == 1 and codes.dtype.kind == "i", "the policy's contexts are not a list of codes")
             contexts = {context_of_code(int(c), n, window, longest) for c in codes}
-        dag = build_dag(n, window, contexts, int(meta["longest"]) if contexts else None)
+        first = meta.get("first_face", False)
+        require(isinstance(first, bool) and not (first and contexts),
+                "the policy's first_face is true or false, and a context tree has none")
+        dag = build_dag(n, window, contexts, int(meta["longest"]) if contexts else None,
+                        duel.faces if first else 0)
         H = [len(duel.hands(i)[0]) for i in (0, 1)]
         s = tuple(expect_array(arrays, f"s{i}", (dag.rows[i], H[i]), np.float32) for i in (0, 1))
         state = None
         if "reg0" in arrays:
             state = {f"{a}{i}": expect_array(arrays, f"{a}{i}", (dag.rows[i], H[i]), np.float64)
                      for a in ("reg", "avg") for i in (0, 1)}
-        keep = {k: v for k, v in meta.items() if k not in ("duel", "window", "longest", "kind", "dicelab_version",
+        keep = {k: v for k, v in meta.items() if k not in ("duel", "window", "longest", "first_face", "kind",
+                                                           "dicelab_version",
                                                            "sha256", "arrays", "meta_sha256", "cache_params")}
         return cls(duel, dag, (s[0], s[1]), keep, state)
 
@@ -632,9 +671,11 @@ def train_duel(
     check_every: int = 0,
     samples: int | None = None,
     dag: Dag | None = None,
+    first_face: bool = False,
 ) -> DuelPolicy:
     """Train (or, from ``resume``, continue) the abstract policy for ``iterations`` more iterations,
-    on the window DAG or on ``dag`` (a context tree, :mod:`dicelab.liars.contexts`).
+    on the window DAG (with ``first_face``, each node also remembering the face of the round's first
+    bid) or on ``dag`` (a context tree, :mod:`dicelab.liars.contexts`).
 
     The same seed and total iterations give the same policy whether or not the run was resumed
     (resume points fall on chunks of :data:`CHUNK` iterations). ``callback(policy, t)`` is called
@@ -652,14 +693,16 @@ def train_duel(
         require(resume.meta.get("method") == method and resume.meta.get("seed") == seed,
                 "resume with the same --method and --seed as the run that wrote the file")
         window = resume.dag.window
+        first_face = bool(resume.dag.first)
         t_start = int(resume.meta["iterations"])
         require(t_start % CHUNK == 0, "the training state stopped between chunks; it cannot resume exactly")
     window = default_window(duel) if window is None else window
     t0 = time.perf_counter()
     if dag is None:
-        dag = build_dag(duel.n_bids, window)
+        dag = build_dag(duel.n_bids, window, first=duel.faces if first_face else 0)
     else:
-        require(resume is None and dag.n == duel.n_bids, "a given DAG trains from scratch, for its own duel")
+        require(resume is None and dag.n == duel.n_bids and not first_face,
+                "a given DAG trains from scratch, for its own duel (and holds its own memory)")
     h0, p0, c0 = duel.hands(0)
     h1, p1, c1 = duel.hands(1)
     H = (len(h0), len(h1))

@@ -46,6 +46,9 @@ def _mask_nodes(policy: DuelPolicy, n_masks: int) -> np.ndarray:
     for d in reversed(digits):  # oldest digit first
         code = code * (n + 1) + d
     code += parity * (n + 1) ** w
+    if dag.first:  # the face of the first bid: the lowest bid made
+        low = np.where(masks > 0, np.log2(np.maximum(masks & -masks, 1)).astype(np.int64), -1)
+        code = code * (dag.first + 1) + np.where(low >= 0, low % dag.first + 1, 0)
     k = np.searchsorted(dag.codes, code)
     require(bool(np.all(dag.codes[np.minimum(k, len(dag.codes) - 1)] == code)), "a public node has no abstract node")
     return dag.code_node[k]
@@ -90,6 +93,16 @@ def window_code(parity, path, d, n, w):
 
 
 @njit(cache=True)
+def node_code(parity, path, d, n, w, first):
+    """The code of the abstract node after path[0..d-1]: its window code, and with ``first`` (the
+    faces; 0: not remembered) the face of the round's first bid as the last digit."""
+    code = window_code(parity, path, d, n, w)
+    if first > 0:
+        code = code * (first + 1) + (path[0] % first + 1 if d > 0 else 0)
+    return code
+
+
+@njit(cache=True)
 def lookup_code(codes, code_node, c):
     lo = 0
     hi = codes.shape[0]
@@ -103,7 +116,7 @@ def lookup_code(codes, code_node, c):
 
 
 @njit(cache=True)
-def _dfs(i, mode, n, F, w, codes, code_node, loc, c_own, c_opp, p_own, p_opp, s_own, s_opp):
+def _dfs(i, mode, n, F, w, first, codes, code_node, loc, c_own, c_opp, p_own, p_opp, s_own, s_opp):
     """Player i's expected payoff against the fixed opponent strategy s_opp, walking the full tree.
 
     mode 0: i follows s_own; mode 1: i best-responds (max per hand at its nodes, perfect recall).
@@ -122,7 +135,7 @@ def _dfs(i, mode, n, F, w, codes, code_node, loc, c_own, c_opp, p_own, p_opp, s_
     for g in range(Hj):
         ro[0, g] = p_opp[g]
     d = 0
-    node[0] = lookup_code(codes, code_node, window_code(0, path, 0, n, w))
+    node[0] = lookup_code(codes, code_node, node_code(0, path, 0, n, w, first))
     nxt[0] = 0
 
     # initialise frame 0 (the root: no call)
@@ -153,7 +166,7 @@ def _dfs(i, mode, n, F, w, codes, code_node, loc, c_own, c_opp, p_own, p_opp, s_
                 continue
             path[d] = b
             d += 1
-            node[d] = lookup_code(codes, code_node, window_code(d % 2, path, d, n, w))
+            node[d] = lookup_code(codes, code_node, node_code(d % 2, path, d, n, w, first))
             nxt[d] = b + 1
             # the call at the new node (by its mover)
             q = b // F + 1
@@ -220,7 +233,7 @@ def exact_grade(policy: DuelPolicy, progress: bool = False) -> dict[str, Any]:
     _, p1, c1 = d.hands(1)
     s0 = np.ascontiguousarray(policy.strategy[0], dtype=np.float64)
     s1 = np.ascontiguousarray(policy.strategy[1], dtype=np.float64)
-    args = (d.n_bids, d.faces, dag.window, dag.codes, dag.code_node, dag.loc)
+    args = (d.n_bids, d.faces, dag.window, dag.first, dag.codes, dag.code_node, dag.loc)
     value = _dfs(0, 0, *args, c0, c1, p0, p1, s0, s1)
     br0 = _dfs(0, 1, *args, c0, c1, p0, p1, s0, s1)
     br1 = _dfs(1, 1, *args, c1, c0, p1, p0, s1, s0)
