@@ -46,6 +46,14 @@ def test_every_history_falls_in_the_node_of_its_last_bids_and_first_face(n, face
     assert tuple(widths) == dag.rows
 
 
+def test_the_row_count_without_building_matches_the_built_dag():
+    from dicelab.liars.duel import dag_rows
+
+    for n, faces in [(4, 2), (6, 3), (9, 3), (10, 5), (12, 4), (12, 6), (18, 3), (24, 6)]:
+        for window in (1, 2, 3):
+            assert dag_rows(n, window, faces) == sum(build_dag(n, window, first=faces).rows), (n, faces, window)
+
+
 def test_a_finer_memory_refines_the_coarser_one():
     n, faces = 12, 3
     first = build_dag(n, 2, first=faces)

@@ -17,8 +17,8 @@ is worth ``M(R_c) + M(R_s - R_c) - M(R_s)`` with ``M(R) = sum over hands of max 
 the candidates of largest gain per row until the tables grow by a factor, trains again, and
 repeats up to a row budget.
 
-Grading goes through :func:`as_window_policy`: the same behaviour on the window DAG as long as the
-longest context, which the exact grader, LBR and the learned responder read.
+The graders walk a tree on its own nodes; :func:`as_window_policy` writes the same behaviour out on
+the window DAG as long as the longest context (re-solving reads that form; tests compare the two).
 """
 
 from __future__ import annotations

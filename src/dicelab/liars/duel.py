@@ -623,16 +623,39 @@ class DuelPolicy:
         return load_as(path, POLICY_KIND, cls.from_arrays)
 
 
-def dag_rows(n: int, window: int) -> int:
-    """Rows of both players' strategy tables for ``n`` bids and a window (without building the DAG)."""
+def dag_rows(n: int, window: int, first: int = 0) -> int:
+    """Rows of both players' strategy tables for ``n`` bids and a window (without building the DAG);
+    with ``first`` (the faces), for the window that also remembers the first bid's face."""
     from math import comb
 
+    if first:
+        return _first_face_rows(n, window, first)
     rows = n  # the root's opening bids
     for j in range(1, window + 1):
         # j bids with top t; a full window whose oldest bid is not the lowest may follow earlier
         # bids, so either player may be to move there
         rows += sum((comb(t, j - 1) + (comb(t - 1, j - 1) if j == window and t >= 1 else 0)) * (n - t)
                     for t in range(j - 1, n))
+    return rows
+
+
+def _first_face_rows(n: int, w: int, F: int) -> int:
+    """:func:`dag_rows` of the window that remembers the first bid's face. A history shorter than
+    the window is its own node. A full window ``x_1 < ... < x_w`` is reached by the history of
+    exactly those bids (mover ``w % 2``, first face that of ``x_1``) and by longer ones whose first
+    bid ``b`` lies below ``x_1``: one or more bids before the window, so mover ``w % 2`` needs
+    ``b <= x_1 - 2`` and the other mover ``b <= x_1 - 1``. Each distinct first face is a node."""
+    from math import comb
+
+    rows = n  # the root
+    for j in range(1, w):  # histories shorter than the window: (x_1 .. x_j), top t
+        rows += sum(comb(t, j - 1) * (n - t) for t in range(j - 1, n))
+    for x1 in range(n):
+        same = len({x1 % F} | {b % F for b in range(max(0, x1 - 1))})
+        other = min(x1, F)
+        for t in range(x1 + w - 1, n) if w > 1 else (x1,):  # the window's top
+            ways = 1 if w == 1 else comb(t - x1 - 1, w - 2)
+            rows += ways * (same + other) * (n - t)
     return rows
 
 

@@ -7,7 +7,8 @@ Two evaluators, both exact (perfect-recall best responders against a policy that
   of 2^N nodes x hands), graded by :func:`dicelab.liars.cfr.evaluate_profile`;
 * :func:`exact_grade` walks the same tree depth first with an explicit stack, so memory is
   O(bids x hands) instead of O(2^N x hands): 2 v 2 with 6 faces (24 bids, 2^24 public nodes) takes
-  seconds. Policy lookups go through the abstract node of every full node.
+  seconds. Both walk the policy's own DAG bid by bid (``child[node, bid]``), so they read any memory:
+  a window, a context tree, a window with the first bid's face.
 """
 
 from __future__ import annotations
@@ -20,43 +21,25 @@ from numba import njit
 
 from dicelab.core.errors import require
 from dicelab.liars.cfr import DuelRules, Tree, build_tree, evaluate_profile
-from dicelab.liars.contexts import as_window_policy
 from dicelab.liars.duel import Duel, DuelPolicy
 
 MAX_EXACT_BIDS = 26  # 2^26 public nodes: about a minute per pass; above that use LBR
 
 
 def _mask_nodes(policy: DuelPolicy, n_masks: int) -> np.ndarray:
-    """The abstract node of every full public node (bitmask of bids made)."""
+    """The abstract node of every full public node (bitmask of bids made): the policy's DAG walked
+    along the bids in rising order, so any memory (a window, a context tree, the first bid's face)."""
     dag = policy.dag
-    n, w = dag.n, dag.window
     masks = np.arange(n_masks, dtype=np.int64)
-    parity = np.zeros(n_masks, dtype=np.int64)
-    x = masks.copy()
-    while np.any(x):
-        parity ^= (x & 1)
-        x >>= 1
-    rest = masks.copy()
-    digits = []  # newest first
-    for _ in range(w):
-        top = np.where(rest > 0, np.floor(np.log2(np.maximum(rest, 1))).astype(np.int64), -1)
-        digits.append(top + 1)
-        rest = np.where(top >= 0, rest & ~(np.int64(1) << np.maximum(top, 0)), rest)
-    code = np.zeros(n_masks, dtype=np.int64)
-    for d in reversed(digits):  # oldest digit first
-        code = code * (n + 1) + d
-    code += parity * (n + 1) ** w
-    if dag.first:  # the face of the first bid: the lowest bid made
-        low = np.where(masks > 0, np.log2(np.maximum(masks & -masks, 1)).astype(np.int64), -1)
-        code = code * (dag.first + 1) + np.where(low >= 0, low % dag.first + 1, 0)
-    k = np.searchsorted(dag.codes, code)
-    require(bool(np.all(dag.codes[np.minimum(k, len(dag.codes) - 1)] == code)), "a public node has no abstract node")
-    return dag.code_node[k]
+    node = np.zeros(n_masks, dtype=np.int64)
+    for b in range(dag.n):
+        on = (masks >> b) & 1 == 1
+        node[on] = dag.child[node[on], b]
+    return node
 
 
 def full_profile(policy: DuelPolicy, tree: Tree | None = None) -> tuple[Tree, np.ndarray, np.ndarray]:
     """The policy as behaviour strategies ``(s0, s1)`` on the exact solver's tree (at most 18 bids)."""
-    policy = as_window_policy(policy)  # a context tree: the same behaviour on a window
     d = policy.duel
     tree = tree or build_tree(DuelRules(d.dice, d.faces, d.wild))
     nodes = _mask_nodes(policy, tree.n_nodes)
@@ -84,39 +67,7 @@ def _popcount(m):
 
 
 @njit(cache=True)
-def window_code(parity, path, d, n, w):
-    """Window code of the node after path[0..d-1] (path[j] is the j-th bid)."""
-    code = 0
-    for j in range(d - w, d):
-        code = code * (n + 1) + (path[j] + 1 if j >= 0 else 0)
-    return parity * (n + 1) ** w + code
-
-
-@njit(cache=True)
-def node_code(parity, path, d, n, w, first):
-    """The code of the abstract node after path[0..d-1]: its window code, and with ``first`` (the
-    faces; 0: not remembered) the face of the round's first bid as the last digit."""
-    code = window_code(parity, path, d, n, w)
-    if first > 0:
-        code = code * (first + 1) + (path[0] % first + 1 if d > 0 else 0)
-    return code
-
-
-@njit(cache=True)
-def lookup_code(codes, code_node, c):
-    lo = 0
-    hi = codes.shape[0]
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if codes[mid] < c:
-            lo = mid + 1
-        else:
-            hi = mid
-    return code_node[lo]
-
-
-@njit(cache=True)
-def _dfs(i, mode, n, F, w, first, codes, code_node, loc, c_own, c_opp, p_own, p_opp, s_own, s_opp):
+def _dfs(i, mode, n, F, child, loc, c_own, c_opp, p_own, p_opp, s_own, s_opp):
     """Player i's expected payoff against the fixed opponent strategy s_opp, walking the full tree.
 
     mode 0: i follows s_own; mode 1: i best-responds (max per hand at its nodes, perfect recall).
@@ -135,7 +86,7 @@ def _dfs(i, mode, n, F, w, first, codes, code_node, loc, c_own, c_opp, p_own, p_
     for g in range(Hj):
         ro[0, g] = p_opp[g]
     d = 0
-    node[0] = lookup_code(codes, code_node, node_code(0, path, 0, n, w, first))
+    node[0] = 0  # the root
     nxt[0] = 0
 
     # initialise frame 0 (the root: no call)
@@ -166,7 +117,7 @@ def _dfs(i, mode, n, F, w, first, codes, code_node, loc, c_own, c_opp, p_own, p_
                 continue
             path[d] = b
             d += 1
-            node[d] = lookup_code(codes, code_node, node_code(d % 2, path, d, n, w, first))
+            node[d] = child[node[d - 1], b]  # the policy's own DAG, walked bid by bid
             nxt[d] = b + 1
             # the call at the new node (by its mover)
             q = b // F + 1
@@ -222,7 +173,6 @@ def _dfs(i, mode, n, F, w, first, codes, code_node, loc, c_own, c_opp, p_own, p_
 def exact_grade(policy: DuelPolicy, progress: bool = False) -> dict[str, Any]:
     """Exact value of the policy for seat 0 and both best responses against it (any size up to
     :data:`MAX_EXACT_BIDS` bids; seconds for 2 v 2 with 6 faces)."""
-    policy = as_window_policy(policy)  # a context tree: the same behaviour on a window
     d = policy.duel
     require(d.n_bids <= MAX_EXACT_BIDS,
             f"{d.dice[0]} v {d.dice[1]} with {d.faces} faces has {d.n_bids} bids; exact grading handles at most "
@@ -233,7 +183,7 @@ def exact_grade(policy: DuelPolicy, progress: bool = False) -> dict[str, Any]:
     _, p1, c1 = d.hands(1)
     s0 = np.ascontiguousarray(policy.strategy[0], dtype=np.float64)
     s1 = np.ascontiguousarray(policy.strategy[1], dtype=np.float64)
-    args = (d.n_bids, d.faces, dag.window, dag.first, dag.codes, dag.code_node, dag.loc)
+    args = (d.n_bids, d.faces, dag.child, dag.loc)
     value = _dfs(0, 0, *args, c0, c1, p0, p1, s0, s1)
     br0 = _dfs(0, 1, *args, c0, c1, p0, p1, s0, s1)
     br1 = _dfs(1, 1, *args, c1, c0, p1, p0, s1, s0)
