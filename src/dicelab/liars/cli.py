@@ -173,7 +173,7 @@ EXACT_METHODS_HELP = "exact solver: dcfr, cfr+, cfr+2, pcfr+, pdcfr+; scalable: 
 def _solve_scalable(d: tuple[int, ...], faces: int, wild: str, iterations: int | None, target: float | None,
                     method: str | None, out: Path, window: int | None, samples: int | None, seed: int,
                     resume: Path | None, json_out: bool, rows: int | None = None, longest: int | None = None,
-                    first_face: bool = False) -> None:
+                    first_face: bool = False, older_faces: int = 0) -> None:
     from dicelab.liars.duel import Duel, DuelPolicy, train_duel
     from dicelab.liars.grading import MAX_EXACT_BIDS, exact_grade
 
@@ -193,8 +193,11 @@ def _solve_scalable(d: tuple[int, ...], faces: int, wild: str, iterations: int |
                 f"({d[0]} v {d[1]} x {faces} faces has {duel.n_bids}); grade larger policies with LBR")
     if longest is not None:
         require(rows is not None, "--longest applies with --rows (the memory that grows)")
-    require(not (first_face and (rows is not None or resume is not None)),
-            "--first-face trains a window from scratch: drop --rows and --resume (a resumed policy keeps its memory)")
+    check_count(older_faces, "--older-faces", 0, 2)
+    require(not ((first_face or older_faces) and (rows is not None or resume is not None)),
+            "--first-face and --older-faces train a window from scratch: drop --rows and --resume (a resumed "
+            "policy keeps its memory)")
+    require(not (first_face and older_faces), "choose --first-face or --older-faces, not both")
     if rows is not None:
         check_count(rows, "--rows", 100, 100_000_000)
         require(resume is None and target is None, "--rows trains its context tree from scratch: drop --resume "
@@ -223,7 +226,7 @@ def _solve_scalable(d: tuple[int, ...], faces: int, wild: str, iterations: int |
     else:
         pol = train_duel(duel, iterations=n_it, seed=seed, window=window, method=method, resume=old,
                          progress=not json_out, callback=stop if target is not None else None, check_every=every,
-                         samples=samples, first_face=first_face)
+                         samples=samples, first_face=first_face, older_faces=older_faces)
     path = pol.save(str(out))
     data: dict[str, object] = {"duel": duel.to_dict(), "method": pol.meta["method"], "window": pol.window,
                                "rows": sum(pol.dag.rows), "memory": pol.dag.memory,
@@ -332,6 +335,8 @@ def solve_cmd(
                                        "(default: the window + 4)."),
     first_face: bool = typer.Option(False, "--first-face", help="Scalable: every node also remembers the face "
                                     "of the round's first bid."),
+    older_faces: int = typer.Option(0, "--older-faces", help="Scalable: every node also remembers the faces "
+                                    "(not the quantities) of this many bids before the window (0 to 2)."),
     json_out: bool = JsonOption,
 ) -> None:
     """Equilibrium of the two-player single-round game. Without --out: the exact solver (Discounted CFR
@@ -349,10 +354,11 @@ def solve_cmd(
         require(method is None or method in SAMPLED_METHODS,
                 f"--out writes a scalable policy: choose --method {', '.join(SAMPLED_METHODS)}")
         _solve_scalable(d, faces, wild, iterations, target, method, out, window, samples, seed, resume, json_out,
-                        rows, longest, first_face)
+                        rows, longest, first_face, older_faces)
         return
-    require(window is None and samples is None and rows is None and longest is None and not first_face,
-            "--window, --samples, --rows, --longest and --first-face apply to the scalable solver (--out)")
+    require(window is None and samples is None and rows is None and longest is None and not first_face
+            and not older_faces, "--window, --samples, --rows, --longest, --first-face and --older-faces apply to "
+            "the scalable solver (--out)")
     rules = DuelRules(d, faces, wild)
     n_it = 20000 if iterations is None else iterations
     check_count(n_it, "--iterations", 1, MAX_ITERATIONS)

@@ -132,7 +132,9 @@ class Dag:
     rows: tuple[int, int]  # rows of each player's table
     longest: int = 0  # the longest context (0: every node remembers exactly ``window`` bids)
     contexts: np.ndarray | None = None  # the codes of the contexts longer than the window, sorted
-    first: int = 0  # the faces, when every node also remembers the face of the round's first bid (0: not)
+    faces: int = 0  # the faces, when a node remembers faces beyond its window (0: it remembers bids only)
+    first: bool = False  # every node also remembers the face of the round's first bid
+    older: int = 0  # ... or the faces of this many bids just before its window
 
     @property
     def n_nodes(self) -> int:
@@ -149,9 +151,10 @@ class Dag:
 
     def node_of(self, parity: int, bids: tuple[int, ...] | list[int]) -> int:
         bids = list(bids)
-        if self.first:
-            m = self._find(window_code(parity, bids, self.n, self.window) * (self.first + 1)
-                           + first_face(bids, self.first))
+        if self.faces:
+            m = self._find(face_code(window_code(parity, bids, self.n, self.window),
+                                     remembered_faces(bids, self.window, self.faces, self.first, self.older),
+                                     self.faces))
             if m < 0:
                 raise DicelabError("the bid history holds a sequence the policy does not know (bids must rise)")
             return m
@@ -165,9 +168,22 @@ class Dag:
         return m
 
 
-def first_face(bids: tuple[int, ...] | list[int], faces: int) -> int:
-    """The face of the round's first bid (bids are ranks: face ``rank % faces + 1``), 0 before it."""
-    return int(bids[0]) % faces + 1 if len(bids) else 0
+def remembered_faces(bids: tuple[int, ...] | list[int], window: int, faces: int, first: bool, older: int
+                     ) -> tuple[int, ...]:
+    """What a node remembers beyond its window (bids are ranks: face ``rank % faces + 1``; 0: no bid
+    there): the face of the round's first bid, or the faces of the ``older`` bids before the window."""
+    bids = list(bids)
+    if first:
+        return (int(bids[0]) % faces + 1 if bids else 0,)
+    before = bids[max(0, len(bids) - window - older):max(0, len(bids) - window)]
+    return (0,) * (older - len(before)) + tuple(int(b) % faces + 1 for b in before)
+
+
+def face_code(code: int, remembered: tuple[int, ...], faces: int) -> int:
+    """A window code with the remembered faces appended as digits base ``faces + 1``."""
+    for f in remembered:
+        code = code * (faces + 1) + f
+    return code
 
 
 def _check_contexts(n: int, window: int, longest: int, contexts: set[tuple[int, tuple[int, ...]]]) -> None:
@@ -184,22 +200,26 @@ def _check_contexts(n: int, window: int, longest: int, contexts: set[tuple[int, 
 
 
 def build_dag(n: int, window: int, contexts: set[tuple[int, tuple[int, ...]]] | None = None,
-              longest: int | None = None, first: int = 0) -> Dag:
+              longest: int | None = None, faces: int = 0, first: bool = False, older: int = 0) -> Dag:
     """The window DAG, or with ``contexts`` (``(parity, bids)`` longer than ``window``, at most
     ``longest``; -1 for the round's start) the context tree: a node keeps the longest context that
     ends the history. The contexts must be closed under dropping the oldest or the newest bid, so
     that a node and a bid decide the next node.
 
-    With ``first`` (the number of faces; a window DAG only) every node also remembers the face of
-    the round's first bid, the opener's first word on its hand, which a window forgets after
-    ``window`` bids: up to ``first`` times the nodes."""
+    A window DAG may remember faces beyond its bids (``faces``: the number of faces): with ``first``
+    the face of the round's first bid, the opener's first word on its hand, which a window forgets
+    after ``window`` bids; with ``older`` the faces (not the quantities) of that many bids just
+    before the window. Up to ``faces`` times the nodes for each face kept."""
     require(isinstance(window, int) and window >= 1, f"the window must be at least 1 bid, got {window}")
     contexts = set(contexts or ())
-    require(isinstance(first, int) and (first == 0 or (first >= 2 and n % first == 0)),
-            f"the first bid's face needs the number of faces (2 or more, dividing the {n} bids), got {first}")
-    require(not (first and contexts), "a context tree does not remember the first bid's face (a window does)")
+    require(isinstance(older, int) and 0 <= older <= 4, f"older faces are 0 to 4 bids, got {older}")
+    require(not (first and older), "a node keeps the first bid's face or the faces of older bids, not both")
+    kept = int(bool(first)) + older
+    require(isinstance(faces, int) and (faces == 0 if not kept else faces >= 2 and n % faces == 0),
+            f"faces kept beyond the window need the number of faces (2 or more, dividing the {n} bids), got {faces}")
+    require(not (kept and contexts), "a context tree does not remember faces beyond its bids (a window does)")
     longest = max([window] + [len(c) for _, c in contexts]) if longest is None else longest
-    require(codes_fit(n, window, longest) and 2 * (n + 1) ** window * (first + 1) < 2**62,
+    require(codes_fit(n, window, longest) and 2 * (n + 1) ** window * (faces + 1) ** kept < 2**62,
             "the window is too long for this many bids")
     _check_contexts(n, window, longest, contexts)
 
@@ -214,14 +234,18 @@ def build_dag(n: int, window: int, contexts: set[tuple[int, tuple[int, ...]]] | 
                 return key
         return p, tuple(x for x in full if x >= 0)[-window:]
 
-    Key = tuple[int, tuple[int, ...], int]  # (mover, remembered bids, first bid's face or 0)
+    Key = tuple[int, tuple[int, ...], tuple[int, ...]]  # (mover, remembered bids, remembered faces)
 
     def step(key: Key, b: int) -> Key:
-        p, last, ff = key
+        p, last, kf = key
         q, nxt = state(1 - p, last, b)
-        return q, nxt, (ff or b % first + 1) if first else 0
+        if first:
+            kf = kf if kf[0] else (b % faces + 1,)
+        elif older and len(last) == window:  # the oldest bid leaves the window: keep its face
+            kf = (*kf[1:], last[0] % faces + 1)
+        return q, nxt, kf
 
-    root: Key = (0, (), 0)
+    root: Key = (0, (), (0,) * kept)
     by_top: dict[int, list[Key]] = {t: [] for t in range(-1, n)}
     by_top[-1].append(root)
     seen = {root}
@@ -242,18 +266,18 @@ def build_dag(n: int, window: int, contexts: set[tuple[int, tuple[int, ...]]] | 
     child = np.full((N, n), -1, dtype=np.int32)
     codes = np.empty(N, dtype=np.int64)
     for m, key in enumerate(nodes):
-        p, last, ff = key
+        p, last, kf = key
         loc[m] = rows[p]
         rows[p] += (n - 1 - int(top[m])) + (1 if m != 0 else 0)
         codes[m] = context_code(p, last, n, window) if len(last) > window else window_code(p, last, n, window)
-        if first:
-            codes[m] = codes[m] * (first + 1) + ff
+        codes[m] = face_code(int(codes[m]), kf, faces)
         for b in range(int(top[m]) + 1, n):
             child[m, b] = idx[step(key, b)]
     order = np.argsort(codes)
     ctx_codes = np.array(sorted(context_code(p, c, n, window) for p, c in contexts), dtype=np.int64)
     return Dag(n, window, codes[order], order.astype(np.int64), top, mover, loc, child, (rows[0], rows[1]),
-               longest if contexts else 0, ctx_codes if contexts else None, first)
+               longest if contexts else 0, ctx_codes if contexts else None, faces if kept else 0, bool(first),
+               older)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -523,6 +547,9 @@ class DuelPolicy:
         d = self.dag
         if d.first:
             return f"window {d.window} and the first bid's face"
+        if d.older:
+            return f"window {d.window} and the face of the bid before it" if d.older == 1 else \
+                f"window {d.window} and the faces of the {d.older} bids before it"
         return f"window {d.window}" if d.contexts is None else f"{d.window} to {d.longest} bids (a context tree)"
 
     # -- the function API (web lab, bots) -----------------------------------------------------------
@@ -579,6 +606,8 @@ class DuelPolicy:
             meta["longest"] = self.dag.longest
         if self.dag.first:
             meta["first_face"] = True
+        if self.dag.older:
+            meta["older_faces"] = self.dag.older
         return arrays, meta
 
     def save(self, path: str, with_state: bool = True) -> str:
@@ -600,18 +629,20 @@ class DuelPolicy:
             codes = np.asarray(arrays["contexts"])
             require(codes.ndim == 1 and codes.dtype.kind == "i", "the policy's contexts are not a list of codes")
             contexts = {context_of_code(int(c), n, window, longest) for c in codes}
-        first = meta.get("first_face", False)
+        first, older = meta.get("first_face", False), meta.get("older_faces", 0)
         require(isinstance(first, bool) and not (first and contexts),
                 "the policy's first_face is true or false, and a context tree has none")
+        require(type(older) is int and 0 <= older <= 4 and not (older and (contexts or first)),
+                "the policy's older_faces is 0 to 4, and only on a window without the first face")
         dag = build_dag(n, window, contexts, int(meta["longest"]) if contexts else None,
-                        duel.faces if first else 0)
+                        duel.faces if first or older else 0, first, older)
         H = [len(duel.hands(i)[0]) for i in (0, 1)]
         s = tuple(expect_array(arrays, f"s{i}", (dag.rows[i], H[i]), np.float32) for i in (0, 1))
         state = None
         if "reg0" in arrays:
             state = {f"{a}{i}": expect_array(arrays, f"{a}{i}", (dag.rows[i], H[i]), np.float64)
                      for a in ("reg", "avg") for i in (0, 1)}
-        keep = {k: v for k, v in meta.items() if k not in ("duel", "window", "longest", "first_face", "kind",
+        keep = {k: v for k, v in meta.items() if k not in ("duel", "window", "longest", "first_face", "older_faces", "kind",
                                                            "dicelab_version",
                                                            "sha256", "arrays", "meta_sha256", "cache_params")}
         return cls(duel, dag, (s[0], s[1]), keep, state)
@@ -623,13 +654,14 @@ class DuelPolicy:
         return load_as(path, POLICY_KIND, cls.from_arrays)
 
 
-def dag_rows(n: int, window: int, first: int = 0) -> int:
+def dag_rows(n: int, window: int, faces: int = 0, first: bool = False, older: int = 0) -> int:
     """Rows of both players' strategy tables for ``n`` bids and a window (without building the DAG);
-    with ``first`` (the faces), for the window that also remembers the first bid's face."""
+    with ``faces`` and ``first`` or ``older``, for a window that also keeps faces beyond its bids
+    (:func:`build_dag`)."""
     from math import comb
 
-    if first:
-        return _first_face_rows(n, window, first)
+    if first or older:
+        return _kept_rows(n, window, faces, first, older)
     rows = n  # the root's opening bids
     for j in range(1, window + 1):
         # j bids with top t; a full window whose oldest bid is not the lowest may follow earlier
@@ -639,23 +671,40 @@ def dag_rows(n: int, window: int, first: int = 0) -> int:
     return rows
 
 
-def _first_face_rows(n: int, w: int, F: int) -> int:
-    """:func:`dag_rows` of the window that remembers the first bid's face. A history shorter than
-    the window is its own node. A full window ``x_1 < ... < x_w`` is reached by the history of
-    exactly those bids (mover ``w % 2``, first face that of ``x_1``) and by longer ones whose first
-    bid ``b`` lies below ``x_1``: one or more bids before the window, so mover ``w % 2`` needs
-    ``b <= x_1 - 2`` and the other mover ``b <= x_1 - 1``. Each distinct first face is a node."""
+def _kept_rows(n: int, w: int, F: int, first: bool, older: int) -> int:
+    """:func:`dag_rows` of a window that keeps faces. A history shorter than the window is its own
+    node. A full window ``x_1 < ... < x_w`` is reached by histories that differ before ``x_1``; each
+    distinct (mover, faces kept) among them is a node. With ``first``: the history of exactly the
+    window (mover ``w % 2``), or a first bid ``b`` below ``x_1`` followed by no other bid before the
+    window (mover ``(w + 1) % 2``, any ``b < x_1``) or by some (either mover, ``b <= x_1 - 2``).
+    With ``older`` = k: the faces of the ``m <= k`` bids ``y_1 < ... < y_m < x_1`` just before the
+    window; fewer than k only when the round began with ``y_1`` (one mover), k with nothing before
+    (mover ``(w + k) % 2``) or with some bids before ``y_1`` (the other mover too): a tuple of faces
+    is possible when the lowest rising ranks with those faces, from rank 0 (or 1, leaving room for a
+    bid before), end below ``x_1``."""
+    from itertools import product
     from math import comb
+
+    def lowest_end(fs: tuple[int, ...], lo: int) -> int:
+        y = lo - 1
+        for f in fs:
+            y += 1 + (f - (y + 1)) % F
+        return y
 
     rows = n  # the root
     for j in range(1, w):  # histories shorter than the window: (x_1 .. x_j), top t
         rows += sum(comb(t, j - 1) * (n - t) for t in range(j - 1, n))
     for x1 in range(n):
-        same = len({x1 % F} | {b % F for b in range(max(0, x1 - 1))})
-        other = min(x1, F)
+        if first:
+            count = len({x1 % F} | {b % F for b in range(max(0, x1 - 1))}) + min(x1, F)
+        else:
+            count = 0
+            for m in range(older + 1):
+                for fs in product(range(F), repeat=m):
+                    count += lowest_end(fs, 0) < x1
+                    count += m == older and lowest_end(fs, 1) < x1
         for t in range(x1 + w - 1, n) if w > 1 else (x1,):  # the window's top
-            ways = 1 if w == 1 else comb(t - x1 - 1, w - 2)
-            rows += ways * (same + other) * (n - t)
+            rows += (1 if w == 1 else comb(t - x1 - 1, w - 2)) * count * (n - t)
     return rows
 
 
@@ -695,10 +744,12 @@ def train_duel(
     samples: int | None = None,
     dag: Dag | None = None,
     first_face: bool = False,
+    older_faces: int = 0,
 ) -> DuelPolicy:
     """Train (or, from ``resume``, continue) the abstract policy for ``iterations`` more iterations,
-    on the window DAG (with ``first_face``, each node also remembering the face of the round's first
-    bid) or on ``dag`` (a context tree, :mod:`dicelab.liars.contexts`).
+    on the window DAG (each node also remembering the face of the round's first bid with
+    ``first_face``, or the faces of ``older_faces`` bids before the window) or on ``dag`` (a context
+    tree, :mod:`dicelab.liars.contexts`).
 
     The same seed and total iterations give the same policy whether or not the run was resumed
     (resume points fall on chunks of :data:`CHUNK` iterations). ``callback(policy, t)`` is called
@@ -716,15 +767,16 @@ def train_duel(
         require(resume.meta.get("method") == method and resume.meta.get("seed") == seed,
                 "resume with the same --method and --seed as the run that wrote the file")
         window = resume.dag.window
-        first_face = bool(resume.dag.first)
+        first_face, older_faces = resume.dag.first, resume.dag.older
         t_start = int(resume.meta["iterations"])
         require(t_start % CHUNK == 0, "the training state stopped between chunks; it cannot resume exactly")
     window = default_window(duel) if window is None else window
     t0 = time.perf_counter()
     if dag is None:
-        dag = build_dag(duel.n_bids, window, first=duel.faces if first_face else 0)
+        kept = bool(first_face) or bool(older_faces)
+        dag = build_dag(duel.n_bids, window, faces=duel.faces if kept else 0, first=first_face, older=older_faces)
     else:
-        require(resume is None and dag.n == duel.n_bids and not first_face,
+        require(resume is None and dag.n == duel.n_bids and not first_face and not older_faces,
                 "a given DAG trains from scratch, for its own duel (and holds its own memory)")
     h0, p0, c0 = duel.hands(0)
     h1, p1, c1 = duel.hands(1)

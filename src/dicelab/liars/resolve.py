@@ -336,7 +336,7 @@ def resolve_profile(policy: DuelPolicy, iterations: int = 200, floor: float = 0.
     then pays for with the others).
     """
     require(constraints in ("response", "average"), f"constraints are 'response' or 'average', got {constraints!r}")
-    require(not policy.dag.first, "re-solving works on a window or a context tree, not on the first bid's face")
+    require(not policy.dag.faces, "re-solving works on a window or a context tree, not on faces kept beyond them")
     policy = as_window_policy(policy)  # a context tree: the same behaviour on a window
     from dicelab.liars.cfr import DuelRules
     from dicelab.liars.grading import _mask_nodes

@@ -87,7 +87,8 @@ def refined_dag(dag: Dag, extra: int) -> Dag:
     (:func:`dicelab.liars.contexts.candidates`) ``extra`` times, its longest context growing as well."""
     require(isinstance(extra, int) and extra >= 0, f"the extra memory must be a whole number >= 0, got {extra}")
     if dag.contexts is None:
-        return dag if extra == 0 else build_dag(dag.n, dag.window + extra, first=dag.first)
+        return dag if extra == 0 else build_dag(dag.n, dag.window + extra, faces=dag.faces, first=dag.first,
+                                                older=dag.older)
     for _ in range(extra):
         longest = dag.memory + 1
         dag = build_dag(dag.n, dag.window, contexts_of(dag) | candidates(dag, longest), longest)
@@ -152,7 +153,7 @@ def _default(policy: DuelPolicy, v_bytes: int = V_BYTES, work: float = PASS_WORK
                 break
             dag, w = refined_dag(dag, 1), w + 1
         return w, dag
-    grow = policy.dag.first or 1  # remembering the first bid's face: at most that many times the nodes
+    grow = policy.dag.faces ** (policy.dag.first + policy.dag.older)  # each face kept: at most faces x the nodes
     while (w < n and codes_fit(n, w + 1, w + 1) and dag_rows(n, w + 1) * grow * hh <= work
            and dag_nodes(n, w + 1) * grow / 2 * hh * 4 <= v_bytes):
         w += 1
