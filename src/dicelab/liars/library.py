@@ -66,15 +66,28 @@ TREE = {"tree_longest": 4, "tree_grow": 1.5, "tree_step_iterations": 100}
 # ... and the abstract method (every opponent hand, not 16 sampled) where it was measured better on
 # both graders in both wild rules: 4 v 4 with 6 faces, window 2 (learned responder, 3 bids: 0.154 ->
 # 0.127 ones wild, 0.108 -> 0.069 nothing wild; LBR 0.050 -> 0.037 and 0.048 -> 0.035; about 4 and
-# 3 CPU minutes more). Not at 3 v 4 and 4 v 3: nothing wild, the learned responder found more there
-# (0.115 and 0.118 against 0.096 and 0.084) though ones wild it found less (issue 26; BENCHMARKS.md)
-ENUMERATED = frozenset({((4, 4), 6)})
+# 3 CPU minutes more); and at 3 v 4 and 4 v 3, where it was better on both graders with ones wild
+# (0.146 -> 0.112 and 0.156 -> 0.123; LBR 0.037 -> 0.004 and 0.025 -> 0.013; it wins 50.8% head to
+# head) but not with nothing wild on a plain window (0.115 and 0.118 against 0.096 and 0.084), where
+# those sizes keep a face instead (FACES_KEPT, below). The highest-wild rule follows, not measured
+# (issue 26; BENCHMARKS.md)
+ENUMERATED = frozenset({((3, 4), 6), ((4, 3), 6), ((4, 4), 6)})
+# ... and, with nothing wild, every node also keeps the face of the bid before its window (the
+# abstract method, :func:`dicelab.liars.duel.build_dag` ``older=1``) where that was measured better
+# on both graders: at 3 v 4 with 6 faces the learned responder (one bid more than the policy) finds
+# 0.060 +- 0.010 against the sampled window-2 policy's 0.096, LBR -0.010 against 0.040, and it wins
+# 51.0% (50.6-51.5) head to head; at 4 v 3 0.073 against 0.084, LBR -0.008 against 0.051, 50.7%
+# (50.2-51.2). Not at 4 v 4, where it wins head to head (50.8%) but neither grader finds less than
+# against the window-2 policy (LBR 0.039 against 0.035), nor with ones wild (2 v 2 graded exactly:
+# 0.040 against 0.043; issue 26, BENCHMARKS.md).
+FACES_KEPT = frozenset({((3, 4), 6, "none"), ((4, 3), 6, "none")})
 TREE_ROWS = 4 / 3  # of the window-3 table's rows
 NS_PER_UNIT = 2.5  # measured: about 2.5 ns per (row x own hand x opponent hand) per iteration
 QUICK_WORK = 2e9  # about 5 s: below it a size is trained on demand
-# every size a 5-dice duel table meets, float16, takes 192 MiB at 6 faces (187 before 3 v 3 took a
-# third bid; 174 before 2 v 2 took five): 256 MiB keeps all 25 within the 4/5 usable_sizes allows
-CACHE_MIB = 256
+# every size a 5-dice duel table meets, float16, takes 197 MiB at 6 faces with ones wild and 232 MiB
+# with nothing wild, where 3 v 4 and 4 v 3 keep a face (192 before; 187 before 3 v 3 took a third
+# bid; 174 before 2 v 2 took five): 304 MiB keeps all 25 within the 4/5 usable_sizes allows
+CACHE_MIB = 304
 _policies = bounded_cache("liars duel policies", CACHE_MIB)
 
 
@@ -89,7 +102,8 @@ def _recipe(duel: Duel) -> tuple[tuple[str, Any], ...]:
     quick work, else at most :data:`MAX_WINDOW` bids (:data:`WIDE_WINDOW` for the abstract method
     with :data:`WIDE_BIDS` bids; the abstract method at least :data:`MIN_ABSTRACT_WINDOW` where its
     tables fit :data:`WIDE_CELLS`)."""
-    method = "abstract" if (duel.dice, duel.faces) in ENUMERATED else default_method(duel)
+    kept = (duel.dice, duel.faces, duel.wild) in FACES_KEPT
+    method = "abstract" if (duel.dice, duel.faces) in ENUMERATED or kept else default_method(duel)
     samples = default_samples(duel) if method != "abstract" else 0
     window = default_window(duel)
     if _work(duel, window, samples) > QUICK_WORK:
@@ -104,12 +118,19 @@ def _recipe(duel: Duel) -> tuple[tuple[str, Any], ...]:
             tree = {"tree_rows": int(dag_rows(duel.n_bids, wide) * TREE_ROWS), **TREE}  # window: the tree's base
         else:
             window = wide
+    faces = {"older_faces": 1} if kept else {}  # only where used: the other sizes keep their cache keys
     return tuple({"dice": list(duel.dice), "faces": duel.faces, "wild": duel.wild, "method": method,
                   "window": window, "iterations": ITERATIONS, "seed": 0, "samples": samples,
-                  "recipe": RECIPE_VERSION, **tree}.items())
+                  "recipe": RECIPE_VERSION, **tree, **faces}.items())
 
 
-def _work(duel: Duel, window: int, samples: int, rows: int = 0) -> float:
+def _rows(duel: Duel, r: dict[str, Any]) -> int:
+    """Rows of both seats' tables of the window recipe ``r`` (faces kept included)."""
+    older = int(r.get("older_faces", 0))
+    return dag_rows(duel.n_bids, r["window"], duel.faces if older else 0, older=older)
+
+
+def _work(duel: Duel, window: int, samples: int, rows: int = 0, window_rows: int = 0) -> float:
     """Iterations x rows x own hands x opponent hands (or samples). A context tree of ``rows`` rows
     trains its last step at full length and the earlier ones (a geometric series of smaller tables,
     ``rows / (grow - 1)`` rows in all) at :data:`TREE`'s step iterations, plus one regret pass a
@@ -118,7 +139,7 @@ def _work(duel: Duel, window: int, samples: int, rows: int = 0) -> float:
     opp = [samples or h[1], samples or h[0]]
     one = (h[0] * opp[0] + h[1] * opp[1]) / 2
     if not rows:
-        return float(ITERATIONS * dag_rows(duel.n_bids, window) * one)
+        return float(ITERATIONS * (window_rows or dag_rows(duel.n_bids, window)) * one)
     g = float(TREE["tree_grow"])
     steps = rows / (g - 1.0) * TREE["tree_step_iterations"]  # the rows of the steps before the last
     return float((ITERATIONS * rows + steps + 10.0 * rows / (g - 1.0)) * one)
@@ -128,7 +149,7 @@ def _work(duel: Duel, window: int, samples: int, rows: int = 0) -> float:
 def table_bytes(duel: Duel) -> int:
     """Bytes of the policy's two strategy tables in memory (float16; without building the DAG)."""
     r = recipe(duel)
-    rows = r.get("tree_rows") or dag_rows(duel.n_bids, r["window"])  # both seats' rows together, about half each
+    rows = r.get("tree_rows") or _rows(duel, r)  # both seats' rows together, about half each
     return int(rows / 2 * sum(comb(d + duel.faces - 1, d) for d in duel.dice) * 2)
 
 
@@ -143,7 +164,7 @@ def _compact(p: DuelPolicy) -> DuelPolicy:
 def work(duel: Duel) -> float:
     """Estimated work of the recipe: iterations x rows x own hands x opponent hands (or samples)."""
     r = recipe(duel)
-    return _work(duel, r["window"], r["samples"], r.get("tree_rows", 0))
+    return _work(duel, r["window"], r["samples"], r.get("tree_rows", 0), _rows(duel, r))
 
 
 def estimated_seconds(duel: Duel) -> float:
@@ -203,6 +224,7 @@ def _from_arrays(duel: Duel) -> Callable[[dict[str, np.ndarray], dict[str, Any]]
         p = DuelPolicy.from_arrays(arrays, meta)
         r = recipe(duel)
         require(p.duel == duel and p.window == r["window"] and p.dag.longest <= r.get("tree_longest", 0)
+                and p.dag.older == r.get("older_faces", 0) and not p.dag.first
                 and sum(p.dag.rows) <= r.get("tree_rows", sum(p.dag.rows)), "the entry holds another duel's policy")
         return p
 
@@ -225,6 +247,7 @@ def _train(duel: Duel, progress: bool = False, checkpoint: bool = False) -> Duel
         try:
             resume = DuelPolicy.load(str(part))
             require(resume.duel == duel and resume.state is not None and resume.window == r["window"]
+                    and resume.dag.older == r.get("older_faces", 0) and not resume.dag.first
                     and resume.meta.get("method") == r["method"] and resume.meta.get("seed") == r["seed"]
                     and int(resume.meta.get("iterations", 0)) < r["iterations"], "a stale checkpoint")
         except DicelabError:
@@ -237,7 +260,7 @@ def _train(duel: Duel, progress: bool = False, checkpoint: bool = False) -> Duel
     done = 0 if resume is None else int(resume.meta["iterations"])
     pol = train_duel(duel, iterations=r["iterations"] - done, seed=r["seed"], window=r["window"],
                      method=r["method"], resume=resume, progress=progress, callback=cb, check_every=every,
-                     samples=r["samples"] or None)
+                     samples=r["samples"] or None, older_faces=0 if resume is not None else r.get("older_faces", 0))
     return _compact32(pol)
 
 
@@ -386,7 +409,8 @@ def train_all(max_dice: int, faces: int, wild: str, progress: bool = False, back
         from dicelab.core.backends import Task
         from dicelab.core.jobs import run_job
 
-        tasks = [Task(f"liars-duel-{d.dice[0]}v{d.dice[1]}-{faces}-{wild}-r{RECIPE_VERSION}",
+        # the recipe's cache name in the key: a --store written under another recipe is not reused
+        tasks = [Task(f"liars-duel-{d.dice[0]}v{d.dice[1]}-{faces}-{wild}-{_cache_name(d).rsplit('-', 1)[-1]}",
                       {"duel": d.to_dict()}) for d in todo]
         results = run_job(train_one_task, tasks, "duel policies", backend["backend"], backend.get("address"),
                           backend.get("workers"), backend.get("store"), progress)
@@ -414,6 +438,7 @@ def _row(d: Duel) -> dict[str, Any]:
     r = recipe(d)
     return {"method": r["method"], "window": r["window"], "iterations": r["iterations"],
             **({"tree_rows": r["tree_rows"], "tree_longest": r["tree_longest"]} if r.get("tree_rows") else {}),
+            **({"older_faces": r["older_faces"]} if r.get("older_faces") else {}),
             "quick": quick(d), "estimated_seconds": round(estimated_seconds(d), 1)}
 
 

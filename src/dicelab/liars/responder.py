@@ -153,9 +153,18 @@ def _default(policy: DuelPolicy, v_bytes: int = V_BYTES, work: float = PASS_WORK
                 break
             dag, w = refined_dag(dag, 1), w + 1
         return w, dag
-    grow = policy.dag.faces ** (policy.dag.first + policy.dag.older)  # each face kept: at most faces x the nodes
-    while (w < n and codes_fit(n, w + 1, w + 1) and dag_rows(n, w + 1) * grow * hh <= work
-           and dag_nodes(n, w + 1) * grow / 2 * hh * 4 <= v_bytes):
+    dag = policy.dag
+
+    def rows_nodes(win: int) -> tuple[int, float]:
+        """Rows and (about) nodes of the window ``win`` with the policy's faces kept: the nodes grow
+        as the rows do."""
+        rows = dag_rows(n, win, dag.faces, dag.first, dag.older)
+        return rows, dag_nodes(n, win) * rows / dag_rows(n, win)
+
+    while w < n and codes_fit(n, w + 1, w + 1):
+        rows, nodes = rows_nodes(w + 1)
+        if rows * hh > work or nodes / 2 * hh * 4 > v_bytes:
+            break
         w += 1
     return w, None
 
