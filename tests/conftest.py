@@ -26,3 +26,17 @@ def cache_dir(tmp_path, monkeypatch):
     d = tmp_path / "cache"
     monkeypatch.setenv("DICELAB_CACHE_DIR", str(d))
     return d
+
+
+@pytest.fixture()
+def run_cli(capsys):
+    """``run_cli(ARGS)``: run ``dicelab ARGS`` in this process; (exit code, stdout, stderr)."""
+    from dicelab.cli.main import main
+
+    def run(args: list[str]) -> tuple[int, str, str]:
+        with pytest.raises(SystemExit) as ex:
+            main(args)
+        out = capsys.readouterr()
+        return ex.value.code, out.out, out.err
+
+    return run

@@ -147,30 +147,19 @@ def test_save_load_and_resume_keep_the_memory(tmp_path, kept, label):
         build_dag(9, 2, faces=3, first=True, older=1)
 
 
-def _cli(args, capsys):
-    """``dicelab ARGS``: (exit code, stdout, stderr)."""
-    from dicelab.cli.main import main
-
-    with pytest.raises(SystemExit) as ex:
-        main(args)
-    out = capsys.readouterr()
-    return ex.value.code, out.out, out.err
-
-
-def test_the_cli_trains_and_grades_the_first_face_memory(tmp_path, capsys):
+def test_the_cli_trains_and_grades_the_first_face_memory(tmp_path, run_cli):
     out = tmp_path / "p"
-    code, stdout, _ = _cli(["liars", "solve", "--dice", "2,1", "--faces", "3", "--wild", "none", "--window", "2",
-                            "--first-face", "--iterations", "100", "--method", "abstract", "--out", str(out),
-                            "--json"], capsys)
+    code, stdout, _ = run_cli(["liars", "solve", "--dice", "2,1", "--faces", "3", "--wild", "none", "--window", "2",
+                               "--first-face", "--iterations", "100", "--method", "abstract", "--out", str(out),
+                               "--json"])
     assert code == 0
     data = json.loads(stdout)
     assert data["remembers"] == "window 2 and the first bid's face" and data["grading"] == "exact"
-    code, stdout, _ = _cli(["liars", "grade", "--policy", str(out) + ".npz", "--json"], capsys)
+    code, stdout, _ = run_cli(["liars", "grade", "--policy", str(out) + ".npz", "--json"])
     assert code == 0
     assert json.loads(stdout)["exploitability"] == pytest.approx(data["exploitability"], abs=1e-6)  # float32 file
     for extra in ([], ["--rows", "500", "--out", str(tmp_path / "q")], ["--older-faces", "1", "--out", str(out)]):
-        code, stdout, err = _cli(["liars", "solve", "--dice", "2,1", "--faces", "3", "--first-face", *extra], capsys)
+        code, stdout, err = run_cli(["liars", "solve", "--dice", "2,1", "--faces", "3", "--first-face", *extra])
         assert code == 2 and "--first-face" in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
-    code, _, err = _cli(["liars", "solve", "--dice", "2,1", "--faces", "3", "--older-faces", "3", "--out", str(out)],
-                        capsys)
+    code, _, err = run_cli(["liars", "solve", "--dice", "2,1", "--faces", "3", "--older-faces", "3", "--out", str(out)])
     assert code == 2 and "--older-faces must be from 0 to 2" in err
