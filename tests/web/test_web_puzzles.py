@@ -5,7 +5,6 @@ puzzles, the start page carries today's puzzle."""
 from __future__ import annotations
 
 import html
-
 import json
 from datetime import datetime, timezone
 

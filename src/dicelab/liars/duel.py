@@ -520,6 +520,11 @@ def _normalise_rows(dag_top, loc, mover, who, n, avg, out):
 # the policy
 
 
+# meta keys a saved policy carries that are rebuilt from its arrays and DAG on load, not kept as meta
+_DERIVED_META = frozenset({"duel", "window", "longest", "first_face", "older_faces", "kind", "dicelab_version",
+                           "sha256", "arrays", "meta_sha256", "cache_params"})
+
+
 @dataclass
 class DuelPolicy:
     """A policy for both seats of a duel: per abstract node and own hand, probabilities of every action.
@@ -642,9 +647,7 @@ class DuelPolicy:
         if "reg0" in arrays:
             state = {f"{a}{i}": expect_array(arrays, f"{a}{i}", (dag.rows[i], H[i]), np.float64)
                      for a in ("reg", "avg") for i in (0, 1)}
-        keep = {k: v for k, v in meta.items() if k not in ("duel", "window", "longest", "first_face", "older_faces", "kind",
-                                                           "dicelab_version",
-                                                           "sha256", "arrays", "meta_sha256", "cache_params")}
+        keep = {k: v for k, v in meta.items() if k not in _DERIVED_META}
         return cls(duel, dag, (s[0], s[1]), keep, state)
 
     @classmethod

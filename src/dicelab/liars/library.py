@@ -106,7 +106,7 @@ def _recipe(duel: Duel) -> tuple[tuple[str, Any], ...]:
     method = "abstract" if (duel.dice, duel.faces) in ENUMERATED or kept else default_method(duel)
     samples = default_samples(duel) if method != "abstract" else 0
     window = default_window(duel)
-    if _work(duel, window, samples) > QUICK_WORK:
+    if _work(duel, samples, dag_rows(duel.n_bids, window)) > QUICK_WORK:
         if method == "abstract" and WIDE_BIDS[0] <= duel.n_bids <= WIDE_BIDS[1]:
             window = min(default_window(duel, WIDE_CELLS), WIDE_WINDOW)
         else:
@@ -130,8 +130,9 @@ def _rows(duel: Duel, r: dict[str, Any]) -> int:
     return dag_rows(duel.n_bids, r["window"], duel.faces if older else 0, older=older)
 
 
-def _work(duel: Duel, window: int, samples: int, rows: int = 0, window_rows: int = 0) -> float:
-    """Iterations x rows x own hands x opponent hands (or samples). A context tree of ``rows`` rows
+def _work(duel: Duel, samples: int, window_rows: int, rows: int = 0) -> float:
+    """Iterations x rows x own hands x opponent hands (or samples), for a window table of
+    ``window_rows`` rows (both seats) or a context tree of ``rows``. A context tree of ``rows`` rows
     trains its last step at full length and the earlier ones (a geometric series of smaller tables,
     ``rows / (grow - 1)`` rows in all) at :data:`TREE`'s step iterations, plus one regret pass a
     step on a table about ten times the step's (counted as ten iterations)."""
@@ -139,7 +140,7 @@ def _work(duel: Duel, window: int, samples: int, rows: int = 0, window_rows: int
     opp = [samples or h[1], samples or h[0]]
     one = (h[0] * opp[0] + h[1] * opp[1]) / 2
     if not rows:
-        return float(ITERATIONS * (window_rows or dag_rows(duel.n_bids, window)) * one)
+        return float(ITERATIONS * window_rows * one)
     g = float(TREE["tree_grow"])
     steps = rows / (g - 1.0) * TREE["tree_step_iterations"]  # the rows of the steps before the last
     return float((ITERATIONS * rows + steps + 10.0 * rows / (g - 1.0)) * one)
@@ -164,7 +165,7 @@ def _compact(p: DuelPolicy) -> DuelPolicy:
 def work(duel: Duel) -> float:
     """Estimated work of the recipe: iterations x rows x own hands x opponent hands (or samples)."""
     r = recipe(duel)
-    return _work(duel, r["window"], r["samples"], r.get("tree_rows", 0), _rows(duel, r))
+    return _work(duel, r["samples"], _rows(duel, r), r.get("tree_rows", 0))
 
 
 def estimated_seconds(duel: Duel) -> float:
@@ -260,7 +261,7 @@ def _train(duel: Duel, progress: bool = False, checkpoint: bool = False) -> Duel
     done = 0 if resume is None else int(resume.meta["iterations"])
     pol = train_duel(duel, iterations=r["iterations"] - done, seed=r["seed"], window=r["window"],
                      method=r["method"], resume=resume, progress=progress, callback=cb, check_every=every,
-                     samples=r["samples"] or None, older_faces=0 if resume is not None else r.get("older_faces", 0))
+                     samples=r["samples"] or None, older_faces=r.get("older_faces", 0))
     return _compact32(pol)
 
 
