@@ -69,25 +69,25 @@ TREE = {"tree_longest": 4, "tree_grow": 1.5, "tree_step_iterations": 100}
 # 3 CPU minutes more); and at 3 v 4 and 4 v 3, where it was better on both graders with ones wild
 # (0.146 -> 0.112 and 0.156 -> 0.123; LBR 0.037 -> 0.004 and 0.025 -> 0.013; it wins 50.8% head to
 # head) but not with nothing wild on a plain window (0.115 and 0.118 against 0.096 and 0.084), where
-# those sizes keep a face instead (FACES_KEPT, below). The highest-wild rule follows, not measured
+# those sizes grow a context tree instead (TREE_SIZES, below). The highest-wild rule follows, not measured
 # (issue 26; BENCHMARKS.md)
 ENUMERATED = frozenset({((3, 4), 6), ((4, 3), 6), ((4, 4), 6)})
-# ... and, with nothing wild, every node also keeps the face of the bid before its window (the
-# abstract method, :func:`dicelab.liars.duel.build_dag` ``older=1``) where that was measured better
-# on both graders: at 3 v 4 with 6 faces the learned responder (one bid more than the policy) finds
-# 0.060 +- 0.010 against the sampled window-2 policy's 0.096, LBR -0.010 against 0.040, and it wins
-# 51.0% (50.6-51.5) head to head; at 4 v 3 0.073 against 0.084, LBR -0.008 against 0.051, 50.7%
-# (50.2-51.2). Not at 4 v 4, where it wins head to head (50.8%) but neither grader finds less than
-# against the window-2 policy (LBR 0.039 against 0.035), nor with ones wild (2 v 2 graded exactly:
-# 0.040 against 0.043; issue 26, BENCHMARKS.md).
-FACES_KEPT = frozenset({((3, 4), 6, "none"), ((4, 3), 6, "none")})
+# ... and, with nothing wild, 3 v 4 and 4 v 3 grow the same context tree on that window of 2 (every
+# hand enumerated): at 3 v 4 the learned responder remembering 6 bids finds 0.005 +- 0.010 where it
+# found 0.096 (3 bids) against the sampled window-2 policy the issue was filed against, and 0.060
+# against the face-kept window that came between; LBR -0.014; it wins 50.8% (50.3-51.3) head to head
+# against the sampled policy and draws against the face-kept one. A cheaper tree (each step doubling
+# the rows at 50 iterations: 460 s instead of 884) drew head to head. See issue 26 and
+# BENCHMARKS.md ("Where item 2 stands")
+TREE_SIZES = frozenset({((3, 4), 6, "none"), ((4, 3), 6, "none")})
 TREE_ROWS = 4 / 3  # of the window-3 table's rows
 NS_PER_UNIT = 2.5  # measured: about 2.5 ns per (row x own hand x opponent hand) per iteration
 QUICK_WORK = 2e9  # about 5 s: below it a size is trained on demand
-# every size a 5-dice duel table meets, float16, takes 197 MiB at 6 faces with ones wild and 232 MiB
-# with nothing wild, where 3 v 4 and 4 v 3 keep a face (192 before; 187 before 3 v 3 took a third
-# bid; 174 before 2 v 2 took five): 304 MiB keeps all 25 within the 4/5 usable_sizes allows
-CACHE_MIB = 304
+# every size a 5-dice duel table meets, float16, takes 197 MiB at 6 faces with ones wild and 304 MiB
+# with nothing wild, where 3 v 4 and 4 v 3 grow trees (counted at their row bound, 58 MiB each; 232
+# while they kept a face, 192 before; 187 before 3 v 3 took a third bid; 174 before 2 v 2 took
+# five): 384 MiB keeps all 25 within the 4/5 usable_sizes allows
+CACHE_MIB = 384
 _policies = bounded_cache("liars duel policies", CACHE_MIB)
 
 
@@ -102,8 +102,8 @@ def _recipe(duel: Duel) -> tuple[tuple[str, Any], ...]:
     quick work, else at most :data:`MAX_WINDOW` bids (:data:`WIDE_WINDOW` for the abstract method
     with :data:`WIDE_BIDS` bids; the abstract method at least :data:`MIN_ABSTRACT_WINDOW` where its
     tables fit :data:`WIDE_CELLS`)."""
-    kept = (duel.dice, duel.faces, duel.wild) in FACES_KEPT
-    method = "abstract" if (duel.dice, duel.faces) in ENUMERATED or kept else default_method(duel)
+    grown = (duel.dice, duel.faces, duel.wild) in TREE_SIZES
+    method = "abstract" if (duel.dice, duel.faces) in ENUMERATED or grown else default_method(duel)
     samples = default_samples(duel) if method != "abstract" else 0
     window = default_window(duel)
     if _work(duel, samples, dag_rows(duel.n_bids, window)) > QUICK_WORK:
@@ -112,37 +112,33 @@ def _recipe(duel: Duel) -> tuple[tuple[str, Any], ...]:
         else:
             window = min(window, MAX_WINDOW)
     tree: dict[str, int | float] = {}
-    if method == "abstract" and window < MIN_ABSTRACT_WINDOW:
+    if grown:  # on the window of 2, as at 3 v 3
+        window = MIN_ABSTRACT_WINDOW - 1
+        tree = {"tree_rows": int(dag_rows(duel.n_bids, MIN_ABSTRACT_WINDOW) * TREE_ROWS), **TREE}
+    elif method == "abstract" and window < MIN_ABSTRACT_WINDOW:
         wide = max(window, min(default_window(duel, WIDE_CELLS), MIN_ABSTRACT_WINDOW))
         if wide > window and wide < TREE["tree_longest"]:
             tree = {"tree_rows": int(dag_rows(duel.n_bids, wide) * TREE_ROWS), **TREE}  # window: the tree's base
         else:
             window = wide
-    faces = {"older_faces": 1} if kept else {}  # only where used: the other sizes keep their cache keys
     return tuple({"dice": list(duel.dice), "faces": duel.faces, "wild": duel.wild, "method": method,
                   "window": window, "iterations": ITERATIONS, "seed": 0, "samples": samples,
-                  "recipe": RECIPE_VERSION, **tree, **faces}.items())
+                  "recipe": RECIPE_VERSION, **tree}.items())
 
 
-def _rows(duel: Duel, r: dict[str, Any]) -> int:
-    """Rows of both seats' tables of the window recipe ``r`` (faces kept included)."""
-    older = int(r.get("older_faces", 0))
-    return dag_rows(duel.n_bids, r["window"], duel.faces if older else 0, older=older)
-
-
-def _work(duel: Duel, samples: int, window_rows: int, rows: int = 0) -> float:
+def _work(duel: Duel, samples: int, window_rows: int, tree: dict[str, Any] | None = None) -> float:
     """Iterations x rows x own hands x opponent hands (or samples), for a window table of
-    ``window_rows`` rows (both seats) or a context tree of ``rows``. A context tree of ``rows`` rows
-    trains its last step at full length and the earlier ones (a geometric series of smaller tables,
-    ``rows / (grow - 1)`` rows in all) at :data:`TREE`'s step iterations, plus one regret pass a
-    step on a table about ten times the step's (counted as ten iterations)."""
+    ``window_rows`` rows (both seats) or a context ``tree`` (``tree_rows``, ``tree_grow``,
+    ``tree_step_iterations``). A tree trains its last step at full length and the earlier ones (a
+    geometric series of smaller tables, ``rows / (grow - 1)`` rows in all) at its step iterations,
+    plus one regret pass a step on a table about ten times the step's (counted as ten iterations)."""
     h = [comb(d + duel.faces - 1, d) for d in duel.dice]
     opp = [samples or h[1], samples or h[0]]
     one = (h[0] * opp[0] + h[1] * opp[1]) / 2
-    if not rows:
+    if not tree:
         return float(ITERATIONS * window_rows * one)
-    g = float(TREE["tree_grow"])
-    steps = rows / (g - 1.0) * TREE["tree_step_iterations"]  # the rows of the steps before the last
+    rows, g = float(tree["tree_rows"]), float(tree["tree_grow"])
+    steps = rows / (g - 1.0) * float(tree["tree_step_iterations"])  # the rows of the steps before the last
     return float((ITERATIONS * rows + steps + 10.0 * rows / (g - 1.0)) * one)
 
 
@@ -150,7 +146,7 @@ def _work(duel: Duel, samples: int, window_rows: int, rows: int = 0) -> float:
 def table_bytes(duel: Duel) -> int:
     """Bytes of the policy's two strategy tables in memory (float16; without building the DAG)."""
     r = recipe(duel)
-    rows = r.get("tree_rows") or _rows(duel, r)  # both seats' rows together, about half each
+    rows = r.get("tree_rows") or dag_rows(duel.n_bids, r["window"])  # both seats' rows together, about half each
     return int(rows / 2 * sum(comb(d + duel.faces - 1, d) for d in duel.dice) * 2)
 
 
@@ -165,7 +161,7 @@ def _compact(p: DuelPolicy) -> DuelPolicy:
 def work(duel: Duel) -> float:
     """Estimated work of the recipe: iterations x rows x own hands x opponent hands (or samples)."""
     r = recipe(duel)
-    return _work(duel, r["samples"], _rows(duel, r), r.get("tree_rows", 0))
+    return _work(duel, r["samples"], dag_rows(duel.n_bids, r["window"]), r if r.get("tree_rows") else None)
 
 
 def estimated_seconds(duel: Duel) -> float:
@@ -225,7 +221,7 @@ def _from_arrays(duel: Duel) -> Callable[[dict[str, np.ndarray], dict[str, Any]]
         p = DuelPolicy.from_arrays(arrays, meta)
         r = recipe(duel)
         require(p.duel == duel and p.window == r["window"] and p.dag.longest <= r.get("tree_longest", 0)
-                and p.dag.older == r.get("older_faces", 0) and not p.dag.first
+                and not p.dag.older and not p.dag.first
                 and sum(p.dag.rows) <= r.get("tree_rows", sum(p.dag.rows)), "the entry holds another duel's policy")
         return p
 
@@ -248,7 +244,7 @@ def _train(duel: Duel, progress: bool = False, checkpoint: bool = False) -> Duel
         try:
             resume = DuelPolicy.load(str(part))
             require(resume.duel == duel and resume.state is not None and resume.window == r["window"]
-                    and resume.dag.older == r.get("older_faces", 0) and not resume.dag.first
+                    and resume.dag.contexts is None and not resume.dag.older and not resume.dag.first
                     and resume.meta.get("method") == r["method"] and resume.meta.get("seed") == r["seed"]
                     and int(resume.meta.get("iterations", 0)) < r["iterations"], "a stale checkpoint")
         except DicelabError:
@@ -261,7 +257,7 @@ def _train(duel: Duel, progress: bool = False, checkpoint: bool = False) -> Duel
     done = 0 if resume is None else int(resume.meta["iterations"])
     pol = train_duel(duel, iterations=r["iterations"] - done, seed=r["seed"], window=r["window"],
                      method=r["method"], resume=resume, progress=progress, callback=cb, check_every=every,
-                     samples=r["samples"] or None, older_faces=r.get("older_faces", 0))
+                     samples=r["samples"] or None)
     return _compact32(pol)
 
 
@@ -325,8 +321,7 @@ def duel_for(dice: tuple[int, int], faces: int, wild: str) -> Duel | None:
 def usable_sizes(dice: int, faces: int, wild: str) -> list[tuple[int, int]]:
     """The duel sizes (opener's dice, other's) a game with ``dice`` per player may reach whose
     policies are available and fit the policy cache together (at most 4/5 of it): the starting
-    size ``(dice, dice)`` first (every two-player game plays it, and it is the largest), then the
-    rest smallest first."""
+    size ``(dice, dice)`` first (every two-player game plays it), then the rest smallest first."""
     m = min(dice, MAX_DUEL_DICE)
     duels = sorted((Duel((a, b), faces, wild) for a in range(1, m + 1) for b in range(1, m + 1)),
                    key=lambda d: (d.dice != (m, m), table_bytes(d), d.dice))
@@ -439,7 +434,6 @@ def _row(d: Duel) -> dict[str, Any]:
     r = recipe(d)
     return {"method": r["method"], "window": r["window"], "iterations": r["iterations"],
             **({"tree_rows": r["tree_rows"], "tree_longest": r["tree_longest"]} if r.get("tree_rows") else {}),
-            **({"older_faces": r["older_faces"]} if r.get("older_faces") else {}),
             "quick": quick(d), "estimated_seconds": round(estimated_seconds(d), 1)}
 
 
