@@ -412,10 +412,10 @@ def test_the_3v3_tree_is_less_exploitable_than_the_window_3_policy(cache_dir):
 @pytest.mark.parametrize("dice", [(3, 4), (4, 3)])
 def test_the_nothing_wild_tree_beats_the_sampled_window_and_holds_up_to_a_learned_responder(cache_dir, dice):
     # issue 26, item 2 (BENCHMARKS.md): nothing wild at 3 v 4 and 4 v 3 with 6 faces, the recipe (a
-    # context tree on the window of 2, every hand enumerated; about 8 CPU minutes each) against the
-    # sampled window-2 policy the issue was filed against (17 s), each graded by LBR and by a learned
-    # responder that remembers two bids more than the tree's longest context (about 9 minutes and
-    # 5 GB); the tree's bound is under 0.02 or its interval holds 0
+    # context tree on the window of 2, every hand enumerated; about 15 CPU minutes each) against the
+    # sampled window-2 policy the issue was filed against (10-17 s), each graded by LBR and by a
+    # learned responder with window 4 (memory 6 bids against the tree, 4 against the window-2
+    # policy; up to 10 minutes and 5 GB); the tree's bound is under 0.02 or its interval holds 0
     from dicelab.liars.duel import train_duel
     from dicelab.liars.lbr import head_to_head, lbr
     from dicelab.liars.responder import learned_br

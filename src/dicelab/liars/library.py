@@ -10,7 +10,8 @@ again, or, for a size too big to train on demand, dropped until ``train-all`` ru
 A size is *available* when its recipe is quick (estimated under :data:`QUICK_WORK`, a few seconds)
 or its policy is on disk already. :func:`policy` returns it (memory, else disk, else a quick
 training) or None. Policies in memory live in one bounded cache, as float16 (half the memory;
-probabilities to about 3 significant digits: all 25 sizes up to 5 v 5 at 6 faces take 144 MiB);
+probabilities to about 3 significant digits: all 25 sizes up to 5 v 5 at 6 faces take 197 MiB
+with ones wild, 304 MiB with nothing wild, the trees counted at their row bound);
 :func:`usable_sizes` names the sizes a table may meet in two-player rounds that fit there together.
 """
 
