@@ -333,7 +333,7 @@ def test_a_tree_recipe_trains_saves_loads_and_plays_through_the_cache(cache_dir,
 
 
 def test_nothing_wild_grows_a_tree_at_3v4_and_4v3_and_the_cache_counts_its_rows():
-    # issue 26 (BENCHMARKS.md): the sizes a quicker context tree was measured at, and nowhere else
+    # issue 26 (BENCHMARKS.md): the sizes the context tree was measured at, and nowhere else
     from dicelab.liars.duel import dag_rows
 
     grown = []

@@ -70,16 +70,17 @@ TREE = {"tree_longest": 4, "tree_grow": 1.5, "tree_step_iterations": 100}
 # 3 CPU minutes more); and at 3 v 4 and 4 v 3, where it was better on both graders with ones wild
 # (0.146 -> 0.112 and 0.156 -> 0.123; LBR 0.037 -> 0.004 and 0.025 -> 0.013; it wins 50.8% head to
 # head) but not with nothing wild on a plain window (0.115 and 0.118 against 0.096 and 0.084), where
-# those sizes grow a context tree instead (TREE_SIZES, below). The highest-wild rule follows, not measured
-# (issue 26; BENCHMARKS.md)
+# those sizes grow a context tree instead (TREE_SIZES, below). The highest-wild rule follows, not
+# measured (issue 26; BENCHMARKS.md)
 ENUMERATED = frozenset({((3, 4), 6), ((4, 3), 6), ((4, 4), 6)})
 # ... and, with nothing wild, 3 v 4 and 4 v 3 grow the same context tree on that window of 2 (every
 # hand enumerated): at 3 v 4 the learned responder remembering 6 bids finds 0.005 +- 0.010 where it
 # found 0.096 (3 bids) against the sampled window-2 policy the issue was filed against, and 0.060
 # against the face-kept window that came between; LBR -0.014; it wins 50.8% (50.3-51.3) head to head
-# against the sampled policy and draws against the face-kept one. A cheaper tree (each step doubling
-# the rows at 50 iterations: 460 s instead of 884) drew head to head. See issue 26 and
-# BENCHMARKS.md ("Where item 2 stands")
+# against the sampled policy and draws against the face-kept one; at 4 v 3 0.006 +- 0.010 where it
+# found 0.084, LBR -0.015, 50.9% (50.4-51.4). A cheaper tree (each step doubling the rows at 50
+# iterations: 460 s instead of 884) left 0.022 at 3 v 4 and drew head to head there. See issue 26
+# and BENCHMARKS.md ("Where item 2 stands")
 TREE_SIZES = frozenset({((3, 4), 6, "none"), ((4, 3), 6, "none")})
 TREE_ROWS = 4 / 3  # of the window-3 table's rows
 NS_PER_UNIT = 2.5  # measured: about 2.5 ns per (row x own hand x opponent hand) per iteration
