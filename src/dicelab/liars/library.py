@@ -10,8 +10,8 @@ again, or, for a size too big to train on demand, dropped until ``train-all`` ru
 A size is *available* when its recipe is quick (estimated under :data:`QUICK_WORK`, a few seconds)
 or its policy is on disk already. :func:`policy` returns it (memory, else disk, else a quick
 training) or None. Policies in memory live in one bounded cache, as float16 (half the memory;
-probabilities to about 3 significant digits: all 25 sizes up to 5 v 5 at 6 faces take 197 MiB
-with ones wild, 304 MiB with nothing wild, the trees counted at their row bound);
+probabilities to about 3 significant digits: all 25 sizes up to 5 v 5 at 6 faces take 304 MiB
+in either wild rule, the trees counted at their row bound);
 :func:`usable_sizes` names the sizes a table may meet in two-player rounds that fit there together.
 """
 
@@ -67,28 +67,31 @@ TREE = {"tree_longest": 4, "tree_grow": 1.5, "tree_step_iterations": 100}
 # ... and the abstract method (every opponent hand, not 16 sampled) where it was measured better on
 # both graders in both wild rules: 4 v 4 with 6 faces, window 2 (learned responder, 3 bids: 0.154 ->
 # 0.127 ones wild, 0.108 -> 0.069 nothing wild; LBR 0.050 -> 0.037 and 0.048 -> 0.035; about 4 and
-# 3 CPU minutes more); and at 3 v 4 and 4 v 3, where it was better on both graders with ones wild
-# (0.146 -> 0.112 and 0.156 -> 0.123; LBR 0.037 -> 0.004 and 0.025 -> 0.013; it wins 50.8% head to
-# head) but not with nothing wild on a plain window (0.115 and 0.118 against 0.096 and 0.084), where
-# those sizes grow a context tree instead (TREE_SIZES, below). The highest-wild rule follows, not
-# measured (issue 26; BENCHMARKS.md)
-ENUMERATED = frozenset({((3, 4), 6), ((4, 3), 6), ((4, 4), 6)})
-# ... and, with nothing wild, 3 v 4 and 4 v 3 grow the same context tree on that window of 2 (every
-# hand enumerated): at 3 v 4 the learned responder remembering 6 bids finds 0.005 +- 0.010 where it
+# 3 CPU minutes more). The highest-wild rule follows, not measured (issue 26; BENCHMARKS.md). At
+# 3 v 4 and 4 v 3 it was better on a plain window with ones wild (0.146 -> 0.112 and 0.156 -> 0.123;
+# LBR 0.037 -> 0.004 and 0.025 -> 0.013; 50.8% head to head) but not with nothing wild (0.115 and
+# 0.118 against 0.096 and 0.084); those sizes grow a context tree instead (TREE_SIZES, below)
+ENUMERATED = frozenset({((4, 4), 6)})
+# ... and 3 v 4 and 4 v 3 grow the same context tree on that window of 2 (every hand enumerated).
+# Nothing wild, at 3 v 4 the learned responder remembering 6 bids finds 0.005 +- 0.010 where it
 # found 0.096 (3 bids) against the sampled window-2 policy the issue was filed against, and 0.060
 # against the face-kept window that came between; LBR -0.014; it wins 50.8% (50.3-51.3) head to head
 # against the sampled policy and draws against the face-kept one; at 4 v 3 0.006 +- 0.010 where it
 # found 0.084, LBR -0.015, 50.9% (50.4-51.4). A cheaper tree (each step doubling the rows at 50
 # iterations: 460 s instead of 884) left 0.022 at 3 v 4 and drew head to head there. See issue 26
 # and BENCHMARKS.md ("Where item 2 stands")
-TREE_SIZES = frozenset({((3, 4), 6, "none"), ((4, 3), 6, "none")})
+# With ones wild the same tree at those sizes (1,417 and 1,424 s of CPU) leaves 0.056 and 0.057 +-
+# 0.010 where the window-2 recipe left 0.112 and 0.123 (learned responder; LBR -0.012 and -0.031)
+# and wins 50.6% (50.1-51.1) and 51.2% (50.8-51.7) head to head against it: better, not yet within
+# 0.02. The highest-wild rule follows, not measured
+TREE_SIZES = frozenset({((3, 4), 6), ((4, 3), 6)})
 TREE_ROWS = 4 / 3  # of the window-3 table's rows
 NS_PER_UNIT = 2.5  # measured: about 2.5 ns per (row x own hand x opponent hand) per iteration
 QUICK_WORK = 2e9  # about 5 s: below it a size is trained on demand
-# every size a 5-dice duel table meets, float16, takes 197 MiB at 6 faces with ones wild and 304 MiB
-# with nothing wild, where 3 v 4 and 4 v 3 grow trees (counted at their row bound, 58 MiB each; 232
-# while they kept a face, 192 before; 187 before 3 v 3 took a third bid; 174 before 2 v 2 took
-# five): 384 MiB keeps all 25 within the 4/5 usable_sizes allows
+# every size a 5-dice duel table meets, float16, takes 304 MiB at 6 faces in both wild rules, where
+# 3 v 4 and 4 v 3 grow trees (counted at their row bound, 58 MiB each; ones wild took 197 MiB on
+# the plain window; nothing wild 232 while they kept a face, 192 before; 187 before 3 v 3 took a
+# third bid; 174 before 2 v 2 took five): 384 MiB keeps all 25 within the 4/5 usable_sizes allows
 CACHE_MIB = 384
 _policies = bounded_cache("liars duel policies", CACHE_MIB)
 
@@ -104,7 +107,7 @@ def _recipe(duel: Duel) -> tuple[tuple[str, Any], ...]:
     quick work, else at most :data:`MAX_WINDOW` bids (:data:`WIDE_WINDOW` for the abstract method
     with :data:`WIDE_BIDS` bids; the abstract method at least :data:`MIN_ABSTRACT_WINDOW` where its
     tables fit :data:`WIDE_CELLS`)."""
-    grown = (duel.dice, duel.faces, duel.wild) in TREE_SIZES
+    grown = (duel.dice, duel.faces) in TREE_SIZES
     method = "abstract" if (duel.dice, duel.faces) in ENUMERATED or grown else default_method(duel)
     samples = default_samples(duel) if method != "abstract" else 0
     window = default_window(duel)
