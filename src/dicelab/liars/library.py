@@ -81,14 +81,14 @@ ENUMERATED = frozenset({((4, 4), 6)})
 # iterations: 460 s instead of 884) left 0.022 at 3 v 4 and drew head to head there. See issue 26
 # and BENCHMARKS.md ("Where item 2 stands")
 # With ones wild the same tree at those sizes (1,417 and 1,424 s of CPU) leaves 0.056 and 0.057 +-
-# 0.010 where the window-2 recipe left 0.112 and 0.123 (learned responder; LBR -0.012 and -0.031)
+# 0.010 where the window-2 recipe left 0.114 and 0.132 (learned responder, window 4; LBR -0.012 and -0.031)
 # and wins 50.6% (50.1-51.1) and 51.2% (50.8-51.7) head to head against it: better, not yet within
 # 0.02. The highest-wild rule follows, not measured
 TREE_SIZES = frozenset({((3, 4), 6), ((4, 3), 6)})
 TREE_ROWS = 4 / 3  # of the window-3 table's rows
 # ... and at 3 v 3 with nothing wild the tree's contexts reach 5 bids within the same row bound: the
-# learned responder (memory 7 bids) finds 0.0098 +- 0.0098 where it found 0.024 at memory 6 against
-# the 4-bid tree, LBR -0.016; 118,675 rows instead of 136,018, 144 s of training instead of 163 (two
+# learned responder (memory 7 bids) finds 0.0098 +- 0.0098 where it finds 0.025 against the 4-bid
+# tree, LBR -0.016; 118,675 rows instead of 136,018, 144 s of training instead of 163 (two
 # jobs on the machine); level head to head with the 4-bid tree. Ones wild it changed nothing at
 # 3 v 3 (0.040 against 0.043, 0.499 head to head), so the other trees keep 4 bids
 LONGER_TREES = {((3, 3), 6, "none"): 5}
