@@ -125,18 +125,23 @@ def _recipe(duel: Duel) -> tuple[tuple[str, Any], ...]:
     tree: dict[str, int | float] = {}
     if grown:  # on the window of 2, as at 3 v 3
         window = MIN_ABSTRACT_WINDOW - 1
-        tree = {"tree_rows": int(dag_rows(duel.n_bids, MIN_ABSTRACT_WINDOW) * TREE_ROWS), **TREE}
+        tree = _tree(duel, MIN_ABSTRACT_WINDOW)
     elif method == "abstract" and window < MIN_ABSTRACT_WINDOW:
         wide = max(window, min(default_window(duel, WIDE_CELLS), MIN_ABSTRACT_WINDOW))
         if wide > window and wide < TREE["tree_longest"]:
-            tree = {"tree_rows": int(dag_rows(duel.n_bids, wide) * TREE_ROWS), **TREE}  # window: the tree's base
+            tree = _tree(duel, wide)
         else:
             window = wide
-    if tree:
-        tree["tree_longest"] = LONGER_TREES.get((duel.dice, duel.faces, duel.wild), TREE["tree_longest"])
     return tuple({"dice": list(duel.dice), "faces": duel.faces, "wild": duel.wild, "method": method,
                   "window": window, "iterations": ITERATIONS, "seed": 0, "samples": samples,
                   "recipe": RECIPE_VERSION, **tree}.items())
+
+
+def _tree(duel: Duel, window: int) -> dict[str, Any]:
+    """The context tree's settings: :data:`TREE_ROWS` times the rows of the ``window`` table, contexts
+    as long as :data:`LONGER_TREES` allows (else :data:`TREE`'s)."""
+    longest = LONGER_TREES.get((duel.dice, duel.faces, duel.wild), TREE["tree_longest"])
+    return {"tree_rows": int(dag_rows(duel.n_bids, window) * TREE_ROWS), **TREE, "tree_longest": longest}
 
 
 def _work(duel: Duel, samples: int, window_rows: int, tree: dict[str, Any] | None = None) -> float:
