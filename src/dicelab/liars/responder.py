@@ -403,9 +403,16 @@ def _draw(cum):
 
 
 @njit(cache=True)
-def _rounds(i, rounds, seed, n, F, child, vidx, V, pchild, ploc, s_opp, c_own, c_opp, cum_own, p_opp, out, bids):
+def _rounds(i, rounds, seed, n, F, child, vidx, V, pchild, ploc, s_opp, c_own, c_opp, cum_own, p_opp, out, bids, PV,
+            base, adv, dev):
     """Rounds of the rollout responder (seat i, on its DAG ``child``) against the policy (on its own,
-    ``pchild``); payoffs to ``out``, the bids each round took to its call to ``bids``."""
+    ``pchild``); payoffs to ``out``, the bids each round took to its call to ``bids``.
+
+    With the policy's self-play values ``PV[m, h0, h1]`` (seat 0's payoff below its node m; an empty
+    array skips this), every move's change of seat i's value ``PV`` (the payoff at the call) is added:
+    the responder's to ``adv[k, d]`` (d: the bids before the move, the last column all from there on),
+    the policy's to ``dev[k]``, seat i's value of the deal to ``base[k]``: per round they add up to
+    ``out[k]``."""
     np.random.seed(seed)
     Hj = c_opp.shape[0]
     path = np.zeros(n + 2, np.int64)
@@ -419,6 +426,12 @@ def _rounds(i, rounds, seed, n, F, child, vidx, V, pchild, ploc, s_opp, c_own, c
         d = 0
         m = 0  # the responder's node and the policy's after path[0..d-1]
         pm = 0
+        track = PV.shape[0] > 0
+        sign = 1.0 if i == 0 else -1.0
+        h0 = h if i == 0 else g
+        h1 = g if i == 0 else h
+        if track:
+            base[k] = sign * PV[0, h0, h1]
         while True:
             mover = d % 2
             t = path[d - 1] if d > 0 else -1
@@ -448,8 +461,20 @@ def _rounds(i, rounds, seed, n, F, child, vidx, V, pchild, ploc, s_opp, c_own, c
                 i_is_bidder = mover != i
                 out[k] = 1.0 if (holds == i_is_bidder) else -1.0
                 bids[k] = d
+                if track:
+                    step = out[k] - sign * PV[pm, h0, h1]
+                    if mover == i:
+                        adv[k, min(d, adv.shape[1] - 1)] += step
+                    else:
+                        dev[k] += step
                 break
             path[d] = a
+            if track:
+                step = sign * (PV[pchild[pm, a], h0, h1] - PV[pm, h0, h1])
+                if mover == i:
+                    adv[k, min(d, adv.shape[1] - 1)] += step
+                else:
+                    dev[k] += step
             m = child[m, a]
             pm = pchild[pm, a]
             d += 1
@@ -570,6 +595,51 @@ def _exact(i, n, F, child, vidx, V, pchild, ploc, s_opp, c_own, c_opp, p_own, p_
     return total
 
 
+BY_MOVE_CAP = 8  # the moves of a round from the eighth on are counted together
+
+
+def self_play_bytes(policy: DuelPolicy) -> int:
+    """Bytes of :func:`self_play_values` (float32)."""
+    return policy.dag.n_nodes * int(np.prod([len(policy.duel.hands(i)[0]) for i in (0, 1)])) * 4
+
+
+def self_play_values(policy: DuelPolicy) -> np.ndarray:
+    """``V[m, h0, h1]``: seat 0's expected payoff below the policy's node m when it plays itself, for
+    every pair of hands (float32)."""
+    from dicelab.liars.resolve import _node_values
+
+    d, g = policy.duel, policy.dag
+    _, _, c0 = d.hands(0)
+    _, _, c1 = d.hands(1)
+    V = np.zeros((g.n_nodes, len(c0), len(c1)), np.float32)
+    s0, s1 = (np.ascontiguousarray(x, np.float64) for x in policy.strategy)
+    _node_values(g.n, d.faces, g.top, g.mover, g.loc, g.child, c0, c1, s0, s1, np.full(g.n_nodes, -1, np.int64),
+                 np.zeros((1, len(c0), len(c1)), np.float32), V)
+    return V
+
+
+def gain_by_move(bases: list[np.ndarray], advs: list[np.ndarray], devs: list[np.ndarray]) -> dict[str, Any]:
+    """Where a responder gains, move by move (the performance-difference identity): each move's change
+    of the value the policy's self-play gives the position (the payoff at the call). The responder's
+    moves' changes are what choosing its move rather than the policy's is worth there; the policy's
+    average 0. ``gain_by_move``: the mean over the seats of each move's part (``"1"``: the opening
+    bid, ``"2"``: the answer to it, ... ``"8+"``), with 95% half-widths (``gain_by_move_ci``);
+    ``policy_moves`` (and ``_ci``) the policy's part; with ``deal_value`` (self-play's value of
+    the deals played, seats averaged: about 0) they add up to the bound (``bases``: each round's
+    deal value, ``advs`` the responder's moves' parts, ``devs`` the policy's, one array per seat)."""
+    cap = advs[0].shape[1]
+    keys = [str(k) for k in range(1, cap)] + [f"{cap}+"]
+    n = advs[0].shape[0]
+    part = sum(a.mean(axis=0) for a in advs) / len(advs)
+    ci = 1.96 * np.sqrt(sum(a.var(axis=0, ddof=1) for a in advs) / n) / len(advs)
+    pol = sum(float(x.mean()) for x in devs) / len(devs)
+    pol_ci = 1.96 * math.sqrt(sum(float(x.var(ddof=1)) for x in devs) / n) / len(devs)
+    return {"gain_by_move": dict(zip(keys, part.tolist(), strict=True)),
+            "gain_by_move_ci": dict(zip(keys, ci.tolist(), strict=True)),
+            "policy_moves": pol, "policy_moves_ci": pol_ci,
+            "deal_value": sum(float(b.mean()) for b in bases) / len(bases)}
+
+
 def _seed(seed: int, *key: int) -> int:
     return int(np.random.SeedSequence(seed, spawn_key=key).generate_state(1, np.uint32)[0])
 
@@ -587,8 +657,8 @@ def learned_br(policy: DuelPolicy, rounds: int = 20_000, seed: int = 0, window: 
     Returns ``gain0``, ``gain1`` (mean payoffs of the rollout responder, each with a 95% normal
     half-width ``..._ci``), ``exploitability_lower`` = (gain_0 + gain_1) / 2 with its half-width, and
     ``abstract0``, ``abstract1``: the exact payoffs of the abstract responders (step 1 alone), and the
-    bound split by the rounds' length (:func:`dicelab.liars.lbr.gain_by_bids`: which rounds a
-    window policy is exploited in).
+    bound split by the rounds' length (:func:`dicelab.liars.lbr.gain_by_bids`) and, where the policy's
+    self-play values fit :data:`V_BYTES` (:func:`gain_by_move`), by the responder's moves.
     """
     require(isinstance(rounds, int) and rounds >= 2, f"rounds must be at least 2, got {rounds}")
     t0 = time.perf_counter()
@@ -597,14 +667,20 @@ def learned_br(policy: DuelPolicy, rounds: int = 20_000, seed: int = 0, window: 
     res: dict[str, Any] = {}
     half = []
     outs, lengths = [], []
+    pv = self_play_values(policy) if self_play_bytes(policy) <= V_BYTES else np.zeros((0, 0, 0), np.float32)
+    bases, advs, devs = [], [], []
     for i in (0, 1):
         r = learn_response(policy, i, window, passes, dag=dag)
         _, p_i, c_i = d.hands(i)
         _, p_j, c_j = d.hands(1 - i)
         out = np.zeros(rounds)
         bids = np.zeros(rounds, dtype=np.int64)
+        base, adv, dev = np.zeros(rounds), np.zeros((rounds, BY_MOVE_CAP)), np.zeros(rounds)
         _rounds(*_args(policy, r)[:1], rounds, _seed(seed, i), *_args(policy, r)[1:], c_i, c_j, np.cumsum(p_i),
-                p_j, out, bids)
+                p_j, out, bids, pv, base, adv, dev)
+        bases.append(base)
+        advs.append(adv)
+        devs.append(dev)
         outs.append(out)
         lengths.append(bids)
         mean = float(out.mean())
@@ -619,6 +695,8 @@ def learned_br(policy: DuelPolicy, rounds: int = 20_000, seed: int = 0, window: 
     res["exploitability_lower_ci"] = math.sqrt(half[0] ** 2 + half[1] ** 2) / 2.0
     res["abstract_lower"] = (res["abstract0"] + res["abstract1"]) / 2.0
     res.update(gain_by_bids(outs, lengths))
+    if pv.shape[0]:
+        res.update(gain_by_move(bases, advs, devs))
     res["rounds"] = rounds
     res["seconds"] = time.perf_counter() - t0
     res["method"] = "learned"
