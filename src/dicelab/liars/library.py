@@ -10,8 +10,8 @@ again, or, for a size too big to train on demand, dropped until ``train-all`` ru
 A size is *available* when its recipe is quick (estimated under :data:`QUICK_WORK`, a few seconds)
 or its policy is on disk already. :func:`policy` returns it (memory, else disk, else a quick
 training) or None. Policies in memory live in one bounded cache, as float16 (half the memory;
-probabilities to about 3 significant digits: all 25 sizes up to 5 v 5 at 6 faces take 304 MiB
-in either wild rule, the trees counted at their row bound);
+probabilities to about 3 significant digits: all 25 sizes up to 5 v 5 at 6 faces take 323 MiB
+with ones wild and 304 with nothing wild, the trees counted at their row bound);
 :func:`usable_sizes` names the sizes a table may meet in two-player rounds that fit there together.
 """
 
@@ -91,14 +91,22 @@ TREE_ROWS = 4 / 3  # of the window-3 table's rows
 # tree, LBR -0.016; 118,675 rows instead of 136,018, 144 s of training instead of 163 (two
 # jobs on the machine); level head to head with the 4-bid tree. Ones wild it changed nothing at
 # 3 v 3 (0.040 against 0.043, 0.499 head to head), so the other trees keep 4 bids
-LONGER_TREES = {((3, 3), 6, "none"): 5}
+LONGER_TREES = {((3, 3), 6, "none"): 5, ((3, 3), 6, "ones"): 5}
+# ... and with ones wild at 3 v 3 twice the rows: split move by move (responder.gain_by_move) the
+# 4-bid tree gives nothing measurable away in a round's first four moves and its 0.043 from the
+# fifth on, and 5-bid contexts in the same rows only move the loss to the fourth move (0.040); with
+# twice the rows and 5-bid contexts the learned responder (memory 7) finds 0.026 +- 0.0098, LBR
+# -0.034; 255,226 rows, 715 s of training beside another job; level head to head with the 4-bid
+# tree (0.501), 51.2% (50.7-51.7) against the window-2 policy the issue was filed against
+WIDER_TREES = {((3, 3), 6, "ones"): 2.0}
 NS_PER_UNIT = 2.5  # measured: about 2.5 ns per (row x own hand x opponent hand) per iteration
 QUICK_WORK = 2e9  # about 5 s: below it a size is trained on demand
-# every size a 5-dice duel table meets, float16, takes 304 MiB at 6 faces in both wild rules, where
-# 3 v 4 and 4 v 3 grow trees (counted at their row bound, 58 MiB each; ones wild took 197 MiB on
-# the plain window; nothing wild 232 while they kept a face, 192 before; 187 before 3 v 3 took a
-# third bid; 174 before 2 v 2 took five): 384 MiB keeps all 25 within the 4/5 usable_sizes allows
-CACHE_MIB = 384
+# every size a 5-dice duel table meets, float16, takes 323 MiB at 6 faces with ones wild and 304
+# with nothing wild, where 3 v 4 and 4 v 3 grow trees (counted at their row bound, 58 MiB each) and
+# 3 v 3 (19 MiB, ones wild 38; ones wild took 197 MiB on the plain window; nothing wild 232 while
+# they kept a face, 192 before; 187 before 3 v 3 took a third bid; 174 before 2 v 2 took five):
+# 416 MiB keeps all 25 within the 4/5 usable_sizes allows (384 before 3 v 3 ones wild doubled)
+CACHE_MIB = 416
 _policies = bounded_cache("liars duel policies", CACHE_MIB)
 
 
@@ -138,10 +146,12 @@ def _recipe(duel: Duel) -> tuple[tuple[str, Any], ...]:
 
 
 def _tree(duel: Duel, window: int) -> dict[str, Any]:
-    """The context tree's settings: :data:`TREE_ROWS` times the rows of the ``window`` table, contexts
-    as long as :data:`LONGER_TREES` allows (else :data:`TREE`'s)."""
-    longest = LONGER_TREES.get((duel.dice, duel.faces, duel.wild), TREE["tree_longest"])
-    return {"tree_rows": int(dag_rows(duel.n_bids, window) * TREE_ROWS), **TREE, "tree_longest": longest}
+    """The context tree's settings: :data:`TREE_ROWS` times the rows of the ``window`` table (and
+    :data:`WIDER_TREES`' factor), contexts as long as :data:`LONGER_TREES` allows (else :data:`TREE`'s)."""
+    key = (duel.dice, duel.faces, duel.wild)
+    longest = LONGER_TREES.get(key, TREE["tree_longest"])
+    rows = int(dag_rows(duel.n_bids, window) * TREE_ROWS * WIDER_TREES.get(key, 1.0))
+    return {"tree_rows": rows, **TREE, "tree_longest": longest}
 
 
 def _work(duel: Duel, samples: int, window_rows: int, tree: dict[str, Any] | None = None) -> float:
@@ -409,7 +419,8 @@ def train_one_task(params: dict[str, Any]) -> dict[str, Any]:
 def train_all(max_dice: int, faces: int, wild: str, progress: bool = False, backend: dict[str, Any] | None = None,
               say: Callable[[str], None] | None = None) -> list[dict[str, Any]]:
     """Train (or find in the cache) every duel up to ``max_dice`` v ``max_dice``, smallest work
-    first; a size already cached is skipped, and a size cut short resumes from its checkpoint
+    first (on a ``backend``, largest first: the workers then finish together); a size already cached
+    is skipped, and a size cut short resumes from its checkpoint
     (every 50 iterations). Returns one row per size: dice, recipe, seconds, whether cached."""
     duels = sorted(all_duels(max_dice, faces, wild), key=lambda d: (work(d), d.dice))
     rows: list[dict[str, Any]] = []
@@ -423,6 +434,10 @@ def train_all(max_dice: int, faces: int, wild: str, progress: bool = False, back
         from dicelab.core.backends import Task
         from dicelab.core.jobs import run_job
 
+        # the longest first on a backend (workers take tasks in order: the last task to start is a
+        # short one, so the workers finish together; smallest first, 3 v 3 ones wild's tree alone
+        # would start after the other trees and add its whole time to the wall time)
+        todo.sort(key=lambda d: (-work(d), d.dice))
         # the recipe's cache name in the key: a --store written under another recipe is not reused
         tasks = [Task(f"liars-duel-{d.dice[0]}v{d.dice[1]}-{faces}-{wild}-{_cache_name(d).rsplit('-', 1)[-1]}",
                       {"duel": d.to_dict()}) for d in todo]
