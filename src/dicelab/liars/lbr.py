@@ -238,7 +238,9 @@ def gain_by_bids(outs: list[np.ndarray], lengths: list[np.ndarray], cap: int = B
     """Where a responder's gain comes from: the rounds of each seat split by the bids made before the
     call (``"1"`` .. ``"8+"``). ``rounds_by_bids``: the share of rounds; ``gain_by_bids``: each
     length's part of the bound, the mean over the seats of (payoff sum of those rounds) / rounds, so
-    the parts add up to ``(gain0 + gain1) / 2``."""
+    the parts add up to ``(gain0 + gain1) / 2``. It describes the rounds, not where the policy errs
+    (the responder decides when a round ends): for that, the learned responder's move-by-move split
+    (:func:`dicelab.liars.responder.gain_by_move`)."""
     keys = [str(k) for k in range(1, cap)] + [f"{cap}+"]
     share, gain = np.zeros(cap), np.zeros(cap)
     for out, bids in zip(outs, lengths, strict=True):
