@@ -403,6 +403,16 @@ def _draw(cum):
 
 
 @njit(cache=True)
+def _credit(i, mover, k, d, step, adv, dev):
+    """A move's change of seat i's self-play value: the responder's (``mover == i``) to its move's
+    column of ``adv[k]`` (from the last column on, all together), the policy's to ``dev[k]``."""
+    if mover == i:
+        adv[k, min(d, adv.shape[1] - 1)] += step
+    else:
+        dev[k] += step
+
+
+@njit(cache=True)
 def _rounds(i, rounds, seed, n, F, child, vidx, V, pchild, ploc, s_opp, c_own, c_opp, cum_own, p_opp, out, bids, PV,
             base, adv, dev):
     """Rounds of the rollout responder (seat i, on its DAG ``child``) against the policy (on its own,
@@ -462,19 +472,11 @@ def _rounds(i, rounds, seed, n, F, child, vidx, V, pchild, ploc, s_opp, c_own, c
                 out[k] = 1.0 if (holds == i_is_bidder) else -1.0
                 bids[k] = d
                 if track:
-                    step = out[k] - sign * PV[pm, h0, h1]
-                    if mover == i:
-                        adv[k, min(d, adv.shape[1] - 1)] += step
-                    else:
-                        dev[k] += step
+                    _credit(i, mover, k, d, out[k] - sign * PV[pm, h0, h1], adv, dev)
                 break
             path[d] = a
             if track:
-                step = sign * (PV[pchild[pm, a], h0, h1] - PV[pm, h0, h1])
-                if mover == i:
-                    adv[k, min(d, adv.shape[1] - 1)] += step
-                else:
-                    dev[k] += step
+                _credit(i, mover, k, d, sign * (PV[pchild[pm, a], h0, h1] - PV[pm, h0, h1]), adv, dev)
             m = child[m, a]
             pm = pchild[pm, a]
             d += 1
