@@ -124,6 +124,20 @@ def test_the_window_copy_plays_the_same_and_a_saved_tree_loads_the_same(tmp_path
                 assert abs(sum(a[hand].values()) - 1.0) < 1e-9
 
 
+def test_a_saved_tree_resumes_on_its_own_nodes_exactly(tmp_path):
+    # resuming used to rebuild the plain window from the file's window (the tree's rows read as the
+    # window's: a different policy, silently). Resumed, 50 + 50 iterations are 100 straight through
+    duel = Duel((1, 1), 4, "ones")
+    dag = build_dag(duel.n_bids, 2, _grown(duel.n_bids, 2, 5, 3, 4), 5)
+    full = train_duel(duel, iterations=100, method="abstract", window=2, dag=dag)
+    half = train_duel(duel, iterations=50, method="abstract", window=2, dag=dag)
+    back = DuelPolicy.load(half.save(str(tmp_path / "half")))
+    rest = train_duel(duel, iterations=50, method="abstract", resume=back)
+    assert contexts_of(rest.dag) == contexts_of(dag) and rest.meta["iterations"] == 100
+    for i in (0, 1):
+        assert np.array_equal(rest.strategy[i], full.strategy[i])
+
+
 def test_splitting_never_lowers_a_local_best_response():
     duel = Duel((2, 1), 3, "none")
     pol = train_duel(duel, iterations=50, method="abstract", window=2)

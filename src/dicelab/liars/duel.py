@@ -775,11 +775,14 @@ def train_duel(
         require(t_start % CHUNK == 0, "the training state stopped between chunks; it cannot resume exactly")
     window = default_window(duel) if window is None else window
     t0 = time.perf_counter()
-    if dag is None:
+    if resume is not None:
+        require(dag is None, "a resumed policy trains on its own DAG")
+        dag = resume.dag  # a window (faces kept or not) or a context tree, as the file holds it
+    elif dag is None:
         kept = bool(first_face) or bool(older_faces)
         dag = build_dag(duel.n_bids, window, faces=duel.faces if kept else 0, first=first_face, older=older_faces)
     else:
-        require(resume is None and dag.n == duel.n_bids and not first_face and not older_faces,
+        require(dag.n == duel.n_bids and not first_face and not older_faces,
                 "a given DAG trains from scratch, for its own duel (and holds its own memory)")
     h0, p0, c0 = duel.hands(0)
     h1, p1, c1 = duel.hands(1)
@@ -811,7 +814,8 @@ def train_duel(
             x = np.zeros_like(avg[i])
             _normalise_rows(dag.top, dag.loc, dag.mover, i, dag.n, avg[i], x)
             out.append(x)
-        meta = {"method": method, "seed": seed, "iterations": t, "samples": samples,
+        meta = {**(resume.meta if resume is not None else {}),  # a tree's growth record, say
+                "method": method, "seed": seed, "iterations": t, "samples": samples,
                 "seconds": seconds0 + time.perf_counter() - t0}
         return DuelPolicy(duel, dag, (out[0], out[1]), meta,
                           {"reg0": reg[0], "reg1": reg[1], "avg0": avg[0], "avg1": avg[1]})
