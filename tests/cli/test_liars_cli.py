@@ -211,6 +211,12 @@ def test_solve_out_grade_and_eval_duel_policy(tmp_path, capsys):
     # 9 bids: the learned responder remembers them all, so it is the exact best response (played by rounds)
     assert le["window"] == 9 and le["abstract_lower"] == pytest.approx(g["exploitability"], abs=1e-6)
     assert abs(le["exploitability_lower"] - g["exploitability"]) <= 2.3 * le["exploitability_lower_ci"]
+    # by default it plays enough rounds (cheap beside learning) to pin the exact value to about 0.002
+    code, out, _ = run(["liars", "grade", "--policy", str(pol), "--method", "learned", "--json"], capsys)
+    assert code == 0
+    le = json.loads(out)
+    assert le["rounds"] == 500_000 and le["exploitability_lower_ci"] < 0.003
+    assert abs(le["exploitability_lower"] - g["exploitability"]) <= 2.3 * le["exploitability_lower_ci"]
     code, out, _ = run(["liars", "eval", "--agent", str(pol), "--opponents", "probabilistic", "--games", "4000",
                         "--json"], capsys)
     assert code == 0

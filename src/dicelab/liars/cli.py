@@ -41,6 +41,8 @@ SeedOption = typer.Option(0, "--seed", help="Seed of the random source (same see
 
 
 MAX_GAMES = 100_000_000  # training or evaluation games
+LBR_ROUNDS = 4000  # a seat: LBR looks ahead at every decision (about 0.35 ms a round at 3 v 3)
+LEARNED_ROUNDS = 500_000  # a seat: responder.ROUNDS (not imported here: the CLI starts without numba)
 MAX_ITERATIONS = 10_000_000  # CFR iterations
 
 
@@ -379,7 +381,9 @@ def grade_cmd(
     wild: str = typer.Option("highest", "--wild", help="Wild face (bots only)."),
     method: str = typer.Option("auto", "--method", help="auto (exact up to 26 bids, else LBR), exact, lbr, or "
                                "learned (a learned responder: a tighter lower bound than LBR)."),
-    rounds: int = typer.Option(4000, "--rounds", help="LBR / learned: rounds played in each seat."),
+    rounds: int | None = typer.Option(None, "--rounds", help="LBR / learned: rounds played in each seat (default: "
+                                      f"{LBR_ROUNDS:,} for LBR; {LEARNED_ROUNDS:,} for the learned responder, whose "
+                                      "rounds cost little beside learning it)."),
     seed: int = typer.Option(1, "--seed", help="LBR / learned: seed of the rounds."),
     window: int | None = typer.Option(None, "--window", help="learned: bids the responder remembers (default: "
                                       "as many as fit in about 1 GB, at least the policy's; for a context tree, "
@@ -395,6 +399,8 @@ def grade_cmd(
 
     require(method in ("auto", "exact", "lbr", "learned"),
             f"--method must be auto, exact, lbr or learned, got {shorten(method)}")
+    if rounds is None:
+        rounds = LEARNED_ROUNDS if method == "learned" else LBR_ROUNDS
     check_count(rounds, "--rounds", 2, MAX_GAMES)
     check_seed(seed)
     if window is not None:
@@ -416,7 +422,7 @@ def grade_cmd(
         if window is not None:
             require(window >= pol.window, f"--window must be at least the policy's window ({pol.window})")
             require(window <= duel.n_bids, f"--window is at most the number of bids ({duel.n_bids})")
-        res = learned_br(pol, rounds=rounds, seed=seed, window=window)
+        res = learned_br(pol, rounds=rounds, seed=seed, window=window, progress=not json_out)
         emit({**res, "policy": policy, "duel": duel.to_dict(), "payoff_range": 2.0}, json_out,
              title="learned responder: lower bound on the exploitability")
         return
