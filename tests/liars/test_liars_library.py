@@ -433,19 +433,20 @@ def test_the_3v3_nothing_wild_tree_with_5_bid_contexts_holds_up_to_a_learned_res
     assert new.dag.longest == 5 and sum(new.dag.rows) <= r["tree_rows"]
     old = train_contexts(d, max_rows=r["tree_rows"], window=2, longest=4, grow=r["tree_grow"], iterations=300,
                          method="abstract", seed=0, step_iterations=r["tree_step_iterations"])
-    a, b = learned_br(new, rounds=20_000, seed=1, window=4), learned_br(old, rounds=20_000, seed=1, window=5)
+    # the responder's rounds are cheap beside learning it: 500,000 a seat, half-widths about 0.002
+    a, b = learned_br(new, seed=1, window=4), learned_br(old, seed=1, window=5)
     assert a["memory"] == b["memory"] == 7
-    # beyond the 95% interval of the difference (measured: 0.0253 - 0.0098 = 0.0155 against 0.0139;
-    # not beyond twice that, the margin the other trees' tests ask for)
+    # beyond twice the 95% interval of the difference (measured at 20,000 rounds a seat: 0.0253 - 0.0098)
     gap = b["exploitability_lower"] - a["exploitability_lower"]
-    assert gap > (a["exploitability_lower_ci"] ** 2 + b["exploitability_lower_ci"] ** 2) ** 0.5, (a, b)
+    assert gap > 2 * (a["exploitability_lower_ci"] ** 2 + b["exploitability_lower_ci"] ** 2) ** 0.5, (a, b)
     e, ci = a["exploitability_lower"], a["exploitability_lower_ci"]
-    assert e - ci < 0.0 or e + ci < 0.02, a  # item 2's bar
+    assert e + ci < 0.02, a  # item 2's bar (measured 0.0104 +- 0.0014 at 1,000,000 rounds a seat)
     g = lbr(new, rounds=20_000, seed=1)
     assert g["exploitability_lower"] - g["exploitability_lower_ci"] < 0.0, g
-    # head to head it does not lose to the window-2 recipe the issue was filed on (a draw, measured)
+    # head to head it beats the window-2 recipe the issue was filed on, by a little: 0.5025 [0.5018,
+    # 0.5031] over 1,000,000 rounds a seat (20,000 could not tell it from a draw: [0.498, 0.508])
     w2 = train_duel(d, iterations=300, seed=0, window=2, method="abstract")
-    assert head_to_head(new, w2, rounds=20_000, seed=2)["ci_high"] > 0.5
+    assert head_to_head(new, w2, rounds=1_000_000, seed=2)["ci_low"] > 0.5
 
 
 @pytest.mark.slow
@@ -465,18 +466,21 @@ def test_the_3v3_ones_wild_tree_with_twice_the_rows_holds_up_better_and_beats_th
     assert new.dag.longest == 5 and sum(new.dag.rows) <= r["tree_rows"]
     old = train_contexts(d, max_rows=r["tree_rows"] // 2, window=2, longest=4, grow=r["tree_grow"], iterations=300,
                          method="abstract", seed=0, step_iterations=r["tree_step_iterations"])
-    a, b = learned_br(new, rounds=20_000, seed=1, window=4), learned_br(old, rounds=20_000, seed=1, window=4)
+    a, b = learned_br(new, seed=1, window=4), learned_br(old, seed=1, window=4)  # 500,000 rounds a seat
     assert a["memory"] == 7 and b["memory"] == 6
-    # beyond the 95% interval of the difference (measured: 0.043 - 0.026 = 0.017 against 0.0139)
+    # beyond twice the 95% interval of the difference (measured at 20,000 rounds a seat: 0.043 - 0.026;
+    # the new tree 0.0297 +- 0.0014 at 1,000,000)
     gap = b["exploitability_lower"] - a["exploitability_lower"]
-    assert gap > (a["exploitability_lower_ci"] ** 2 + b["exploitability_lower_ci"] ** 2) ** 0.5, (a, b)
-    # where it loses, move by move: nothing measurable in the first four moves (each part's interval
-    # holds 0; the 95% intervals of eight parts, so a 3-sigma margin)
-    for k in ("1", "2", "3", "4"):
-        assert abs(a["gain_by_move"][k]) < 1.5 * a["gain_by_move_ci"][k], (k, a["gain_by_move"])
+    assert gap > 2 * (a["exploitability_lower_ci"] ** 2 + b["exploitability_lower_ci"] ** 2) ** 0.5, (a, b)
+    # where it loses, move by move: past its memory. The first four moves hold little of the bound
+    # together (measured 0.0005 of 0.0297), the fifth on nearly all of it (0.0298)
+    m = a["gain_by_move"]
+    early, late = (sum(v for k, v in m.items() if k in ("1", "2", "3", "4")),
+                   sum(v for k, v in m.items() if k not in ("1", "2", "3", "4")))
+    assert abs(early) < 0.2 * a["exploitability_lower"] and late > 0.8 * a["exploitability_lower"], m
     # head to head it beats the window-2 recipe the issue was filed on (measured 0.512 [0.507, 0.517])
     w2 = train_duel(d, iterations=300, seed=0, window=2, method="abstract")
-    assert head_to_head(new, w2, rounds=20_000, seed=2)["ci_low"] > 0.5
+    assert head_to_head(new, w2, rounds=1_000_000, seed=2)["ci_low"] > 0.5
 
 
 @pytest.mark.slow
@@ -495,7 +499,7 @@ def test_the_nothing_wild_tree_beats_the_sampled_window_and_holds_up_to_a_learne
     new = library._train(d)
     old = train_duel(d, iterations=300, seed=0, window=2, method="mccfr", samples=16)
     assert new.dag.contexts is not None and new.dag.longest == 4
-    h = head_to_head(new, old, rounds=20_000, seed=2)
+    h = head_to_head(new, old, rounds=1_000_000, seed=2)  # about 2 s
     assert h["ci_low"] > 0.5, h
     for grade in (lambda p, w: lbr(p, rounds=20_000, seed=1),
                   lambda p, w: learned_br(p, rounds=20_000, seed=1, window=w)):
@@ -522,7 +526,7 @@ def test_the_ones_wild_tree_beats_the_window_2_recipe_and_holds_up_to_lbr(cache_
     new = library._train(d)
     assert new.dag.contexts is not None and new.dag.longest == 4
     filed = train_duel(d, iterations=300, seed=0, window=2, method="mccfr", samples=16)
-    h = head_to_head(new, filed, rounds=20_000, seed=2)
+    h = head_to_head(new, filed, rounds=1_000_000, seed=2)  # about 2 s
     assert h["ci_low"] > 0.5, h
     old = train_duel(d, iterations=300, seed=0, window=2, method="abstract")
     a, b = learned_br(new, rounds=20_000, seed=1, window=4), learned_br(old, rounds=20_000, seed=1, window=4)
