@@ -14,8 +14,15 @@ import numpy as np
 import pytest
 
 from dicelab.core.errors import DicelabError
-from dicelab.liars.contexts import as_window_policy, candidates, contexts_of, split_gains, train_contexts
-from dicelab.liars.duel import Duel, DuelPolicy, build_dag, train_duel
+from dicelab.liars.contexts import (
+    as_window_policy,
+    candidates,
+    contexts_of,
+    split_gains,
+    train_contexts,
+    warm_start,
+)
+from dicelab.liars.duel import Duel, DuelPolicy, _normalise_rows, build_dag, train_duel
 from dicelab.liars.grading import exact_grade
 from dicelab.liars.rules import Bid
 
@@ -136,6 +143,52 @@ def test_a_saved_tree_resumes_on_its_own_nodes_exactly(tmp_path):
     assert contexts_of(rest.dag) == contexts_of(dag) and rest.meta["iterations"] == 100
     for i in (0, 1):
         assert np.array_equal(rest.strategy[i], full.strategy[i])
+
+
+def test_a_warm_start_plays_as_before_and_resumes_as_if_never_split():
+    duel = Duel((1, 1), 4, "ones")
+    have = _grown(duel.n_bids, 2, 5, 2, 3)
+    coarse = build_dag(duel.n_bids, 2, have, 5)
+    extra = sorted(candidates(coarse, 5))
+    fine = build_dag(duel.n_bids, 2, have | set(extra[::2]), 5)  # a step of growth: every other candidate
+    assert len(contexts_of(fine)) > len(have)
+    pol = train_duel(duel, iterations=50, method="abstract", window=2, dag=coarse)
+    # onto the same tree it is a plain resume: 50 + 50 iterations are 100 straight through
+    same = train_duel(duel, iterations=50, method="abstract", resume=warm_start(pol, coarse))
+    full = train_duel(duel, iterations=100, method="abstract", window=2, dag=coarse)
+    for i in (0, 1):
+        assert np.array_equal(same.strategy[i], full.strategy[i])
+    # onto a finer tree every history starts where it was: the same average play and the same regrets
+    w = warm_start(pol, fine)
+    assert w.dag is fine and w.meta["iterations"] == 50
+    avg = []
+    for i in (0, 1):
+        x = np.zeros_like(w.state[f"avg{i}"])
+        _normalise_rows(fine.top, fine.loc, fine.mover, i, fine.n, w.state[f"avg{i}"], x)
+        avg.append(x)
+    moved = DuelPolicy(duel, fine, (avg[0], avg[1]), {})
+    hands = [duel.hands(i)[0] for i in (0, 1)]
+    for h in _histories(duel.n_bids):
+        if len(h) > 6:
+            continue
+        a, b = _probabilities(pol, hands[len(h) % 2], h), _probabilities(moved, hands[len(h) % 2], h)
+        for hand in a:
+            for move, x in a[hand].items():
+                assert abs(x - b[hand][move]) < 1e-9
+    with pytest.raises(DicelabError, match="multiples of 50"):
+        train_contexts(duel, max_rows=1000, step_iterations=30, iterations=60, method="abstract", warm=True)
+
+
+def test_warm_growth_reaches_each_steps_rows_and_stays_within_the_budget():
+    duel = Duel((1, 2), 4, "ones")
+    pol = train_contexts(duel, max_rows=2500, window=2, longest=5, grow=1.5, iterations=100, method="abstract",
+                         step_iterations=50, warm=True)
+    steps = [s["rows"] for s in pol.meta["contexts"]["steps"]]
+    assert sum(pol.dag.rows) == steps[-1] <= 2500
+    # each step but the last holds at least 99% of 1.5 times the rows before it (the cold steps fall
+    # short: a new context can leave an older node unreached)
+    assert all(b >= 0.99 * 1.5 * a for a, b in zip(steps[:-2], steps[1:-1], strict=True)), steps
+    assert pol.meta["iterations"] == 50 * (len(steps) - 1) + 100
 
 
 def test_splitting_never_lowers_a_local_best_response():

@@ -283,7 +283,7 @@ def test_the_abstract_recipe_keeps_at_least_three_bids_where_they_fit():
             if r.get("tree_rows"):
                 trees.append((a, b, faces))
                 assert r["window"] == 2 and r["tree_longest"] > library.MIN_ABSTRACT_WINDOW
-                wider = library.WIDER_TREES.get((d.dice, d.faces, d.wild), 1.0)
+                wider = library.TREE_OVERRIDES.get((d.dice, d.faces, d.wild), {}).get("rows", 1.0)
                 assert r["tree_rows"] == int(dag_rows(d.n_bids, library.MIN_ABSTRACT_WINDOW) * library.TREE_ROWS * wider)
                 # float16, each seat about half the rows
                 assert library.table_bytes(d) == pytest.approx(
@@ -300,17 +300,25 @@ def test_the_abstract_recipe_keeps_at_least_three_bids_where_they_fit():
     longest = {(a, b, w): library.recipe(Duel((a, b), 6, w))["tree_longest"]
                for a, b in ((3, 3), (3, 4), (4, 3)) for w in ("ones", "none", "highest")}
     assert longest.pop((3, 3, "none")) == 5 and longest.pop((3, 3, "ones")) == 5 and set(longest.values()) == {4}
-    # twice the rows only at 3 v 3 with ones wild (issue 26: 0.043 -> 0.026)
+    # twice the rows only at 3 v 3 with ones wild (issue 26: 0.043 -> 0.0297); no tree grows warm yet
+    # (measured, not adopted), so the trees' cache entries stay valid
     assert library.recipe(Duel((3, 3), 6, "ones"))["tree_rows"] == 133_422 * 8 // 3
     assert library.recipe(Duel((3, 3), 6, "highest"))["tree_rows"] == 133_422 * 4 // 3
+    for dice in ((3, 3), (3, 4), (4, 3)):
+        for w in ("ones", "none", "highest"):
+            r = library.recipe(Duel(dice, 6, w))
+            assert "tree_warm" not in r and r["tree_step_iterations"] == 100, r
 
 
-def test_a_tree_recipe_trains_saves_loads_and_plays_through_the_cache(cache_dir, monkeypatch):
+@pytest.mark.parametrize("warm", [False, True])
+def test_a_tree_recipe_trains_saves_loads_and_plays_through_the_cache(cache_dir, monkeypatch, warm):
     # the same code path as 3 v 3 with 6 faces, at a size that trains in seconds: the recipe's rule
-    # forced to give 2 v 1 with 3 faces a context tree
+    # forced to give 2 v 1 with 3 faces a context tree (also grown warm, as TREE_OVERRIDES may ask)
     from dicelab.liars.duel import dag_rows
 
     d = Duel((2, 1), 3, "none")
+    if warm:
+        monkeypatch.setitem(library.TREE_OVERRIDES, (d.dice, d.faces, d.wild), {"warm": True})
     real = library.default_window
     monkeypatch.setattr(library, "default_window",  # the solver's default short, the wide one not
                         lambda duel, cells=None: 2 if duel == d and cells is None else
@@ -324,6 +332,10 @@ def test_a_tree_recipe_trains_saves_loads_and_plays_through_the_cache(cache_dir,
         p = library.policy(d)
         assert p is not None and p.dag.contexts is not None and sum(p.dag.rows) <= r["tree_rows"]
         assert p.strategy[0].dtype == np.float16  # kept compact in memory
+        # warm, each step continued the last: the iterations add up over the steps
+        steps = len(p.meta["contexts"]["steps"])
+        assert p.meta["iterations"] == (r["iterations"] + (steps - 1) * r["tree_step_iterations"] if warm
+                                        else r["iterations"])
         assert library.on_disk(d)
         library._policies.discard(library._key(d))
         q = library.policy(d, train=False)  # from disk: the contexts come back with it

@@ -31,6 +31,7 @@ from numba import njit
 
 from dicelab.core.errors import require
 from dicelab.liars.duel import (
+    CHUNK,
     Dag,
     Duel,
     DuelPolicy,
@@ -156,16 +157,40 @@ def split_gains(policy: DuelPolicy, longest: int, samples: int = 0, seed: int = 
             / x.shape[0] for c, x in part.items()}
 
 
+def warm_start(policy: DuelPolicy, dag: Dag) -> DuelPolicy:
+    """``policy``'s training state carried onto ``dag``, a tree holding every context of
+    ``policy.dag`` and more: each node starts from the regrets and average of the node its histories
+    fell in before (its context with the oldest bids dropped), at the iteration the policy reached,
+    ready to resume (:func:`~dicelab.liars.duel.train_duel` with ``resume``)."""
+    require(policy.state is not None, "warm starting needs the policy's training state")
+    old = {k: m for m, k in enumerate(node_keys(policy.dag))}
+    n = dag.n
+    state = {f"{x}{i}": np.zeros((dag.rows[i], policy.state[f"{x}{i}"].shape[1])) for x in ("reg", "avg")
+             for i in (0, 1)}
+    for m, key in enumerate(node_keys(dag)):
+        home = key
+        while home not in old:
+            require(len(home[1]) > 0, "the finer DAG holds a node the coarser one cannot place")
+            home = (home[0], home[1][1:])
+        v = old[home]
+        i = int(dag.mover[m])
+        k = n - 1 - int(dag.top[m]) + (1 if m != 0 else 0)
+        for x in ("reg", "avg"):
+            state[f"{x}{i}"][dag.loc[m]:dag.loc[m] + k] = policy.state[f"{x}{i}"][policy.dag.loc[v]:policy.dag.loc[v] + k]
+    return DuelPolicy(policy.duel, dag, policy.strategy, dict(policy.meta), state)
+
+
 def train_contexts(duel: Duel, max_rows: int, window: int = 2, longest: int = 6, grow: float = 1.5,
                    iterations: int = 300, method: str | None = None, seed: int = 0, samples: int | None = None,
                    step_iterations: int | None = None, gain_samples: int = 0, progress: bool = False,
-                   say: Any = None) -> DuelPolicy:
+                   say: Any = None, warm: bool = False) -> DuelPolicy:
     """Train on the window, then add the contexts worth most (:func:`split_gains`) until the tables
     hold ``grow`` times the rows, train again, and repeat while another step stays within ``max_rows``.
 
     ``step_iterations`` (default ``iterations``) trains the policies that only choose the next
     contexts; the last one gets ``iterations``. ``gain_samples``: opponent hands drawn for the gains
-    (0: every hand)."""
+    (0: every hand). ``warm``: each step continues from the one before (:func:`warm_start`) instead
+    of starting afresh, for ``step_iterations`` more, the last for ``iterations`` more."""
     require(isinstance(max_rows, int) and max_rows > 0,
             f"the row budget must be a positive whole number, got {max_rows}")
     require(isinstance(grow, (int, float)) and grow > 1.0, f"grow must be above 1, got {grow}")
@@ -173,12 +198,20 @@ def train_contexts(duel: Duel, max_rows: int, window: int = 2, longest: int = 6,
     step_iterations = iterations if step_iterations is None else step_iterations
     require(isinstance(step_iterations, int) and 1 <= step_iterations <= iterations,
             f"step iterations must be from 1 to the iterations ({iterations}), got {step_iterations}")
+    require(not warm or (step_iterations % CHUNK == 0 and iterations % CHUNK == 0),
+            f"a warm start resumes training on chunks of {CHUNK} iterations: give step iterations and "
+            f"iterations in multiples of {CHUNK}")
     method = default_method(duel) if method is None else method
     have: set[Key] = set()
     history = []
     t0 = time.perf_counter()
 
+    before: list[DuelPolicy] = []
+
     def fit(dag: Dag, its: int) -> DuelPolicy:
+        if warm and before:
+            return train_duel(duel, iterations=its, seed=seed, method=method, samples=samples,
+                              resume=warm_start(before[-1], dag), progress=progress)
         return train_duel(duel, iterations=its, seed=seed, window=window, method=method, samples=samples, dag=dag,
                           progress=progress)
 
@@ -187,6 +220,7 @@ def train_contexts(duel: Duel, max_rows: int, window: int = 2, longest: int = 6,
         rows = sum(dag.rows)
         last = rows * grow > max_rows
         pol = fit(dag, iterations if last else step_iterations)
+        before[:] = [pol]
         history.append({"rows": rows, "contexts": len(have), "seconds": round(time.perf_counter() - t0, 1)})
         if say is not None:
             say(f"{rows} rows, {len(have)} longer contexts")
@@ -197,14 +231,21 @@ def train_contexts(duel: Duel, max_rows: int, window: int = 2, longest: int = 6,
             if step_iterations < iterations:
                 pol = fit(dag, iterations)
             break
-        target, added = rows * grow, rows
-        for c in sorted(gains, key=lambda c: (-gains[c], context_code(c[0], c[1], dag.n, window))):
-            have.add(c)
-            added += dag.n - c[1][-1]
-            if added >= target:
+        order = sorted(gains, key=lambda c: (-gains[c], context_code(c[0], c[1], dag.n, window)))
+        target, added, k = rows * grow, rows, 0
+        while k < len(order):
+            # each context adds at most its node's rows (fewer where it leaves an older node unreached)
+            while k < len(order) and added < target:
+                have.add(order[k])
+                added += dag.n - order[k][1][-1]
+                k += 1
+            if not warm:
+                break  # (the cold recipe's steps, as the library's policies were trained)
+            added = sum(build_dag(duel.n_bids, window, have, longest).rows)  # the rows it really has
+            if added >= 0.99 * target:
                 break
     pol.meta.update({"contexts": {"window": window, "longest": longest, "grow": grow, "max_rows": max_rows,
-                                  "step_iterations": step_iterations, "gain_samples": gain_samples,
+                                  "step_iterations": step_iterations, "gain_samples": gain_samples, "warm": warm,
                                   "steps": history}, "seconds": time.perf_counter() - t0})
     return pol
 

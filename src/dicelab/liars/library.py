@@ -86,19 +86,28 @@ ENUMERATED = frozenset({((4, 4), 6)})
 # 0.02. The highest-wild rule follows, not measured
 TREE_SIZES = frozenset({((3, 4), 6), ((4, 3), 6)})
 TREE_ROWS = 4 / 3  # of the window-3 table's rows
-# ... and at 3 v 3 with nothing wild the tree's contexts reach 5 bids within the same row bound: the
-# learned responder (memory 7 bids) finds 0.0098 +- 0.0098 where it finds 0.025 against the 4-bid
-# tree, LBR -0.016; 118,675 rows instead of 136,018, 144 s of training instead of 163 (two
-# jobs on the machine); level head to head with the 4-bid tree. Ones wild it changed nothing at
-# 3 v 3 (0.040 against 0.043, 0.499 head to head), so the other trees keep 4 bids
-LONGER_TREES = {((3, 3), 6, "none"): 5, ((3, 3), 6, "ones"): 5}
-# ... and with ones wild at 3 v 3 twice the rows: split move by move (responder.gain_by_move) the
-# 4-bid tree gives nothing measurable away in a round's first four moves and its 0.043 from the
-# fifth on, and 5-bid contexts in the same rows only move the loss to the fourth move (0.040); with
-# twice the rows and 5-bid contexts the learned responder (memory 7) finds 0.026 +- 0.0098, LBR
-# -0.034; 255,226 rows, 715 s of training beside another job; level head to head with the 4-bid
-# tree (0.501), 51.2% (50.7-51.7) against the window-2 policy the issue was filed against
-WIDER_TREES = {((3, 3), 6, "ones"): 2.0}
+# Per-size changes to TREE, each measured (issue 26; BENCHMARKS.md). ``longest``: contexts up to that
+# many bids; ``rows``: a multiple of the row bound; ``warm``: each step of growth continues the one
+# before (contexts.warm_start) for WARM_STEP_ITERATIONS, and grows by the factor in rows it really
+# holds, instead of starting afresh for TREE's step iterations.
+# - 3 v 3, nothing wild, contexts to 5 bids within the same row bound: the learned responder (memory
+#   7 bids) finds 0.0104 +- 0.0014 (1,000,000 rounds a seat) where it finds 0.025 against the 4-bid
+#   tree; LBR -0.006; 118,675 rows instead of 136,018, 144 s of training instead of 163; it beats the
+#   filed window-2 policy, 0.5025 [0.5018, 0.5032]. (Ones wild the 5-bid contexts alone changed
+#   nothing: 0.040 against 0.043 at 20,000 rounds.)
+# - 3 v 3, ones wild: the 4-bid tree loses from a round's fifth move on (responder.gain_by_move); twice
+#   the rows with 5-bid contexts took the bound to 0.0297 +- 0.0014 (255,226 rows, 716 s, cold);
+#   measured, not adopted (BENCHMARKS.md, "Growing a tree warm"): grown warm the same bound gives
+#   0.0262 in 460 s but loses head to head to the cold tree, 0.4992 [0.4985, 0.4999]; warm with twice
+#   that bound 0.0222 +- 0.0014 (567,710 rows, 1,105 s beside another job), level with the cold tree
+#   (0.4996 [0.4989, 0.5003]), but its training would take train-all for both wild rules to about the
+#   hour, and its cache entry 38 MiB more. At 3 v 4 a warm tree in the same bound (893 s instead of
+#   1,322) is exploited less (0.0523 against 0.0636) and also loses head to head (0.4992)
+TREE_OVERRIDES: dict[tuple[tuple[int, ...], int, str], dict[str, Any]] = {
+    ((3, 3), 6, "none"): {"longest": 5},
+    ((3, 3), 6, "ones"): {"longest": 5, "rows": 2.0},
+}
+WARM_STEP_ITERATIONS = 50
 NS_PER_UNIT = 2.5  # measured: about 2.5 ns per (row x own hand x opponent hand) per iteration
 QUICK_WORK = 2e9  # about 5 s: below it a size is trained on demand
 # every size a 5-dice duel table meets, float16, takes 323 MiB at 6 faces with ones wild and 304
@@ -146,12 +155,15 @@ def _recipe(duel: Duel) -> tuple[tuple[str, Any], ...]:
 
 
 def _tree(duel: Duel, window: int) -> dict[str, Any]:
-    """The context tree's settings: :data:`TREE_ROWS` times the rows of the ``window`` table (and
-    :data:`WIDER_TREES`' factor), contexts as long as :data:`LONGER_TREES` allows (else :data:`TREE`'s)."""
-    key = (duel.dice, duel.faces, duel.wild)
-    longest = LONGER_TREES.get(key, TREE["tree_longest"])
-    rows = int(dag_rows(duel.n_bids, window) * TREE_ROWS * WIDER_TREES.get(key, 1.0))
-    return {"tree_rows": rows, **TREE, "tree_longest": longest}
+    """The context tree's settings: :data:`TREE_ROWS` times the rows of the ``window`` table, and
+    :data:`TREE`, as :data:`TREE_OVERRIDES` changes them for the duel (a warm start is named in the
+    recipe only where it is used, so the other trees keep their cache entries)."""
+    o = TREE_OVERRIDES.get((duel.dice, duel.faces, duel.wild), {})
+    rows = int(dag_rows(duel.n_bids, window) * TREE_ROWS * o.get("rows", 1.0))
+    tree = {"tree_rows": rows, **TREE, "tree_longest": o.get("longest", TREE["tree_longest"])}
+    if o.get("warm"):
+        tree.update(tree_step_iterations=WARM_STEP_ITERATIONS, tree_warm=True)
+    return tree
 
 
 def _work(duel: Duel, samples: int, window_rows: int, tree: dict[str, Any] | None = None) -> float:
@@ -264,7 +276,8 @@ def _train(duel: Duel, progress: bool = False, checkpoint: bool = False) -> Duel
         pol = train_contexts(duel, max_rows=int(r["tree_rows"]), window=r["window"], longest=int(r["tree_longest"]),
                              grow=float(r["tree_grow"]), iterations=r["iterations"], method=r["method"],
                              seed=r["seed"], samples=r["samples"] or None,
-                             step_iterations=int(r["tree_step_iterations"]), progress=progress)
+                             step_iterations=int(r["tree_step_iterations"]), warm=bool(r.get("tree_warm")),
+                             progress=progress)
         return _compact32(pol)
     resume, cb, every = None, None, 0
     if checkpoint:
