@@ -206,12 +206,12 @@ def train_contexts(duel: Duel, max_rows: int, window: int = 2, longest: int = 6,
     history = []
     t0 = time.perf_counter()
 
-    before: list[DuelPolicy] = []
+    pol: DuelPolicy | None = None  # the last step's policy
 
     def fit(dag: Dag, its: int) -> DuelPolicy:
-        if warm and before:
+        if warm and pol is not None:
             return train_duel(duel, iterations=its, seed=seed, method=method, samples=samples,
-                              resume=warm_start(before[-1], dag), progress=progress)
+                              resume=warm_start(pol, dag), progress=progress)
         return train_duel(duel, iterations=its, seed=seed, window=window, method=method, samples=samples, dag=dag,
                           progress=progress)
 
@@ -220,7 +220,6 @@ def train_contexts(duel: Duel, max_rows: int, window: int = 2, longest: int = 6,
         rows = sum(dag.rows)
         last = rows * grow > max_rows
         pol = fit(dag, iterations if last else step_iterations)
-        before[:] = [pol]
         history.append({"rows": rows, "contexts": len(have), "seconds": round(time.perf_counter() - t0, 1)})
         if say is not None:
             say(f"{rows} rows, {len(have)} longer contexts")
