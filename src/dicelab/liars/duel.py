@@ -769,17 +769,15 @@ def train_duel(
         require(resume.duel == duel, "the policy to resume was trained for another duel")
         require(resume.meta.get("method") == method and resume.meta.get("seed") == seed,
                 "resume with the same --method and --seed as the run that wrote the file")
-        window = resume.dag.window
-        first_face, older_faces = resume.dag.first, resume.dag.older
         t_start = int(resume.meta["iterations"])
         require(t_start % CHUNK == 0, "the training state stopped between chunks; it cannot resume exactly")
-    window = default_window(duel) if window is None else window
     t0 = time.perf_counter()
     if resume is not None:
         require(dag is None, "a resumed policy trains on its own DAG")
         dag = resume.dag  # a window (faces kept or not) or a context tree, as the file holds it
     elif dag is None:
         kept = bool(first_face) or bool(older_faces)
+        window = default_window(duel) if window is None else window
         dag = build_dag(duel.n_bids, window, faces=duel.faces if kept else 0, first=first_face, older=older_faces)
     else:
         require(dag.n == duel.n_bids and not first_face and not older_faces,

@@ -684,7 +684,6 @@ def learned_br(policy: DuelPolicy, rounds: int = ROUNDS, seed: int = 0, window: 
     window, dag = responder_dag(policy, window)  # once for both seats
     d = policy.duel
     res: dict[str, Any] = {}
-    half = []
     outs, lengths = [], []
     pv = self_play_values(policy) if self_play_bytes(policy) <= V_BYTES else np.zeros((0, 0, 0), np.float32)
     bases, advs, devs = [], [], []
@@ -700,7 +699,6 @@ def learned_br(policy: DuelPolicy, rounds: int = ROUNDS, seed: int = 0, window: 
                     p_j, out, bids, pv, base, adv, dev)
             bar.advance(1)
             res.update(_seat_result(i, r, out))
-            half.append(res[f"gain{i}_ci"])
             bases.append(base)
             advs.append(adv)
             devs.append(dev)
@@ -708,7 +706,7 @@ def learned_br(policy: DuelPolicy, rounds: int = ROUNDS, seed: int = 0, window: 
             lengths.append(bids)
             del r
     res["exploitability_lower"] = (res["gain0"] + res["gain1"]) / 2.0
-    res["exploitability_lower_ci"] = math.sqrt(half[0] ** 2 + half[1] ** 2) / 2.0
+    res["exploitability_lower_ci"] = math.hypot(res["gain0_ci"], res["gain1_ci"]) / 2.0
     res["abstract_lower"] = (res["abstract0"] + res["abstract1"]) / 2.0
     res.update(gain_by_bids(outs, lengths))
     if pv.shape[0]:
