@@ -89,23 +89,24 @@ TREE_ROWS = 4 / 3  # of the window-3 table's rows
 # Per-size changes to TREE, each measured (issue 26; BENCHMARKS.md). ``longest``: contexts up to that
 # many bids; ``rows``: a multiple of the row bound; ``warm``: each step of growth continues the one
 # before (contexts.warm_start) for WARM_STEP_ITERATIONS, and grows by the factor in rows it really
-# holds, instead of starting afresh for TREE's step iterations.
+# holds, instead of starting afresh for TREE's step iterations; ``iterations``: the last step's.
 # - 3 v 3, nothing wild, contexts to 5 bids within the same row bound: the learned responder (memory
 #   7 bids) finds 0.0104 +- 0.0014 (1,000,000 rounds a seat) where it finds 0.025 against the 4-bid
 #   tree; LBR -0.006; 118,675 rows instead of 136,018, 144 s of training instead of 163; it beats the
 #   filed window-2 policy, 0.5025 [0.5018, 0.5032]. (Ones wild the 5-bid contexts alone changed
 #   nothing: 0.040 against 0.043 at 20,000 rounds.)
 # - 3 v 3, ones wild: the 4-bid tree loses from a round's fifth move on (responder.gain_by_move); twice
-#   the rows with 5-bid contexts took the bound to 0.0297 +- 0.0014 (255,226 rows, 716 s, cold);
-#   measured, not adopted (BENCHMARKS.md, "Growing a tree warm"): grown warm the same bound gives
-#   0.0262 in 460 s but loses head to head to the cold tree, 0.4992 [0.4985, 0.4999]; warm with twice
-#   that bound 0.0222 +- 0.0014 (567,710 rows, 1,105 s beside another job), level with the cold tree
-#   (0.4996 [0.4989, 0.5003]), but its training would take train-all for both wild rules to about the
-#   hour, and its cache entry 38 MiB more. At 3 v 4 a warm tree in the same bound (893 s instead of
-#   1,322) is exploited less (0.0523 against 0.0636) and also loses head to head (0.4992)
+#   the rows with 5-bid contexts took the bound to 0.0297 +- 0.0014 (255,226 rows, 716 s, cold). Grown
+#   warm in the same bound with 600 iterations at the end: 0.0258 +- 0.0014 (256,022 rows, 731 s), LBR
+#   -0.029; it beats the filed policy as the cold tree does (0.5082 [0.5075, 0.5089] against 0.5079)
+#   and draws with it (0.4996 [0.4989, 0.5003]). With 300 at the end it lost to the cold tree (0.4992
+#   [0.4985, 0.4999]); resetting the average at the last step gave 0.0337 (300) and 0.0296 (600).
+#   At 3 v 4 and 4 v 3 the same (5-bid contexts, 600 at the end) gives 0.0557 and 0.0498 against the
+#   cold trees' 0.0636 and 0.0546, draws with them, and takes 1,451 and 1,408 s against 1,322 and
+#   1,349: not adopted, as train-all would pass the hour
 TREE_OVERRIDES: dict[tuple[tuple[int, ...], int, str], dict[str, Any]] = {
     ((3, 3), 6, "none"): {"longest": 5},
-    ((3, 3), 6, "ones"): {"longest": 5, "rows": 2.0},
+    ((3, 3), 6, "ones"): {"longest": 5, "rows": 2.0, "warm": True, "iterations": 600},
 }
 WARM_STEP_ITERATIONS = 50
 NS_PER_UNIT = 2.5  # measured: about 2.5 ns per (row x own hand x opponent hand) per iteration
@@ -163,6 +164,8 @@ def _tree(duel: Duel, window: int) -> dict[str, Any]:
     tree = {"tree_rows": rows, **TREE, "tree_longest": o.get("longest", TREE["tree_longest"])}
     if o.get("warm"):
         tree.update(tree_step_iterations=WARM_STEP_ITERATIONS, tree_warm=True)
+    if "iterations" in o:  # the last step's
+        tree["iterations"] = o["iterations"]
     return tree
 
 
@@ -179,7 +182,8 @@ def _work(duel: Duel, samples: int, window_rows: int, tree: dict[str, Any] | Non
         return float(ITERATIONS * window_rows * one)
     rows, g = float(tree["tree_rows"]), float(tree["tree_grow"])
     steps = rows / (g - 1.0) * float(tree["tree_step_iterations"])  # the rows of the steps before the last
-    return float((ITERATIONS * rows + steps + 10.0 * rows / (g - 1.0)) * one)
+    last = float(tree.get("iterations", ITERATIONS))
+    return float((last * rows + steps + 10.0 * rows / (g - 1.0)) * one)
 
 
 @lru_cache(maxsize=1024)
