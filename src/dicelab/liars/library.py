@@ -85,6 +85,13 @@ ENUMERATED = frozenset({((4, 4), 6)})
 # and wins 50.6% (50.1-51.1) and 51.2% (50.8-51.7) head to head against it: better, not yet within
 # 0.02. The highest-wild rule follows, not measured
 TREE_SIZES = frozenset({((3, 4), 6), ((4, 3), 6)})
+# ... and 4 v 4 grows it with nothing wild alone (grown warm, half the row bound: 275,295 rows, about
+# 20 CPU minutes): the learned responder remembering 5 bids finds 0.0124 +- 0.0014 (1,000,000 rounds
+# a seat) where it found 0.069 (3 bids) against the window-2 policy; the full bound (412,559 rows, 30
+# minutes) left 0.0115, within the intervals, for half as much time again. Ones wild keeps the window
+# (ENUMERATED): its trees at 3 v 4 and 4 v 3 need 5-bid contexts and 600 iterations at the end, about
+# three times the nothing-wild time, which the hour train-all has would not hold. See BENCHMARKS.md
+TREE_RULES = frozenset({((4, 4), 6, "none")})
 TREE_ROWS = 4 / 3  # of the window-3 table's rows
 # Per-size changes to TREE, each measured (issue 26; BENCHMARKS.md). ``longest``: contexts up to that
 # many bids; ``rows``: a multiple of the row bound; ``warm``: each step of growth continues the one
@@ -115,16 +122,18 @@ TREE_OVERRIDES: dict[tuple[tuple[int, ...], int, str], dict[str, Any]] = {
     ((4, 3), 6, "none"): {"warm": True},
     ((3, 4), 6, "ones"): {"longest": 5, "warm": True, "iterations": 600},
     ((4, 3), 6, "ones"): {"longest": 5, "warm": True, "iterations": 600},
+    ((4, 4), 6, "none"): {"rows": 0.5, "warm": True},
 }
 WARM_STEP_ITERATIONS = 50
 NS_PER_UNIT = 2.5  # measured: about 2.5 ns per (row x own hand x opponent hand) per iteration
 QUICK_WORK = 2e9  # about 5 s: below it a size is trained on demand
-# every size a 5-dice duel table meets, float16, takes 323 MiB at 6 faces with ones wild and 304
-# with nothing wild, where 3 v 4 and 4 v 3 grow trees (counted at their row bound, 58 MiB each) and
-# 3 v 3 (19 MiB, ones wild 38; ones wild took 197 MiB on the plain window; nothing wild 232 while
-# they kept a face, 192 before; 187 before 3 v 3 took a third bid; 174 before 2 v 2 took five):
-# 416 MiB keeps all 25 within the 4/5 usable_sizes allows (384 before 3 v 3 ones wild doubled)
-CACHE_MIB = 416
+# every size a 5-dice duel table meets, float16, takes 363 MiB at 6 faces with nothing wild, where 4 v 4
+# grows a tree too (counted at its row bound, 68 MiB; 9 MiB on the window of 2: 304 MiB before), and
+# 323 with ones wild, where 3 v 4 and 4 v 3 grow trees (58 MiB each) and 3 v 3 (19 MiB, ones wild 38;
+# ones wild took 197 MiB on the plain window; nothing wild 232 while they kept a face, 192 before; 187
+# before 3 v 3 took a third bid; 174 before 2 v 2 took five): 456 MiB keeps all 25 within the 4/5
+# usable_sizes allows (416 before 4 v 4 grew a tree, 384 before 3 v 3 ones wild doubled)
+CACHE_MIB = 456
 _policies = bounded_cache("liars duel policies", CACHE_MIB)
 
 
@@ -139,7 +148,7 @@ def _recipe(duel: Duel) -> tuple[tuple[str, Any], ...]:
     quick work, else at most :data:`MAX_WINDOW` bids (:data:`WIDE_WINDOW` for the abstract method
     with :data:`WIDE_BIDS` bids; the abstract method at least :data:`MIN_ABSTRACT_WINDOW` where its
     tables fit :data:`WIDE_CELLS`)."""
-    grown = (duel.dice, duel.faces) in TREE_SIZES
+    grown = (duel.dice, duel.faces) in TREE_SIZES or (duel.dice, duel.faces, duel.wild) in TREE_RULES
     method = "abstract" if (duel.dice, duel.faces) in ENUMERATED or grown else default_method(duel)
     samples = default_samples(duel) if method != "abstract" else 0
     window = default_window(duel)
