@@ -7,7 +7,8 @@ iterations, seed 0: the abstract method at 3 v 3, sampled mccfr with 16 hands el
 JSON object per size:
 
 - the learned responder's bound (seed 1, ``--rounds`` a seat; memory: a context tree refined by two
-  bids, a window policy as many as fit in about 1 GB) with its 95% half-width, split move by move;
+  bids, or by one where one already takes over 2 GiB of values (4 v 4), a window policy as many as fit
+  in about 1 GB) with its 95% half-width, split move by move;
 - LBR (seed 1, ``--lbr-rounds`` a seat);
 - the policy's win share head to head against the filed one (seed 3, ``--h2h-rounds`` a seat; 95%
   Wilson interval).
@@ -26,7 +27,7 @@ import time
 from dicelab.liars import library
 from dicelab.liars.duel import Duel, DuelPolicy, train_duel
 from dicelab.liars.lbr import head_to_head, lbr
-from dicelab.liars.responder import ROUNDS, learned_br
+from dicelab.liars.responder import ROUNDS, learned_br, refinement_size
 
 
 def filed(duel: Duel) -> DuelPolicy:
@@ -50,7 +51,11 @@ def main() -> None:
         if pol is None:
             print(json.dumps({"dice": duel.dice, "wild": args.wild, "error": "not trained: run train-all"}))
             continue
-        window = pol.window + 2 if pol.dag.contexts is not None else None  # else as much as fits in 1 GB
+        window = None  # a window policy: as much as fits in about 1 GB
+        if pol.dag.contexts is not None:  # a tree: two more bids, one where one already takes over 2 GiB
+            nodes, _ = refinement_size(pol.dag)  # 3 v 4 ones wild 1.5 GiB; 4 v 4 2.3 (two: 5 times)
+            pairs = len(duel.hands(0)[0]) * len(duel.hands(1)[0])
+            window = pol.window + (1 if nodes / 2 * pairs * 4 > 2 * 2**30 else 2)
         t = time.perf_counter()
         r = learned_br(pol, rounds=args.rounds, seed=1, window=window)
         learned_s = time.perf_counter() - t
