@@ -87,10 +87,11 @@ ENUMERATED = frozenset({((4, 4), 6)})
 TREE_SIZES = frozenset({((3, 4), 6), ((4, 3), 6)})
 # ... and 4 v 4 grows it with nothing wild alone (grown warm, half the row bound: 275,295 rows, about
 # 20 CPU minutes): the learned responder remembering 5 bids finds 0.0124 +- 0.0014 (1,000,000 rounds
-# a seat) where it found 0.069 (3 bids) against the window-2 policy; the full bound (412,559 rows, 30
+# a seat) where it found 0.0703 (3 bids) against the window-2 policy; the full bound (412,559 rows, 30
 # minutes) left 0.0115, within the intervals, for half as much time again. Ones wild keeps the window
-# (ENUMERATED): its trees at 3 v 4 and 4 v 3 need 5-bid contexts and 600 iterations at the end, about
-# three times the nothing-wild time, which the hour train-all has would not hold. See BENCHMARKS.md
+# (ENUMERATED): the same tree with 5-bid contexts and 600 iterations at the end (as at 3 v 4) leaves
+# 0.0828 +- 0.0014 (memory 6) where the window leaves 0.1284 (memory 3) and beats it head to head
+# (0.5084), but takes about 43 CPU minutes, which the hour train-all has would not hold. See BENCHMARKS.md
 TREE_RULES = frozenset({((4, 4), 6, "none")})
 TREE_ROWS = 4 / 3  # of the window-3 table's rows
 # Per-size changes to TREE, each measured (issue 26; BENCHMARKS.md). ``longest``: contexts up to that
