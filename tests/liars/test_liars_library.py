@@ -574,7 +574,6 @@ def test_the_ones_wild_tree_beats_the_window_2_recipe_and_holds_up_to_lbr(cache_
     assert r["exploitability_lower"] - r["exploitability_lower_ci"] < 0.0, r
 
 
-
 @pytest.mark.slow
 def test_the_4v4_nothing_wild_tree_holds_up_and_beats_the_window_2_policies(cache_dir):
     # issue 26, item 2 (BENCHMARKS.md): nothing wild at 4 v 4 with 6 faces, the recipe (a context tree
@@ -602,6 +601,7 @@ def test_the_4v4_nothing_wild_tree_holds_up_and_beats_the_window_2_policies(cach
     assert a["exploitability_lower"] < 0.02 or a["exploitability_lower"] - a["exploitability_lower_ci"] < 0.0, a
     r = lbr(new, rounds=200_000, seed=1)
     assert r["exploitability_lower"] < 0.02 or r["exploitability_lower"] - r["exploitability_lower_ci"] < 0.0, r
+
 
 @pytest.mark.parametrize("wild", ["ones", "none"])
 def test_a_five_dice_table_holds_every_duel_size_and_the_start_first(monkeypatch, wild):
