@@ -131,6 +131,28 @@ def test_liars_training_sweep(address, capsys, tmp_path):
     assert ev["games"] == 200 and ev["agent"] == got["out"]  # the saved best agent loads and plays
 
 
+def test_liars_train_all_on_dask_gives_the_policies_trained_here(address, capsys, cache_dir):
+    # issue 26, item 2: every duel size trains on a Dask cluster, each size a task on some worker;
+    # the policies that come back are the ones this process trains with the same recipe and seed
+    from dicelab.liars import library
+    from dicelab.liars.duel import Duel
+
+    args = ["liars", "train-all", "--faces", "3", "--wild", "ones,none", "--max-dice", "2"]
+    got = run_json([*args, "--backend", "dask", "--address", address], capsys)
+    sizes = [[1, 1], [1, 2], [2, 1], [2, 2]]
+    assert [(s["wild"], s["dice"]) for s in got["sizes"]] == [(w, d) for w in ("none", "ones") for d in sizes]
+    assert got["trained"] == 8
+    for s in got["sizes"]:
+        d = Duel(tuple(s["dice"]), 3, s["wild"])
+        assert library.on_disk(d) and s["seconds"] > 0
+        library._policies.discard(library._key(d))  # read back from the disk cache
+        served, here = library.policy(d, train=False), library._train(d)
+        for seat in (0, 1):  # float16 as cached
+            assert np.allclose(served.strategy[seat], here.strategy[seat], atol=1e-3), (d, seat)
+    again = run_json([*args, "--backend", "dask", "--address", address], capsys)
+    assert again["trained"] == 0 and all(s["cached"] for s in again["sizes"])
+
+
 def test_simpig_best_response_sharded(address, capsys, tmp_path):
     base = ["simpig", "best-response", "hold:3", "hold:3", "hold:3", "--goal", "9"]
     ref = run_json(base, capsys)

@@ -215,8 +215,16 @@ def test_train_all_cli(cache_dir, capsys):
     code, out, _ = cli(args, capsys)
     again = json.loads(out)
     assert again["trained"] == 0 and all(s["cached"] for s in again["sizes"])  # resumes: nothing left to do
+    # both rules in one job: nothing wild is cached already, ones wild is trained
+    code, out, _ = cli([*args[:5], "ones,none", *args[6:]], capsys)
+    both = json.loads(out)
+    assert [(s["wild"], s["dice"], s["cached"]) for s in both["sizes"]] == [
+        *(("none", d, True) for d in ([1, 1], [1, 2], [2, 1], [2, 2])),
+        *(("ones", d, False) for d in ([1, 1], [1, 2], [2, 1], [2, 2]))] and both["trained"] == 4
+    assert all(library.on_disk(Duel(tuple(s["dice"]), 2, s["wild"])) for s in both["sizes"])
     for bad, msg in ((["--max-dice", "7"], "--max-dice must be from 1 to 5"), (["--faces", "9"], "faces"),
-                     (["--wild", "twos"], "wild")):
+                     (["--wild", "twos"], "wild"), (["--wild", "ones,twos"], "twos"),
+                     (["--wild", "none,ones,none"], "names a rule twice")):
         code, out, err = cli(["liars", "train-all", *bad], capsys)
         assert code == 2 and msg in err and len(err.strip().splitlines()) == 1, err
     code, out, err = cli(["liars", "play", "--bots", "cheater"], capsys)

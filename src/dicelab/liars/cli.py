@@ -460,7 +460,8 @@ def exploit_cmd(
 @app.command("train-all")
 def train_all_cmd(
     faces: int = FacesOption,
-    wild: str = typer.Option("ones", "--wild", help="Wild face: none, ones or highest."),
+    wild: str = typer.Option("ones", "--wild", help="Wild face: none, ones or highest; several with commas "
+                             "(ones,none: both rules the lab offers, in one job)."),
     max_dice: int = typer.Option(5, "--max-dice", help="Train every duel up to this many dice a seat (1 to 5)."),
     backend: str | None = BackendOption,
     address: str | None = AddressOption,
@@ -474,17 +475,33 @@ def train_all_cmd(
     from dicelab.liars.duel import Duel
     from dicelab.liars.library import train_all
 
-    Duel((1, 1), faces, wild)  # one-line errors for bad faces or wild
+    wilds = [w.strip() for w in wild.split(",")]
+    for w in wilds:
+        Duel((1, 1), faces, w)  # one-line errors for bad faces or wild
+    require(len(set(wilds)) == len(wilds), f"--wild names a rule twice: {wild!r}; name each of none, ones, highest once")
     require(1 <= max_dice <= 5, f"--max-dice must be from 1 to 5, got {max_dice}")
     scale = backend_kwargs(backend, address, workers, store)
     import time as _time
 
     t0 = _time.perf_counter()
-    rows = train_all(max_dice, faces, wild, progress=not json_out, backend=scale,
+    rows = train_all(max_dice, faces, wilds, progress=not json_out, backend=scale,
                      say=None if json_out else (lambda t: print(t, file=sys.stderr, flush=True)))
-    emit({"faces": faces, "wild": wild, "max_dice": max_dice, "sizes": rows,
-          "trained": sum(not r["cached"] for r in rows), "seconds": _time.perf_counter() - t0}, json_out,
-         title="duel policies")
+    seconds = _time.perf_counter() - t0
+    trained = sum(not r["cached"] for r in rows)
+
+    def render(console: Any) -> None:
+        from dicelab.core.cli import rows_table
+
+        console.print(rows_table([{"size": f"{r['dice'][0]} v {r['dice'][1]}", "wild": r["wild"],
+                                   "method": r["method"],
+                                   "bids remembered": (f"{r['window']} to {r['tree_longest']}" if r.get("tree_longest")
+                                                       else str(r["window"])),
+                                   "seconds": "cached" if r["cached"] else f"{r['seconds']:.1f}"} for r in rows],
+                                 title=f"duel policies, {faces} faces"))
+        console.print(f"{trained} trained, {len(rows) - trained} already cached, in {seconds:.0f} s")
+
+    emit({"faces": faces, "wild": wild, "max_dice": max_dice, "sizes": rows, "trained": trained,
+          "seconds": seconds}, json_out, render=render)
 
 
 @app.command("play")

@@ -21,7 +21,7 @@ import io
 import json
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 from math import comb
 from typing import Any
@@ -451,13 +451,17 @@ def train_one_task(params: dict[str, Any]) -> dict[str, Any]:
     return {"seconds": time.perf_counter() - t0, "meta": json.dumps(meta), **arrays}
 
 
-def train_all(max_dice: int, faces: int, wild: str, progress: bool = False, backend: dict[str, Any] | None = None,
-              say: Callable[[str], None] | None = None) -> list[dict[str, Any]]:
-    """Train (or find in the cache) every duel up to ``max_dice`` v ``max_dice``, smallest work
-    first (on a ``backend``, largest first: the workers then finish together); a size already cached
-    is skipped, and a size cut short resumes from its checkpoint
-    (every 50 iterations). Returns one row per size: dice, recipe, seconds, whether cached."""
-    duels = sorted(all_duels(max_dice, faces, wild), key=lambda d: (work(d), d.dice))
+def train_all(max_dice: int, faces: int, wild: str | Sequence[str], progress: bool = False,
+              backend: dict[str, Any] | None = None, say: Callable[[str], None] | None = None) -> list[dict[str, Any]]:
+    """Train (or find in the cache) every duel up to ``max_dice`` v ``max_dice`` with each wild rule
+    of ``wild`` (one or several), smallest work first (on a ``backend``, largest first over every rule:
+    the workers then finish together); a size already cached is skipped, and a size cut short resumes
+    from its checkpoint (every 50 iterations). Returns one row per size and rule: dice, wild, recipe,
+    seconds, whether cached."""
+    wilds = [wild] if isinstance(wild, str) else list(dict.fromkeys(wild))
+    require(len(wilds) > 0, "name at least one wild rule")
+    duels = sorted((d for w in wilds for d in all_duels(max_dice, faces, w)),
+                   key=lambda d: (work(d), d.dice, d.wild))
     rows: list[dict[str, Any]] = []
     todo = []
     for d in duels:
@@ -472,9 +476,9 @@ def train_all(max_dice: int, faces: int, wild: str, progress: bool = False, back
         # the longest first on a backend (workers take tasks in order: the last task to start is a
         # short one, so the workers finish together; smallest first, 3 v 3 ones wild's tree alone
         # would start after the other trees and add its whole time to the wall time)
-        todo.sort(key=lambda d: (-work(d), d.dice))
+        todo.sort(key=lambda d: (-work(d), d.dice, d.wild))
         # the recipe's cache name in the key: a --store written under another recipe is not reused
-        tasks = [Task(f"liars-duel-{d.dice[0]}v{d.dice[1]}-{faces}-{wild}-{_cache_name(d).rsplit('-', 1)[-1]}",
+        tasks = [Task(f"liars-duel-{d.dice[0]}v{d.dice[1]}-{faces}-{d.wild}-{_cache_name(d).rsplit('-', 1)[-1]}",
                       {"duel": d.to_dict()}) for d in todo]
         results = run_job(train_one_task, tasks, "duel policies", backend["backend"], backend.get("address"),
                           backend.get("workers"), backend.get("store"), progress)
@@ -484,10 +488,10 @@ def train_all(max_dice: int, faces: int, wild: str, progress: bool = False, back
             p = DuelPolicy.from_arrays(arrays, meta)
             _through_cache(d, lambda p=p: p)
             rows.append({"dice": list(d.dice), **_row(d), "seconds": float(res["seconds"]), "cached": False})
-        return sorted(rows, key=lambda r: r["dice"])
+        return sorted(rows, key=lambda r: (r["wild"], r["dice"]))
     for n, d in enumerate(todo):
         if say is not None:
-            say(f"[{n + 1}/{len(todo)}] {d.dice[0]} v {d.dice[1]}: {recipe(d)['method']}, window "
+            say(f"[{n + 1}/{len(todo)}] {d.dice[0]} v {d.dice[1]}, {_WILD_WORDS[d.wild]}: {recipe(d)['method']}, window "
                 f"{recipe(d)['window']}, about {estimated_seconds(d):.0f} s")
         t0 = time.perf_counter()
         _policies.discard(_key(d))
@@ -495,12 +499,15 @@ def train_all(max_dice: int, faces: int, wild: str, progress: bool = False, back
         _drop_checkpoint(d)
         del p
         rows.append({"dice": list(d.dice), **_row(d), "seconds": time.perf_counter() - t0, "cached": False})
-    return sorted(rows, key=lambda r: r["dice"])
+    return sorted(rows, key=lambda r: (r["wild"], r["dice"]))
+
+
+_WILD_WORDS = {"none": "nothing wild", "ones": "ones wild", "highest": "the highest face wild"}
 
 
 def _row(d: Duel) -> dict[str, Any]:
     r = recipe(d)
-    return {"method": r["method"], "window": r["window"], "iterations": r["iterations"],
+    return {"wild": d.wild, "method": r["method"], "window": r["window"], "iterations": r["iterations"],
             **({"tree_rows": r["tree_rows"], "tree_longest": r["tree_longest"]} if r.get("tree_rows") else {}),
             "quick": quick(d), "estimated_seconds": round(estimated_seconds(d), 1)}
 
