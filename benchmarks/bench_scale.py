@@ -5,8 +5,8 @@ workers) is measured honestly. Printed: seconds (median of ``--repeat`` runs), p
 the ratio to the single-process baseline in the same run. Usage::
 
     .venv/bin/python benchmarks/bench_scale.py            # the quick set (about 3 minutes on 2 cores)
-    .venv/bin/python benchmarks/bench_scale.py --full     # adds 4 players at goals 40 and 50, and the
-                                                          # duel policies at 5 faces instead of 4
+    .venv/bin/python benchmarks/bench_scale.py --full     # adds 4 players at goals 40 and 50
+    .venv/bin/python benchmarks/bench_scale.py --liars    # adds liars train-all on Dask (1, 2 workers)
 """
 
 from __future__ import annotations
@@ -106,10 +106,13 @@ out = {{"seconds": time.perf_counter() - t, "win": r.win_probability, "worker_mb
     return out
 
 
-def liars_cases(full: bool) -> dict[str, str]:
-    """Every duel policy up to 3 v 3 (``liars train-all``) from an empty cache: in this process, and
-    as one task a size on a Dask ``LocalCluster`` of 1 and of 2 workers (issue 26: the scaling)."""
-    faces = 5 if full else 4
+def liars_cases(on: bool) -> dict[str, str]:
+    """Every duel policy up to 3 v 3 with 5 faces, nothing wild (``liars train-all``; 9 sizes of about
+    1 to 20 s) from an empty cache: in this process, and as one task a size on a Dask ``LocalCluster``
+    of 1 and of 2 workers (issue 26: the scaling). Only with ``--liars`` (about 5 minutes)."""
+    if not on:
+        return {}
+    faces = 5
     out = {}
     for name, backend in (("single", "None"), ("dask1", '{"backend": "dask", "workers": 1}'),
                           ("dask2", '{"backend": "dask", "workers": 2}')):
@@ -146,10 +149,11 @@ def run_case(code: str) -> dict:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--full", action="store_true", help="also 4 players at goals 40 and 50; duels at 5 faces")
+    ap.add_argument("--full", action="store_true", help="also 4 players at goals 40 and 50")
+    ap.add_argument("--liars", action="store_true", help="also liars train-all on Dask, 1 and 2 workers")
     ap.add_argument("--only", default="", help="run only the cases whose name starts with this")
     args = ap.parse_args()
-    cases = {k: v for k, v in {**CASES, **simpig_cases(args.full), **liars_cases(args.full)}.items() if k.startswith(args.only)}
+    cases = {k: v for k, v in {**CASES, **simpig_cases(args.full), **liars_cases(args.liars)}.items() if k.startswith(args.only)}
     rows = {}
     for name, code in cases.items():
         runs = [run_case(code) for _ in range(args.repeat)]
@@ -161,7 +165,8 @@ def main() -> None:
     for base, others in (
         ("pig-simulate-single", ("pig-simulate-local2", "pig-simulate-dask2")),
         ("pig-round-robin-single", ("pig-round-robin-dask2",)),
-        *((f"liars-train-all-{f}faces-dask1", (f"liars-train-all-{f}faces-dask2",)) for f in (4, 5)),
+        ("liars-train-all-5faces-single", ("liars-train-all-5faces-dask1", "liars-train-all-5faces-dask2")),
+        ("liars-train-all-5faces-dask1", ("liars-train-all-5faces-dask2",)),
     ):
         for o in others if base in rows else ():
             print(

@@ -88,11 +88,14 @@ TREE_SIZES = frozenset({((3, 4), 6), ((4, 3), 6)})
 # ... and 4 v 4 grows it with nothing wild alone (grown warm, half the row bound: 275,295 rows, about
 # 20 CPU minutes): the learned responder remembering 5 bids finds 0.0124 +- 0.0014 (1,000,000 rounds
 # a seat) where it found 0.0703 (3 bids) against the window-2 policy; the full bound (412,559 rows, 30
-# minutes) left 0.0115, within the intervals, for half as much time again. Ones wild keeps the window
-# (ENUMERATED): the same tree with 5-bid contexts and 600 iterations at the end (as at 3 v 4) leaves
-# 0.0828 +- 0.0014 (memory 6) where the window leaves 0.1284 (memory 3) and beats it head to head
-# (0.5084), but takes about 43 CPU minutes, which the hour train-all has would not hold. See BENCHMARKS.md
-TREE_RULES = frozenset({((4, 4), 6, "none")})
+# minutes) left 0.0115, within the intervals, for half as much time again. With ones wild the same
+# tree with 5-bid contexts and 600 iterations at the end (as at 3 v 4; 275,310 rows) leaves 0.0828 +-
+# 0.0014 (memory 6) where the window leaves 0.1284 (memory 3), LBR -0.0196 against 0.044, and beats it
+# head to head (0.5084 [0.5077, 0.5091]); it takes about 43 CPU minutes, the longest task of
+# train-all: both wild rules then take about 84 minutes on two cores (with MORE_SAMPLES), over the
+# hour, and about 43 (the longest task) on a Dask cluster of 4 workers or more (BENCHMARKS.md,
+# "Training on a cluster")
+TREE_RULES = frozenset({((4, 4), 6, "none"), ((4, 4), 6, "ones")})
 TREE_ROWS = 4 / 3  # of the window-3 table's rows
 # Per-size changes to TREE, each measured (issue 26; BENCHMARKS.md). ``longest``: contexts up to that
 # many bids; ``rows``: a multiple of the row bound; ``warm``: each step of growth continues the one
@@ -124,17 +127,31 @@ TREE_OVERRIDES: dict[tuple[tuple[int, ...], int, str], dict[str, Any]] = {
     ((3, 4), 6, "ones"): {"longest": 5, "warm": True, "iterations": 600},
     ((4, 3), 6, "ones"): {"longest": 5, "warm": True, "iterations": 600},
     ((4, 4), 6, "none"): {"rows": 0.5, "warm": True},
+    ((4, 4), 6, "ones"): {"longest": 5, "rows": 0.5, "warm": True, "iterations": 600},
 }
 WARM_STEP_ITERATIONS = 50
-NS_PER_UNIT = 2.5  # measured: about 2.5 ns per (row x own hand x opponent hand) per iteration
-QUICK_WORK = 2e9  # about 5 s: below it a size is trained on demand
+# measured: ns per (row x own hand x opponent hand) per iteration, one core, by wild rule: the pass
+# skips what the strategies never reach, less of it with a wild face (train-all from an empty cache,
+# 2026-11-29: 0.33-0.43 of 2.5 ns for ones wild at every size over 20 s, 0.20-0.32 for nothing wild)
+NS_PER_UNIT = {"none": 0.65, "ones": 0.9, "highest": 0.9}
+QUICK_WORK = 2e9  # about 1.5 s (5 s when first measured): below it a size is trained on demand
+# Opponent hands drawn per update by the sampled method (mccfr) where a seat has 5 dice (252 hands at
+# 6 faces), instead of duel.default_samples' 16: at 5 v 5, ones wild, the learned responder (window 2,
+# 200,000 rounds a seat) finds 0.1018 +- 0.0031 where it found 0.1487, LBR 0.040 against 0.068, and
+# the policy wins 0.5078 [0.5062, 0.5093] head to head; nothing wild 0.0759 against 0.1067, LBR
+# 0.030 against 0.063, 0.5066 [0.5050, 0.5081]; at 3 v 5, ones wild,
+# 0.1105 against 0.1235, LBR 0.049 against 0.060, 0.504 [0.502, 0.506]. About 2.5 times the
+# training (5 v 5 ones wild: about 5 CPU minutes). 128 hands gave 0.0945 at 5 v 5 (LBR 0.025) for twice that
+# again and drew head to head with 64 (0.5011 [0.4996, 0.5027]). See BENCHMARKS.md
+MORE_SAMPLES = {6: 64}
 # every size a 5-dice duel table meets, float16, takes 363 MiB at 6 faces with nothing wild, where 4 v 4
 # grows a tree too (counted at its row bound, 68 MiB; 9 MiB on the window of 2: 304 MiB before), and
-# 323 with ones wild, where 3 v 4 and 4 v 3 grow trees (58 MiB each) and 3 v 3 (19 MiB, ones wild 38;
-# ones wild took 197 MiB on the plain window; nothing wild 232 while they kept a face, 192 before; 187
-# before 3 v 3 took a third bid; 174 before 2 v 2 took five): 456 MiB keeps all 25 within the 4/5
-# usable_sizes allows (416 before 4 v 4 grew a tree, 384 before 3 v 3 ones wild doubled)
-CACHE_MIB = 456
+# 382 with ones wild, where 4 v 4 (68 MiB), 3 v 4 and 4 v 3 grow trees (58 MiB each) and 3 v 3 (19 MiB, ones wild 38;
+# ones wild took 323 MiB before 4 v 4 grew its tree, 197 on the plain window; nothing wild 232 while
+# they kept a face, 192 before; 187 before 3 v 3 took a third bid; 174 before 2 v 2 took five): 480
+# MiB keeps all 25 within the 4/5 usable_sizes allows (456 before 4 v 4 grew a tree with ones wild,
+# 416 before it did with nothing wild, 384 before 3 v 3 ones wild doubled)
+CACHE_MIB = 480
 _policies = bounded_cache("liars duel policies", CACHE_MIB)
 
 
@@ -148,10 +165,13 @@ def _recipe(duel: Duel) -> tuple[tuple[str, Any], ...]:
     method (the abstract one at the sizes in :data:`ENUMERATED`), its default window when that is
     quick work, else at most :data:`MAX_WINDOW` bids (:data:`WIDE_WINDOW` for the abstract method
     with :data:`WIDE_BIDS` bids; the abstract method at least :data:`MIN_ABSTRACT_WINDOW` where its
-    tables fit :data:`WIDE_CELLS`)."""
+    tables fit :data:`WIDE_CELLS`); the sampled one draws :data:`MORE_SAMPLES` hands where a seat has
+    5 dice."""
     grown = (duel.dice, duel.faces) in TREE_SIZES or (duel.dice, duel.faces, duel.wild) in TREE_RULES
     method = "abstract" if (duel.dice, duel.faces) in ENUMERATED or grown else default_method(duel)
     samples = default_samples(duel) if method != "abstract" else 0
+    if samples and duel.faces in MORE_SAMPLES and max(duel.dice) == 5:
+        samples = MORE_SAMPLES[duel.faces]
     window = default_window(duel)
     if _work(duel, samples, dag_rows(duel.n_bids, window)) > QUICK_WORK:
         if method == "abstract" and WIDE_BIDS[0] <= duel.n_bids <= WIDE_BIDS[1]:
@@ -228,7 +248,7 @@ def work(duel: Duel) -> float:
 
 def estimated_seconds(duel: Duel) -> float:
     """Training time estimated from :func:`work` (on the project's 2-core machine, one core)."""
-    return work(duel) * NS_PER_UNIT * 1e-9
+    return work(duel) * NS_PER_UNIT[duel.wild] * 1e-9
 
 
 def quick(duel: Duel) -> bool:
@@ -461,7 +481,7 @@ def train_all(max_dice: int, faces: int, wild: str | Sequence[str], progress: bo
     wilds = [wild] if isinstance(wild, str) else list(dict.fromkeys(wild))
     require(len(wilds) > 0, "name at least one wild rule")
     duels = sorted((d for w in wilds for d in all_duels(max_dice, faces, w)),
-                   key=lambda d: (work(d), d.dice, d.wild))
+                   key=lambda d: (estimated_seconds(d), d.dice, d.wild))
     rows: list[dict[str, Any]] = []
     todo = []
     for d in duels:
@@ -476,7 +496,7 @@ def train_all(max_dice: int, faces: int, wild: str | Sequence[str], progress: bo
         # the longest first on a backend (workers take tasks in order: the last task to start is a
         # short one, so the workers finish together; smallest first, 3 v 3 ones wild's tree alone
         # would start after the other trees and add its whole time to the wall time)
-        todo.sort(key=lambda d: (-work(d), d.dice, d.wild))
+        todo.sort(key=lambda d: (-estimated_seconds(d), d.dice, d.wild))
         # the recipe's cache name in the key: a --store written under another recipe is not reused
         tasks = [Task(f"liars-duel-{d.dice[0]}v{d.dice[1]}-{faces}-{d.wild}-{_cache_name(d).rsplit('-', 1)[-1]}",
                       {"duel": d.to_dict()}) for d in todo]
