@@ -478,7 +478,6 @@ def train_all_cmd(
     wilds = [w.strip() for w in wild.split(",")]
     for w in wilds:
         Duel((1, 1), faces, w)  # one-line errors for bad faces or wild
-    require(len(set(wilds)) == len(wilds), f"--wild names a rule twice: {wild!r}; name each of none, ones, highest once")
     require(1 <= max_dice <= 5, f"--max-dice must be from 1 to 5, got {max_dice}")
     scale = backend_kwargs(backend, address, workers, store)
     import time as _time

@@ -478,8 +478,10 @@ def train_all(max_dice: int, faces: int, wild: str | Sequence[str], progress: bo
     the workers then finish together); a size already cached is skipped, and a size cut short resumes
     from its checkpoint (every 50 iterations). Returns one row per size and rule: dice, wild, recipe,
     seconds, whether cached."""
-    wilds = [wild] if isinstance(wild, str) else list(dict.fromkeys(wild))
+    wilds = [wild] if isinstance(wild, str) else list(wild)
     require(len(wilds) > 0, "name at least one wild rule")
+    require(len(set(wilds)) == len(wilds),
+            f"--wild names a rule twice: {','.join(wilds)!r}; name each of none, ones, highest once")
     duels = sorted((d for w in wilds for d in all_duels(max_dice, faces, w)),
                    key=lambda d: (estimated_seconds(d), d.dice, d.wild))
     rows: list[dict[str, Any]] = []
