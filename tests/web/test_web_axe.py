@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.web.browsing import board_after_start
 from tests.web.conftest import ADMIN, Server
 
 pytestmark = pytest.mark.browser
@@ -73,7 +74,7 @@ def start(page, lab: str, game: str) -> None:
     if page.query_selector("#coach"):
         page.check("#coach")
     page.click("#start")
-    page.wait_for_selector("#board:not([hidden])")
+    board_after_start(page)
 
 
 def test_the_pages_have_no_serious_accessibility_finding(browser, lab, axe):

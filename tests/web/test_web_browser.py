@@ -16,6 +16,8 @@ import httpx
 import pyarrow.parquet as pq
 import pytest
 
+from tests.web.browsing import board_after_start
+
 pytestmark = pytest.mark.browser
 
 # the move buttons are back, or the game is over (a selector: the CSP forbids evaluating strings)
@@ -51,7 +53,7 @@ def test_play_whole_pig_game_with_coach_and_questionnaire(browser, server_factor
     assert page.is_hidden("#board")
     page.check("#consent")
     page.click("#start")
-    page.wait_for_selector("#board:not([hidden])")
+    board_after_start(page)
 
     # the coach shows both actions' win probabilities before the first move
     page.wait_for_selector("#coach-roll")
@@ -135,7 +137,7 @@ def test_play_hog_in_the_browser(browser, server_factory, tmp_path):
     page.select_option("#opponent", "optimal")
     page.check("#coach")
     page.click("#start")
-    page.wait_for_selector("#board:not([hidden])")
+    board_after_start(page)
     # one button per number of dice (1 to 10), each with the coach's exact chance to win
     labels = [page.inner_text(f"#action-{n}") for n in range(10)]
     assert [lab.split(" (")[0] for lab in labels] == ["Roll 1 die"] + [f"Roll {n} dice" for n in range(2, 11)]
@@ -198,7 +200,7 @@ def test_the_other_game_pages_play_without_script_errors(browser, server_factory
     for kind, sel, value in setup:
         {"fill": page.fill, "select": page.select_option}.get(kind, lambda s, v: page.check(s))(sel, value)
     page.click("#start")
-    page.wait_for_selector("#board:not([hidden])")
+    board_after_start(page)
     played = 0
     for choices in moves:
         if page.get_attribute("#status", "data-state") == "finished":

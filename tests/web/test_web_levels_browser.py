@@ -14,6 +14,8 @@ import time
 import httpx
 import pytest
 
+from tests.web.browsing import board_after_start
+
 from dicelab.core import levels as core_levels
 from dicelab.core.registry import get
 from tests.web.conftest import sql
@@ -88,7 +90,7 @@ def test_the_level_picker_shows_names_and_measured_strengths(browser, lab):
     # the game's board names the bot by its level
     page.fill("#goal", "20")
     page.click("#start")
-    page.wait_for_selector("#board:not([hidden])")
+    board_after_start(page)
     assert page.inner_text("#bot-name") == ladder[0].name
     assert not watch.errors, watch.errors
 
@@ -133,7 +135,7 @@ def play_supersix(page, url: str) -> str:
     page.goto(f"{url}/play/supersix")
     page.check("#coach")
     page.click("#start")
-    page.wait_for_selector("#board:not([hidden])")
+    board_after_start(page)
     for _ in range(300):
         page.wait_for_selector(f"#throw[aria-disabled=false], {FINISHED}")
         if page.get_attribute("#status", "data-state") == "finished":

@@ -9,6 +9,8 @@ import re
 
 import pytest
 
+from tests.web.browsing import board_after_start
+
 from dicelab.pig import PigRules, solve_n
 from tests.web.conftest import Server
 from tests.web.test_web_axe import FINISHED, findings, new_page
@@ -51,7 +53,7 @@ def test_a_whole_three_player_game_with_the_coach(browser, lab, axe):
     page.check("#coach")
     bad["setup"] = findings(axe, page)
     page.click("#start")
-    page.wait_for_selector("#board:not([hidden])")
+    board_after_start(page)
     page.wait_for_selector("#roll[aria-disabled=false]")
     # each bot has its own line with its name and score; a turn total of 0 must roll
     seats = page.eval_on_selector_all("#bot-seats li", "ls => ls.map((l) => l.textContent)")

@@ -18,6 +18,7 @@ import re
 import httpx
 import pytest
 
+from tests.web.browsing import board_after_start
 from tests.web.conftest import Server
 
 pytestmark = pytest.mark.browser
@@ -61,7 +62,7 @@ def start_pig(page, lab: str, goal: int = 20, bot: str = "hold:20", coach: bool 
     if coach:
         page.check("#coach")
     page.click("#start")
-    page.wait_for_selector("#board:not([hidden])")
+    board_after_start(page)
 
 
 # every change of a live region's text, with the time (installed before the page's scripts run)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
+from tests.web.browsing import board_after_start
 from tests.web.test_web_review import expected
 from tests.web.test_web_ux import FINISHED, focused, new_page, tab_to, type_into
 
@@ -43,7 +44,7 @@ def play_pig_by_keyboard(page, lab_url: str) -> str:
     page.keyboard.press(" ")  # the coach on: the Rematch must keep it
     tab_to(page, "#start")
     page.keyboard.press("Enter")
-    page.wait_for_selector("#board:not([hidden])")
+    board_after_start(page)
     for n in range(300):
         page.wait_for_selector(f"#roll[aria-disabled=false], {FINISHED}")
         if page.get_attribute("#status", "data-state") == "finished":

@@ -22,6 +22,8 @@ import time
 import httpx
 import pytest
 
+from tests.web.browsing import board_after_start as wait_for_board
+
 pytestmark = pytest.mark.browser
 
 INSTANT = "localStorage.setItem('dicelab-reveal-ms', '0')"
@@ -35,6 +37,7 @@ def lab_url(tmp_path_factory: pytest.TempPathFactory):
     port = _free_port()
     env = {k: v for k, v in os.environ.items() if k != "DICELAB_ADMIN_KEY"}
     env["DICELAB_ADMIN_KEY"] = "ux-test-key-0123"
+    SERVER_LOG["path"] = tmp / "server.log"
     log = (tmp / "server.log").open("ab")
     proc = subprocess.Popen([sys.executable, "-m", "dicelab", "serve", "--port", str(port), "--db",
                              f"sqlite:///{tmp / 'ux.sqlite'}", "--no-warm"], stdout=log, stderr=subprocess.STDOUT, env=env)
@@ -56,6 +59,14 @@ def lab_url(tmp_path_factory: pytest.TempPathFactory):
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.wait(10)
+
+
+SERVER_LOG: dict = {}  # this module's server log, quoted when a start fails
+
+
+def board_after_start(page) -> None:
+    """The board after Start (:func:`tests.web.browsing.board_after_start`, with this module's server log)."""
+    wait_for_board(page, SERVER_LOG.get("path"))
 
 
 def _free_port() -> int:
@@ -125,7 +136,7 @@ def _setup(page, game: str) -> None:
         type_into(page, "[data-rule=goal]", "40")
     tab_to(page, "#start")
     page.keyboard.press("Enter")
-    page.wait_for_selector("#board:not([hidden])")
+    board_after_start(page)
 
 
 def _next_key(page, game: str, n: int) -> str:
@@ -288,7 +299,7 @@ def test_every_page_fits_and_has_no_console_error(browser, lab_url, width):
                 page.select_option("#opponent", index=[o.startswith("Aims for") for o in page.eval_on_selector_all(
                     "#opponent option", "os => os.map((o) => o.text)")].index(True))
             page.click("#start")
-            page.wait_for_selector("#board:not([hidden])")
+            board_after_start(page)
             page.wait_for_selector(f"{READY[game]}, {FINISHED}")
             if width == 390:
                 assert page.evaluate("document.documentElement.scrollWidth") <= 390, path + " (board)"
@@ -318,7 +329,7 @@ def test_plain_language_names_sentences_credits_and_a_skip_link(browser, lab_url
     page.fill("#goal", "20")
     page.select_option("#opponent", "hold:20")
     page.click("#start")
-    page.wait_for_selector("#board:not([hidden])")
+    board_after_start(page)
     assert page.inner_text("#bot-name") == "Hold at 20"
     assert not spec.search(page.inner_text("body"))
 
