@@ -10,7 +10,7 @@ again, or, for a size too big to train on demand, dropped until ``train-all`` ru
 A size is *available* when its recipe is quick (estimated under :data:`QUICK_WORK`, a few seconds)
 or its policy is on disk already. :func:`policy` returns it (memory, else disk, else a quick
 training) or None. Policies in memory live in one bounded cache, as float16 (half the memory;
-probabilities to about 3 significant digits: all 25 sizes up to 5 v 5 at 6 faces take 420 MiB
+probabilities to about 3 significant digits: all 25 sizes up to 5 v 5 at 6 faces take 535 MiB
 with ones wild and 363 with nothing wild, the trees counted at their row bound);
 :func:`usable_sizes` names the sizes a table may meet in two-player rounds that fit there together.
 """
@@ -91,10 +91,10 @@ TREE_SIZES = frozenset({((3, 4), 6), ((4, 3), 6)})
 # minutes) left 0.0115, within the intervals, for half as much time again. With ones wild the same
 # tree with 5-bid contexts and 600 iterations at the end (as at 3 v 4; 275,310 rows) leaves 0.0828 +-
 # 0.0014 (memory 6) where the window leaves 0.1284 (memory 3), LBR -0.0196 against 0.044, and beats it
-# head to head (0.5084 [0.5077, 0.5091]); it takes about 43 CPU minutes, the longest task of
-# train-all: both wild rules then take about 84 minutes on two cores (with MORE_SAMPLES), over the
-# hour, and about 43 (the longest task) on a Dask cluster of 4 workers or more (BENCHMARKS.md,
-# "Training on a cluster")
+# head to head (0.5084 [0.5077, 0.5091]); it takes about 43 CPU minutes. With the ones-wild trees
+# at 3 v 4 and 4 v 3 at twice the rows (about 50 each, the longest tasks), both wild rules take about
+# 105 minutes on two cores (estimated; 84 measured before), over the hour, and about 55 on a Dask
+# cluster of 4 workers, 51 (the longest task) on 6 (BENCHMARKS.md, "Training on a cluster")
 TREE_RULES = frozenset({((4, 4), 6, "none"), ((4, 4), 6, "ones")})
 TREE_ROWS = 4 / 3  # of the window-3 table's rows
 # Per-size changes to TREE, each measured (issue 26; BENCHMARKS.md). ``longest``: contexts up to that
@@ -119,6 +119,10 @@ TREE_ROWS = 4 / 3  # of the window-3 table's rows
 # - 3 v 4 and 4 v 3, ones wild, the same (5-bid contexts, 600 at the end): 0.0557 and 0.0498 +- 0.0014
 #   (memory 7) against the cold trees' 0.0636 and 0.0546 (memory 6); it beats the filed policy as they
 #   do (0.5150, 0.5155) and draws with them (0.4998, 0.4993); 1,451 and 1,408 s against 1,322 and 1,349.
+#   Twice the rows with contexts up to 7 bids, as at 3 v 3 (2026-11-30; 611,581 and 614,645 rows):
+#   0.0430 and 0.0392 +- 0.0014 against a responder remembering 9 bids, LBR -0.029 +- 0.003 at both,
+#   0.5156 and 0.5157 against the filed policy; about 3,000 s each on the first machine's scale (5,473
+#   and 5,573 s on one twice as slow), 4.6 GB at most. Better, not yet within 0.02.
 # - 3 v 4 and 4 v 3, nothing wild, grown warm (300 at the end): the same bound as cold (0.0107 and
 #   0.0113 +- 0.0014 against 0.0105 and 0.0123, memory 6), LBR -0.012 and -0.009, a draw with the
 #   cold trees (0.4998, 0.5000), the filed policy beaten as before (0.5084, 0.5101), in 474 and 465 s
@@ -128,8 +132,8 @@ TREE_OVERRIDES: dict[tuple[tuple[int, ...], int, str], dict[str, Any]] = {
     ((3, 3), 6, "ones"): {"longest": 7, "rows": 4.0, "warm": True, "iterations": 600},
     ((3, 4), 6, "none"): {"warm": True},
     ((4, 3), 6, "none"): {"warm": True},
-    ((3, 4), 6, "ones"): {"longest": 5, "warm": True, "iterations": 600},
-    ((4, 3), 6, "ones"): {"longest": 5, "warm": True, "iterations": 600},
+    ((3, 4), 6, "ones"): {"longest": 7, "rows": 2.0, "warm": True, "iterations": 600},
+    ((4, 3), 6, "ones"): {"longest": 7, "rows": 2.0, "warm": True, "iterations": 600},
     ((4, 4), 6, "none"): {"rows": 0.5, "warm": True},
     ((4, 4), 6, "ones"): {"longest": 5, "rows": 0.5, "warm": True, "iterations": 600},
 }
@@ -148,16 +152,11 @@ QUICK_WORK = 2e9  # about 1.5 s (5 s when first measured): below it a size is tr
 # training (5 v 5 ones wild: about 5 CPU minutes). 128 hands gave 0.0945 at 5 v 5 (LBR 0.025) for twice that
 # again and drew head to head with 64 (0.5011 [0.4996, 0.5027]). See BENCHMARKS.md
 MORE_SAMPLES = {6: 64}
-# every size a 5-dice duel table meets, float16, takes 363 MiB at 6 faces with nothing wild, where 4 v 4
-# grows a tree too (counted at its row bound, 68 MiB; 9 MiB on the window of 2: 304 MiB before), and
-# 420 with ones wild, where 4 v 4 (68 MiB), 3 v 4 and 4 v 3 grow trees (58 MiB each) and 3 v 3 (19 MiB, ones wild 76,
-# 38 before it took four times the rows: 382 MiB then;
-# ones wild took 323 MiB before 4 v 4 grew its tree, 197 on the plain window; nothing wild 232 while
-# they kept a face, 192 before; 187 before 3 v 3 took a third bid; 174 before 2 v 2 took five): 528
-# MiB keeps all 25 within the 4/5 usable_sizes allows (480 before 3 v 3 ones wild took four times the
-# rows, 456 before 4 v 4 grew a tree with ones wild, 416 before it did with nothing wild, 384 before
-# 3 v 3 ones wild doubled)
-CACHE_MIB = 528
+# every size a 5-dice duel table meets, float16, counted at the trees' row bounds: 535 MiB at 6 faces
+# with ones wild (4 v 4 68 MiB, 3 v 4 and 4 v 3 115 each, 3 v 3 76) and 363 with nothing wild (4 v 4
+# 68): 672 MiB keeps all 25 within the 4/5 usable_sizes allows. (Each tree that grew raised it; the
+# history is in BENCHMARKS.md: 528 before 3 v 4 and 4 v 3 took twice the rows with ones wild.)
+CACHE_MIB = 672
 _policies = bounded_cache("liars duel policies", CACHE_MIB)
 
 
