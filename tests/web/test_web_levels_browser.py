@@ -106,7 +106,7 @@ def test_start_is_busy_and_a_double_click_makes_one_game(browser, lab):
     # hold the answer back a moment, so the button is seen busy and the second click lands while pending
     page.route("**/api/games", lambda route: (time.sleep(0.4), route.continue_()))
     page.dblclick("#start")
-    page.wait_for_selector("#board:not([hidden])")
+    board_after_start(page)
     assert page.get_attribute("#start", "aria-busy") is None and not page.is_disabled("#start")
     assert sql(db, "SELECT COUNT(*) FROM games")[0][0] == before + 1
     assert len(seen) == 1 and seen[0]["key"]

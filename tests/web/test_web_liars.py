@@ -7,6 +7,7 @@ import sqlite3
 
 import pytest
 
+from tests.web.browsing import board_after_start
 from tests.web.test_web_ux import lab_url  # noqa: F401 - the served lab, for the browser test
 
 
@@ -151,6 +152,7 @@ def test_the_coach_panel_shows_the_policy_and_your_chances(browser, lab_url):  #
     page.select_option("#players", "2")
     page.fill("#dice", "1")
     page.click("#start")
+    board_after_start(page)
     page.wait_for_selector("#coach-policy")
     gid = page.evaluate("lab.gameId()")
     token = page.evaluate("(id) => sessionStorage.getItem('dicelab-token-' + id)", gid)

@@ -237,6 +237,7 @@ def test_liars_says_what_a_raise_must_be(browser, lab, bid, tried, said):
     page.fill("#dice", "1")
     page.select_option("#opponent", "probabilistic")
     page.click("#start")
+    board_after_start(page)
     page.wait_for_selector("#raise[aria-disabled=false]")
     page.fill("#quantity", str(tried[0]))
     page.fill("#face", str(tried[1]))
@@ -253,6 +254,7 @@ def test_liars_a_whole_duel_in_plain_sentences(browser, lab):
     page.select_option("#players", "2")
     page.fill("#dice", "1")
     page.click("#start")
+    board_after_start(page)
     page.wait_for_selector("#raise[aria-disabled=false]")
     # the form offers a bid on a face you hold, never 1 x 1s
     q, f = int(page.input_value("#quantity")), int(page.input_value("#face"))
@@ -294,6 +296,7 @@ def test_liars_duel_coach_says_when_moves_are_worth_the_same(browser, lab):
         page.select_option("#players", "2")
         page.fill("#dice", "1")
         page.click("#start")
+        board_after_start(page)
         page.wait_for_selector("#raise[aria-disabled=false]")
         if page.query_selector("#coach-equal"):
             break
@@ -333,6 +336,7 @@ def test_liars_hint_with_more_players_names_no_trivially_safe_bid(browser, lab):
     page.fill("#dice", "1")
     page.select_option("#opponent", "probabilistic")
     page.click("#start")
+    board_after_start(page)
     page.wait_for_selector("#raise[aria-disabled=false]")
     page.keyboard.press("?")
     page.wait_for_selector("#hint-box:not([hidden])")
@@ -365,6 +369,7 @@ def test_a_reload_keeps_the_move_list(browser, lab, game):
     for sel, value in SETUPS[game]:
         page.fill(sel, value)
     page.click("#start")
+    board_after_start(page)
     ready = {"simpig": "#go", "supersix": "#throw", "liars": "#raise"}[game]
     for _ in range(2):
         page.wait_for_selector(f"{ready}[aria-disabled=false], {FINISHED}")

@@ -218,6 +218,7 @@ def test_the_bots_turn_is_announced_and_revealed_move_by_move(browser, lab_url):
     page.select_option("#opponent", "hold:20")
     page.select_option("#first", "bot")  # the bot opens: its first turn is revealed at the start
     page.click("#start")
+    board_after_start(page)
     page.wait_for_selector("#turn-banner[data-step=done]")
     seen = page.evaluate("window.__seen")
     banners = [s["banner"] for s in seen if s["kind"] == "banner"]
@@ -344,6 +345,7 @@ def test_plain_language_names_sentences_credits_and_a_skip_link(browser, lab_url
     page.goto(f"{lab_url}/play/liars")
     page.select_option("#players", "2")
     page.click("#start")
+    board_after_start(page)
     page.wait_for_selector("#raise[aria-disabled=false]")
     page.fill("#quantity", "0")
     page.press("#quantity", "Enter")
@@ -380,6 +382,7 @@ def test_dice_are_svg_with_pips_and_roll_only_without_reduced_motion(browser, la
     page.fill("#goal", "20")
     page.select_option("#opponent", "hold:20")
     page.click("#start")
+    board_after_start(page)
     page.wait_for_selector("#roll[aria-disabled=false]")
     page.keyboard.press("r")
     page.wait_for_selector("#dice-human svg.die, #dice-bot svg.die")
