@@ -229,7 +229,7 @@ def test_the_regret_pass_is_the_training_kernels():
     # the gains' regrets against the training kernel's instantaneous regrets (duel._iterate), which
     # must agree when every node plays its own rows
     from dicelab.liars.contexts import regrets
-    from dicelab.liars.duel import _iterate
+    from dicelab.liars.duel import BLOCK, _iterate
 
     duel = Duel((2, 1), 3, "ones")
     pol = train_duel(duel, iterations=40, method="abstract", window=3)
@@ -244,9 +244,9 @@ def test_the_regret_pass_is_the_training_kernels():
         H = c_i.shape[0]
         inst = np.zeros_like(s[i])
         _iterate(i, dag.n, duel.faces, dag.top, dag.mover, dag.loc, dag.child, c_i, c_j, p_j, np.cumsum(p_j), 0,
-                 np.zeros_like(s[i]), np.zeros_like(s[i]), s[i].copy(), s[j], inst, np.zeros(N), np.zeros((N, H)),
-                 np.zeros((N, H)), np.zeros(H), 0.0, 0.0, 0.0, np.zeros(H), np.full(N, -1, np.int64),
-                 np.zeros((1, 1, 1)))
+                 np.zeros_like(s[i]), np.zeros_like(s[i]), s[i].copy(), s[j], inst, np.zeros((N, BLOCK)),
+                 np.zeros((N, H)), np.zeros((N, BLOCK, H)), np.zeros((BLOCK, H)), 0.0, 0.0, 0.0, np.zeros(H),
+                 np.full(N, -1, np.int64), np.zeros((1, 1, 1)))
         assert np.abs(mine[i] - inst).max() < 1e-12
         assert np.abs(inst).max() > 1e-3
 

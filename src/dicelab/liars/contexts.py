@@ -31,12 +31,13 @@ from numba import njit
 
 from dicelab.core.errors import require
 from dicelab.liars.duel import (
+    BLOCK,
     CHUNK,
     Dag,
     Duel,
     DuelPolicy,
-    _hand_pass,
-    _opponent_hand,
+    _block_pass,
+    _next_block,
     build_dag,
     context_code,
     context_of_code,
@@ -45,6 +46,8 @@ from dicelab.liars.duel import (
 )
 
 Key = tuple[int, tuple[int, ...]]
+VALUE_BYTES = 512 * 2**20  # at most this for the values of a regret pass's opponent hands at once (it runs on a
+# DAG about ten times the policy's, where a block of BLOCK hands could take gigabytes)
 
 
 def node_keys(dag: Dag) -> list[Key]:
@@ -90,24 +93,29 @@ def candidates(dag: Dag, longest: int, keys: list[Key] | None = None) -> set[Key
 
 @njit(cache=True)
 def _regret_pass(i, n, F, top, mover, loc, sloc, child, c_own, c_opp, p_opp, cum_opp, samples, seed, s_own, s_opp,
-                 inst):
+                 inst, block):
     """Player i's counterfactual regrets ``inst[loc[m] + j, h]`` on a DAG whose node m plays the
     strategy rows from ``sloc[m]`` (a coarser DAG's table), opponent hands enumerated with their
-    chances (``samples == 0``) or ``samples`` of them drawn: the training pass without its update."""
+    chances (``samples == 0``) or ``samples`` of them drawn: the training pass without its update,
+    ``block`` opponent hands at a time."""
     np.random.seed(seed)
     N = top.shape[0]
     H = c_own.shape[0]
-    ro = np.zeros(N)
-    U = np.zeros((N, H))
-    term = np.zeros(H)
+    ro = np.zeros((N, block))
+    U = np.zeros((N, block, H))
+    term = np.zeros((block, H))
+    gs = np.empty(block, np.int64)
+    ws = np.empty(block)
     leaf = np.full(N, -1, np.int64)
     leaf_v = np.zeros((1, 1, 1))
     n_g = p_opp.shape[0] if samples == 0 else samples
-    for kk in range(n_g):
-        g, wg = _opponent_hand(kk, samples, p_opp, cum_opp)
-        if wg != 0.0:
-            _hand_pass(i, n, F, top, mover, loc, sloc, child, c_own, c_opp, g, wg, s_own, s_opp, inst, ro, U, term,
-                       leaf, leaf_v)
+    kk = 0
+    while kk < n_g:
+        nb, kk = _next_block(kk, n_g, samples, p_opp, cum_opp, gs, ws)
+        if nb == 0:
+            break
+        _block_pass(i, n, F, top, mover, loc, sloc, child, c_own, c_opp, gs, ws, nb, s_own, s_opp, inst, ro, U, term,
+                    leaf, leaf_v)
 
 
 def regrets(duel: Duel, dag: Dag, sloc: np.ndarray, strategy: tuple[np.ndarray, np.ndarray], samples: int = 0,
@@ -120,9 +128,11 @@ def regrets(duel: Duel, dag: Dag, sloc: np.ndarray, strategy: tuple[np.ndarray, 
     out = []
     for i in (0, 1):
         j = 1 - i
-        inst = np.zeros((dag.rows[i], len(hands[i][1])))
+        H = len(hands[i][1])
+        inst = np.zeros((dag.rows[i], H))
+        block = int(max(1, min(BLOCK, VALUE_BYTES // (8 * H * dag.n_nodes))))  # the same sums for any block
         _regret_pass(i, dag.n, duel.faces, dag.top, dag.mover, dag.loc, sloc, dag.child, hands[i][2], hands[j][2],
-                     hands[j][1], np.cumsum(hands[j][1]), samples, seed + i, s[i], s[j], inst)
+                     hands[j][1], np.cumsum(hands[j][1]), samples, seed + i, s[i], s[j], inst, block)
         out.append(inst)
     return out
 

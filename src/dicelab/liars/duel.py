@@ -342,61 +342,135 @@ def _opponent_reach(i, n, top, mover, sloc, child, s_opp, g, start, leaf, ro):
                 ro[c] += ro[m] * s_opp[r0 + b - t - 1, g]
 
 
+BLOCK = 8  # opponent hands per backward pass: each pass reads the own strategy and writes the regrets once
+# for all of them (the pass is memory-bound; bit for bit the same sums as one hand at a time)
+
+
 @njit(cache=True)
-def _hand_pass(i, n, F, top, mover, loc, sloc, child, c_own, c_opp, g, wg, s_own, s_opp, inst, ro, U, term, leaf,
-               leaf_v):
-    """For one opponent hand g of weight wg: its reach at every node (summed over paths), player i's
-    values ``U`` below every reached node, and at i's nodes the regrets ``wg * reach * (Q - V)`` added
-    to ``inst`` rows ``loc[m] + j``. Node m plays strategy rows from ``sloc[m]`` (``loc`` itself in
-    training; a coarser DAG's rows when a finer DAG replays a policy). Frontier nodes
-    (``leaf[m] >= 0``) take ``leaf_v[leaf[m], h, g]``."""
+def _block_reach(i, n, top, mover, sloc, child, s_opp, gs, nb, leaf, ro):
+    """:func:`_opponent_reach` for the ``nb`` opponent hands ``gs[:nb]`` at once: ``ro[m, b]``."""
+    N = top.shape[0]
+    for m in range(N):
+        for b in range(nb):
+            ro[m, b] = 0.0
+    for b in range(nb):
+        ro[0, b] = 1.0
+    for m in range(N):
+        if leaf[m] >= 0:
+            continue
+        live = False
+        for b in range(nb):
+            if ro[m, b] != 0.0:
+                live = True
+                break
+        if not live:
+            continue
+        t = top[m]
+        r0 = sloc[m]
+        own = mover[m] == i
+        for a in range(t + 1, n):
+            c = child[m, a]
+            if own:
+                for b in range(nb):
+                    ro[c, b] += ro[m, b]
+            else:
+                row = r0 + a - t - 1
+                for b in range(nb):
+                    if ro[m, b] != 0.0:
+                        ro[c, b] += ro[m, b] * s_opp[row, gs[b]]
+
+
+@njit(cache=True)
+def _block_pass(i, n, F, top, mover, loc, sloc, child, c_own, c_opp, gs, ws, nb, s_own, s_opp, inst, ro, U, term,
+                leaf, leaf_v):
+    """For the ``nb`` opponent hands ``gs[:nb]`` of weights ``ws``: their reach at every node (summed
+    over paths), player i's values ``U[m, b, h]`` below every node hand b reaches, and at i's nodes
+    the regrets ``ws[b] * reach * (Q - V)`` added to ``inst`` rows ``loc[m] + j``, hand after hand in
+    the order given. Node m plays strategy rows from ``sloc[m]`` (``loc`` itself in training; a
+    coarser DAG's rows when a finer DAG replays a policy). Frontier nodes (``leaf[m] >= 0``) take ``leaf_v[leaf[m], h, g]``."""
     N = top.shape[0]
     H = c_own.shape[0]
-    _opponent_reach(i, n, top, mover, sloc, child, s_opp, g, 1.0, leaf, ro)
-    # backward: values for every own hand, regrets at own nodes
+    _block_reach(i, n, top, mover, sloc, child, s_opp, gs, nb, leaf, ro)
     for m in range(N - 1, -1, -1):
-        if ro[m] == 0.0:
+        live = False
+        for b in range(nb):
+            if ro[m, b] != 0.0:
+                live = True
+                break
+        if not live:
             continue  # nothing here or below is reached: no regret, and no parent reads U[m]
         if leaf[m] >= 0:
-            for h in range(H):
-                U[m, h] = leaf_v[leaf[m], h, g]
+            for b in range(nb):
+                if ro[m, b] != 0.0:
+                    for h in range(H):
+                        U[m, b, h] = leaf_v[leaf[m], h, gs[b]]
             continue
         t = top[m]
         r0 = sloc[m]
         k = n - 1 - t + (1 if t >= 0 else 0)
         if t >= 0:
-            _call_value(i, mover[m], t // F + 1, t % F + 1, c_own, c_opp[g, t % F + 1], term)
+            f = t % F + 1
+            for b in range(nb):
+                if ro[m, b] != 0.0:
+                    _call_value(i, mover[m], t // F + 1, f, c_own, c_opp[gs[b], f], term[b])
         if mover[m] == i:
-            for h in range(H):
-                U[m, h] = s_own[r0 + k - 1, h] * term[h] if t >= 0 else 0.0
-            for b in range(t + 1, n):
-                c = child[m, b]
-                row = r0 + b - t - 1
-                for h in range(H):
-                    U[m, h] += s_own[row, h] * U[c, h]
-            w = wg * ro[m]
+            for b in range(nb):
+                if ro[m, b] != 0.0:
+                    for h in range(H):
+                        U[m, b, h] = s_own[r0 + k - 1, h] * term[b, h] if t >= 0 else 0.0
+            for a in range(t + 1, n):
+                c = child[m, a]
+                row = r0 + a - t - 1
+                for b in range(nb):
+                    if ro[m, b] != 0.0:
+                        for h in range(H):
+                            U[m, b, h] += s_own[row, h] * U[c, b, h]
             for j in range(k):
                 row = loc[m] + j
-                if t >= 0 and j == k - 1:
-                    for h in range(H):
-                        inst[row, h] += w * (term[h] - U[m, h])
-                else:
-                    c = child[m, t + 1 + j]
-                    for h in range(H):
-                        inst[row, h] += w * (U[c, h] - U[m, h])
+                call = t >= 0 and j == k - 1
+                c = child[m, t + 1 + j] if not call else 0
+                for b in range(nb):
+                    if ro[m, b] == 0.0:
+                        continue
+                    w = ws[b] * ro[m, b]
+                    if call:
+                        for h in range(H):
+                            inst[row, h] += w * (term[b, h] - U[m, b, h])
+                    else:
+                        for h in range(H):
+                            inst[row, h] += w * (U[c, b, h] - U[m, b, h])
         else:
-            pc = s_opp[r0 + k - 1, g] if t >= 0 else 0.0
-            for h in range(H):
-                U[m, h] = pc * term[h]
-            for b in range(t + 1, n):
-                p = s_opp[r0 + b - t - 1, g]
-                if p == 0.0:
+            for b in range(nb):
+                if ro[m, b] == 0.0:
                     continue
-                c = child[m, b]
-                if ro[c] == 0.0:
-                    continue
+                g = gs[b]
+                pc = s_opp[r0 + k - 1, g] if t >= 0 else 0.0
                 for h in range(H):
-                    U[m, h] += p * U[c, h]
+                    U[m, b, h] = pc * term[b, h]
+                for a in range(t + 1, n):
+                    p = s_opp[r0 + a - t - 1, g]
+                    if p == 0.0:
+                        continue
+                    c = child[m, a]
+                    if ro[c, b] == 0.0:
+                        continue
+                    for h in range(H):
+                        U[m, b, h] += p * U[c, b, h]
+
+
+@njit(cache=True)
+def _next_block(kk, n_g, samples, p_opp, cum_opp, gs, ws):
+    """Fill ``gs``/``ws`` with the next opponent hands of weight > 0 from draw ``kk`` on (every hand in
+    turn, or drawn): how many, and the next ``kk``."""
+    nb = 0
+    while nb < gs.shape[0] and kk < n_g:
+        g, wg = _opponent_hand(kk, samples, p_opp, cum_opp)
+        kk += 1
+        if wg != 0.0:
+            gs[nb] = g
+            ws[nb] = wg
+            nb += 1
+    return nb, kk
 
 
 @njit(cache=True)
@@ -436,14 +510,18 @@ def _iterate(i, n, F, top, mover, loc, child, c_own, c_opp, p_opp, cum_opp, samp
     for h in range(H):
         root_v[h] = 0.0  # the value at node 0 of every own hand, weighted by the opponent's hands
     n_g = p_opp.shape[0] if samples == 0 else samples
-    for kk in range(n_g):
-        g, wg = _opponent_hand(kk, samples, p_opp, cum_opp)
-        if wg == 0.0:
-            continue
-        _hand_pass(i, n, F, top, mover, loc, loc, child, c_own, c_opp, g, wg, s_own, s_opp, inst, ro, U, term, leaf,
-                   leaf_v)
-        for h in range(H):
-            root_v[h] += wg * U[0, h]
+    gs = np.empty(ro.shape[1], np.int64)
+    ws = np.empty(ro.shape[1])
+    kk = 0
+    while kk < n_g:
+        nb, kk = _next_block(kk, n_g, samples, p_opp, cum_opp, gs, ws)
+        if nb == 0:
+            break
+        _block_pass(i, n, F, top, mover, loc, loc, child, c_own, c_opp, gs, ws, nb, s_own, s_opp, inst, ro, U, term,
+                    leaf, leaf_v)
+        for b in range(nb):
+            for h in range(H):
+                root_v[h] += ws[b] * U[0, b, h]
     # discount, add, average, regret matching
     for m in range(N):
         if mover[m] != i or leaf[m] >= 0:
@@ -478,8 +556,9 @@ def work_arrays(n: int, top: np.ndarray, mover: np.ndarray, loc: np.ndarray, row
     for m in range(N):
         i = int(mover[m])
         _regret_match_rows(reg[i], s[i], int(loc[m]), n - 1 - int(top[m]) + (1 if top[m] >= 0 else 0))
-    return {"s": s, "ro": np.zeros(N), "rs": [np.zeros((N, H[0])), np.zeros((N, H[1]))],
-            "U": [np.zeros((N, H[0])), np.zeros((N, H[1]))], "term": [np.zeros(H[0]), np.zeros(H[1])],
+    return {"s": s, "ro": np.zeros((N, BLOCK)), "rs": [np.zeros((N, H[0])), np.zeros((N, H[1]))],
+            "U": [np.zeros((N, BLOCK, H[0])), np.zeros((N, BLOCK, H[1]))],
+            "term": [np.zeros((BLOCK, H[0])), np.zeros((BLOCK, H[1]))],
             "inst": [np.zeros((rows[i], H[i])) for i in (0, 1)]}
 
 
