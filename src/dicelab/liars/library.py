@@ -140,7 +140,9 @@ TREE_OVERRIDES: dict[tuple[tuple[int, ...], int, str], dict[str, Any]] = {
 WARM_STEP_ITERATIONS = 50
 # measured: ns per (row x own hand x opponent hand) per iteration, one core, by wild rule: the pass
 # skips what the strategies never reach, less of it with a wild face (train-all from an empty cache,
-# 2026-11-29: 0.33-0.43 of 2.5 ns for ones wild at every size over 20 s, 0.20-0.32 for nothing wild)
+# 2026-11-29: 0.33-0.43 of 2.5 ns for ones wild at every size over 20 s, 0.20-0.32 for nothing wild),
+# with the per-hand pass: the block pass (2026-11-30) runs the largest tables 1.5-1.75x as fast, so
+# the estimates run high for the long tasks (BENCHMARKS.md, "Opponent hands a block at a time")
 NS_PER_UNIT = {"none": 0.65, "ones": 0.9, "highest": 0.9}
 QUICK_WORK = 2e9  # about 1.5 s (5 s when first measured): below it a size is trained on demand
 # Opponent hands drawn per update by the sampled method (mccfr) where a seat has 5 dice (252 hands at
