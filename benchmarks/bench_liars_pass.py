@@ -1,6 +1,7 @@
 """The CFR training pass of Liar's Dice duels: opponent hands a block at a time (dicelab,
 ``duel._block_pass``) beside the textbook pass, one opponent hand at a time (dicelab's own pass
-before 2026-11-30, kept here verbatim as the baseline). Both run the same iterations from the same
+before 2026-11-30, kept here verbatim as the baseline; the own reach and the regret update around it
+are the library's, shared by both). Both run the same iterations from the same
 training state and must end with the same regrets and averages, bit for bit; the ratio is the
 speed-up of one iteration.
 
@@ -26,7 +27,8 @@ from dicelab.liars.duel import (
     _iterate,
     _opponent_hand,
     _opponent_reach,
-    _regret_match_rows,
+    _own_reach,
+    _update,
     build_dag,
     train_duel,
     work_arrays,
@@ -92,63 +94,22 @@ def _per_hand_pass(i, n, F, top, mover, loc, sloc, child, c_own, c_opp, g, wg, s
 
 @njit(cache=True)
 def _iterate_per_hand(i, n, F, top, mover, loc, child, c_own, c_opp, p_opp, cum_opp, samples, reg, avg, s_own, s_opp,
-             inst, ro, rs, U, term, weight, pos_d, neg_d, root_v, leaf, leaf_v):
-    """One update of player i: the opponent's hands all enumerated (``samples == 0``, weighted by their
-    chances: CFR on the abstraction) or ``samples`` of them drawn from ``cum_opp`` (Monte Carlo CFR).
-
-    A node with ``leaf[m] >= 0`` is a frontier (depth-limited re-solving): no moves, and player i's
-    value there is ``leaf_v[leaf[m], h, g]`` for own hand h and opponent hand g."""
-    N = top.shape[0]
+                      inst, ro, rs, U, term, weight, pos_d, neg_d, root_v, leaf, leaf_v):
+    """``duel._iterate`` with the opponent hands taken one at a time (the pass above)."""
     H = c_own.shape[0]
-    # own reach (vector), the same for every opponent hand
-    for m in range(N):
-        for h in range(H):
-            rs[m, h] = 0.0
-    for h in range(H):
-        rs[0, h] = 1.0
-    for m in range(N):
-        if leaf[m] >= 0:
-            continue
-        t = top[m]
-        r0 = loc[m]
-        own = mover[m] == i
-        for b in range(t + 1, n):
-            c = child[m, b]
-            row = r0 + b - t - 1
-            if own:
-                for h in range(H):
-                    rs[c, h] += rs[m, h] * s_own[row, h]
-            else:
-                for h in range(H):
-                    rs[c, h] += rs[m, h]
-    for r in range(inst.shape[0]):
-        for h in range(H):
-            inst[r, h] = 0.0
-    for h in range(H):
-        root_v[h] = 0.0  # the value at node 0 of every own hand, weighted by the opponent's hands
+    _own_reach(i, n, top, mover, loc, child, s_own, leaf, rs)
+    inst[:, :] = 0.0
+    root_v[:] = 0.0
     n_g = p_opp.shape[0] if samples == 0 else samples
     for kk in range(n_g):
         g, wg = _opponent_hand(kk, samples, p_opp, cum_opp)
         if wg == 0.0:
             continue
-        _per_hand_pass(i, n, F, top, mover, loc, loc, child, c_own, c_opp, g, wg, s_own, s_opp, inst, ro, U, term, leaf,
-                   leaf_v)
+        _per_hand_pass(i, n, F, top, mover, loc, loc, child, c_own, c_opp, g, wg, s_own, s_opp, inst, ro, U, term,
+                       leaf, leaf_v)
         for h in range(H):
             root_v[h] += wg * U[0, h]
-    # discount, add, average, regret matching
-    for m in range(N):
-        if mover[m] != i or leaf[m] >= 0:
-            continue
-        t = top[m]
-        r0 = loc[m]
-        k = n - 1 - t + (1 if t >= 0 else 0)
-        for j in range(k):
-            row = r0 + j
-            for h in range(H):
-                x = reg[row, h]
-                reg[row, h] = x * (pos_d if x > 0.0 else neg_d) + inst[row, h]
-                avg[row, h] += weight * rs[m, h] * s_own[row, h]
-        _regret_match_rows(reg, s_own, r0, k)
+    _update(i, n, top, mover, loc, reg, avg, s_own, inst, rs, weight, pos_d, neg_d, leaf)
 
 
 def _run(kernel, duel: Duel, dag, state: dict[str, np.ndarray], t0: int, iterations: int) -> tuple[float, list]:

@@ -36,8 +36,7 @@ from dicelab.liars.duel import (
     Dag,
     Duel,
     DuelPolicy,
-    _block_pass,
-    _next_block,
+    _all_blocks,
     build_dag,
     context_code,
     context_of_code,
@@ -104,18 +103,10 @@ def _regret_pass(i, n, F, top, mover, loc, sloc, child, c_own, c_opp, p_opp, cum
     ro = np.zeros((N, block))
     U = np.zeros((N, block, H))
     term = np.zeros((block, H))
-    gs = np.empty(block, np.int64)
-    ws = np.empty(block)
     leaf = np.full(N, -1, np.int64)
     leaf_v = np.zeros((1, 1, 1))
-    n_g = p_opp.shape[0] if samples == 0 else samples
-    kk = 0
-    while kk < n_g:
-        nb, kk = _next_block(kk, n_g, samples, p_opp, cum_opp, gs, ws)
-        if nb == 0:
-            break
-        _block_pass(i, n, F, top, mover, loc, sloc, child, c_own, c_opp, gs, ws, nb, s_own, s_opp, inst, ro, U, term,
-                    leaf, leaf_v)
+    _all_blocks(i, n, F, top, mover, loc, sloc, child, c_own, c_opp, p_opp, cum_opp, samples, s_own, s_opp, inst, ro,
+                U, term, leaf, leaf_v, np.zeros(H))
 
 
 def regrets(duel: Duel, dag: Dag, sloc: np.ndarray, strategy: tuple[np.ndarray, np.ndarray], samples: int = 0,

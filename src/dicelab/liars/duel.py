@@ -347,23 +347,21 @@ BLOCK = 8  # opponent hands per backward pass: each pass reads the own strategy 
 
 
 @njit(cache=True)
+def _reached(ro, m, nb):
+    """Whether any of the ``nb`` opponent hands reaches node m."""
+    for b in range(nb):
+        if ro[m, b] != 0.0:
+            return True
+    return False
+
+
+@njit(cache=True)
 def _block_reach(i, n, top, mover, sloc, child, s_opp, gs, nb, leaf, ro):
     """:func:`_opponent_reach` for the ``nb`` opponent hands ``gs[:nb]`` at once: ``ro[m, b]``."""
-    N = top.shape[0]
-    for m in range(N):
-        for b in range(nb):
-            ro[m, b] = 0.0
-    for b in range(nb):
-        ro[0, b] = 1.0
-    for m in range(N):
-        if leaf[m] >= 0:
-            continue
-        live = False
-        for b in range(nb):
-            if ro[m, b] != 0.0:
-                live = True
-                break
-        if not live:
+    ro[:, :nb] = 0.0
+    ro[0, :nb] = 1.0
+    for m in range(top.shape[0]):
+        if leaf[m] >= 0 or not _reached(ro, m, nb):
             continue
         t = top[m]
         r0 = sloc[m]
@@ -392,12 +390,7 @@ def _block_pass(i, n, F, top, mover, loc, sloc, child, c_own, c_opp, gs, ws, nb,
     H = c_own.shape[0]
     _block_reach(i, n, top, mover, sloc, child, s_opp, gs, nb, leaf, ro)
     for m in range(N - 1, -1, -1):
-        live = False
-        for b in range(nb):
-            if ro[m, b] != 0.0:
-                live = True
-                break
-        if not live:
+        if not _reached(ro, m, nb):
             continue  # nothing here or below is reached: no regret, and no parent reads U[m]
         if leaf[m] >= 0:
             for b in range(nb):
@@ -474,22 +467,12 @@ def _next_block(kk, n_g, samples, p_opp, cum_opp, gs, ws):
 
 
 @njit(cache=True)
-def _iterate(i, n, F, top, mover, loc, child, c_own, c_opp, p_opp, cum_opp, samples, reg, avg, s_own, s_opp,
-             inst, ro, rs, U, term, weight, pos_d, neg_d, root_v, leaf, leaf_v):
-    """One update of player i: the opponent's hands all enumerated (``samples == 0``, weighted by their
-    chances: CFR on the abstraction) or ``samples`` of them drawn from ``cum_opp`` (Monte Carlo CFR).
-
-    A node with ``leaf[m] >= 0`` is a frontier (depth-limited re-solving): no moves, and player i's
-    value there is ``leaf_v[leaf[m], h, g]`` for own hand h and opponent hand g."""
-    N = top.shape[0]
-    H = c_own.shape[0]
-    # own reach (vector), the same for every opponent hand
-    for m in range(N):
-        for h in range(H):
-            rs[m, h] = 0.0
-    for h in range(H):
-        rs[0, h] = 1.0
-    for m in range(N):
+def _own_reach(i, n, top, mover, loc, child, s_own, leaf, rs):
+    """Player i's own reach ``rs[m, h]`` (summed over paths), the same for every opponent hand."""
+    H = rs.shape[1]
+    rs[:, :] = 0.0
+    rs[0, :] = 1.0
+    for m in range(top.shape[0]):
         if leaf[m] >= 0:
             continue
         t = top[m]
@@ -504,11 +487,14 @@ def _iterate(i, n, F, top, mover, loc, child, c_own, c_opp, p_opp, cum_opp, samp
             else:
                 for h in range(H):
                     rs[c, h] += rs[m, h]
-    for r in range(inst.shape[0]):
-        for h in range(H):
-            inst[r, h] = 0.0
-    for h in range(H):
-        root_v[h] = 0.0  # the value at node 0 of every own hand, weighted by the opponent's hands
+
+
+@njit(cache=True)
+def _all_blocks(i, n, F, top, mover, loc, sloc, child, c_own, c_opp, p_opp, cum_opp, samples, s_own, s_opp, inst,
+                ro, U, term, leaf, leaf_v, root_v):
+    """Every opponent hand (or ``samples`` drawn), ``ro.shape[1]`` at a time through
+    :func:`_block_pass`; adds each hand's weighted value at node 0 to ``root_v``."""
+    H = c_own.shape[0]
     n_g = p_opp.shape[0] if samples == 0 else samples
     gs = np.empty(ro.shape[1], np.int64)
     ws = np.empty(ro.shape[1])
@@ -517,13 +503,18 @@ def _iterate(i, n, F, top, mover, loc, child, c_own, c_opp, p_opp, cum_opp, samp
         nb, kk = _next_block(kk, n_g, samples, p_opp, cum_opp, gs, ws)
         if nb == 0:
             break
-        _block_pass(i, n, F, top, mover, loc, loc, child, c_own, c_opp, gs, ws, nb, s_own, s_opp, inst, ro, U, term,
+        _block_pass(i, n, F, top, mover, loc, sloc, child, c_own, c_opp, gs, ws, nb, s_own, s_opp, inst, ro, U, term,
                     leaf, leaf_v)
         for b in range(nb):
             for h in range(H):
                 root_v[h] += ws[b] * U[0, b, h]
-    # discount, add, average, regret matching
-    for m in range(N):
+
+
+@njit(cache=True)
+def _update(i, n, top, mover, loc, reg, avg, s_own, inst, rs, weight, pos_d, neg_d, leaf):
+    """Discount player i's regrets, add the iteration's, add to the average, regret-match."""
+    H = reg.shape[1]
+    for m in range(top.shape[0]):
         if mover[m] != i or leaf[m] >= 0:
             continue
         t = top[m]
@@ -536,6 +527,22 @@ def _iterate(i, n, F, top, mover, loc, child, c_own, c_opp, p_opp, cum_opp, samp
                 reg[row, h] = x * (pos_d if x > 0.0 else neg_d) + inst[row, h]
                 avg[row, h] += weight * rs[m, h] * s_own[row, h]
         _regret_match_rows(reg, s_own, r0, k)
+
+
+@njit(cache=True)
+def _iterate(i, n, F, top, mover, loc, child, c_own, c_opp, p_opp, cum_opp, samples, reg, avg, s_own, s_opp,
+             inst, ro, rs, U, term, weight, pos_d, neg_d, root_v, leaf, leaf_v):
+    """One update of player i: the opponent's hands all enumerated (``samples == 0``, weighted by their
+    chances: CFR on the abstraction) or ``samples`` of them drawn from ``cum_opp`` (Monte Carlo CFR).
+
+    A node with ``leaf[m] >= 0`` is a frontier (depth-limited re-solving): no moves, and player i's
+    value there is ``leaf_v[leaf[m], h, g]`` for own hand h and opponent hand g."""
+    _own_reach(i, n, top, mover, loc, child, s_own, leaf, rs)
+    inst[:, :] = 0.0
+    root_v[:] = 0.0  # the value at node 0 of every own hand, weighted by the opponent's hands
+    _all_blocks(i, n, F, top, mover, loc, loc, child, c_own, c_opp, p_opp, cum_opp, samples, s_own, s_opp, inst, ro,
+                U, term, leaf, leaf_v, root_v)
+    _update(i, n, top, mover, loc, reg, avg, s_own, inst, rs, weight, pos_d, neg_d, leaf)
 
 
 @njit(cache=True)
