@@ -146,7 +146,8 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="3 v 3, nothing wild, window 2")
     args = ap.parse_args()
-    duel, window, warm, its = (Duel((3, 3), 6, "none"), 2, 20, 40) if args.quick else (Duel((3, 4), 6, "ones"), 3, 40, 3)
+    quick = (Duel((3, 3), 6, "none"), 2, 20, 40)
+    duel, window, warm, its = quick if args.quick else (Duel((3, 4), 6, "ones"), 3, 40, 3)
     dag = build_dag(duel.n_bids, window)
     pol = train_duel(duel, iterations=warm, method="abstract", dag=dag)
     state = pol.state

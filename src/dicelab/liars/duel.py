@@ -385,7 +385,8 @@ def _block_pass(i, n, F, top, mover, loc, sloc, child, c_own, c_opp, gs, ws, nb,
     over paths), player i's values ``U[m, b, h]`` below every node hand b reaches, and at i's nodes
     the regrets ``ws[b] * reach * (Q - V)`` added to ``inst`` rows ``loc[m] + j``, hand after hand in
     the order given. Node m plays strategy rows from ``sloc[m]`` (``loc`` itself in training; a
-    coarser DAG's rows when a finer DAG replays a policy). Frontier nodes (``leaf[m] >= 0``) take ``leaf_v[leaf[m], h, g]``."""
+    coarser DAG's rows when a finer DAG replays a policy). Frontier nodes (``leaf[m] >= 0``) take
+    ``leaf_v[leaf[m], h, g]``."""
     N = top.shape[0]
     H = c_own.shape[0]
     _block_reach(i, n, top, mover, sloc, child, s_opp, gs, nb, leaf, ro)
