@@ -12,7 +12,7 @@ from functools import lru_cache
 import numpy as np
 import pytest
 
-import dicelab.liars.contexts as contexts
+import dicelab.liars.duel as duel_mod
 from dicelab.liars.contexts import regrets
 from dicelab.liars.duel import BLOCK, Duel, build_dag, train_duel
 
@@ -77,9 +77,9 @@ def test_block_regrets_match_a_per_hand_reference(monkeypatch, block_bytes):
     H = len(duel.hands(0)[1])
     assert H > BLOCK and H % BLOCK
     if block_bytes == 1:  # one hand at a time
-        monkeypatch.setattr(contexts, "VALUE_BYTES", 1)
+        monkeypatch.setattr(duel_mod, "VALUE_BYTES", 1)
     elif block_bytes == "three":
-        monkeypatch.setattr(contexts, "VALUE_BYTES", 3 * 8 * H * dag.n_nodes)
+        monkeypatch.setattr(duel_mod, "VALUE_BYTES", 3 * 8 * H * dag.n_nodes)
     got = regrets(duel, dag, dag.loc, (s[0], s[1]))
     for i in (0, 1):
         want = _reference_regrets(duel, dag, s, i)
@@ -89,8 +89,6 @@ def test_block_regrets_match_a_per_hand_reference(monkeypatch, block_bytes):
 
 def test_training_is_the_same_for_any_block(monkeypatch):
     # the sums a training iteration makes do not depend on how many opponent hands share a pass
-    import dicelab.liars.duel as duel_mod
-
     duel = Duel((2, 2), 4, "none")
     dag = build_dag(duel.n_bids, 2)
     a = train_duel(duel, iterations=20, method="abstract", dag=dag)

@@ -31,12 +31,12 @@ from numba import njit
 
 from dicelab.core.errors import require
 from dicelab.liars.duel import (
-    BLOCK,
     CHUNK,
     Dag,
     Duel,
     DuelPolicy,
     _all_blocks,
+    block_size,
     build_dag,
     context_code,
     context_of_code,
@@ -45,8 +45,6 @@ from dicelab.liars.duel import (
 )
 
 Key = tuple[int, tuple[int, ...]]
-VALUE_BYTES = 512 * 2**20  # at most this for the values of a regret pass's opponent hands at once (it runs on a
-# DAG about ten times the policy's, where a block of BLOCK hands could take gigabytes)
 
 
 def node_keys(dag: Dag) -> list[Key]:
@@ -121,9 +119,9 @@ def regrets(duel: Duel, dag: Dag, sloc: np.ndarray, strategy: tuple[np.ndarray, 
         j = 1 - i
         H = len(hands[i][1])
         inst = np.zeros((dag.rows[i], H))
-        block = int(max(1, min(BLOCK, VALUE_BYTES // (8 * H * dag.n_nodes))))  # the same sums for any block
         _regret_pass(i, dag.n, duel.faces, dag.top, dag.mover, dag.loc, sloc, dag.child, hands[i][2], hands[j][2],
-                     hands[j][1], np.cumsum(hands[j][1]), samples, seed + i, s[i], s[j], inst, block)
+                     hands[j][1], np.cumsum(hands[j][1]), samples, seed + i, s[i], s[j], inst,
+                     block_size(dag.n_nodes, H))
         out.append(inst)
     return out
 

@@ -344,6 +344,15 @@ def _opponent_reach(i, n, top, mover, sloc, child, s_opp, g, start, leaf, ro):
 
 BLOCK = 8  # opponent hands per backward pass: each pass reads the own strategy and writes the regrets once
 # for all of them (the pass is memory-bound; bit for bit the same sums as one hand at a time)
+VALUE_BYTES = 512 * 2**20  # fewer hands a pass where their values would take more (a tree's regret pass runs
+# on a DAG about ten times the policy's, where BLOCK hands could take gigabytes)
+
+
+def block_size(nodes: int, hands: int) -> int:
+    """Opponent hands a pass takes on a DAG of ``nodes`` nodes with ``hands`` own hands: :data:`BLOCK`,
+    fewer where their values ``U[node, b, hand]`` would pass :data:`VALUE_BYTES` (any block gives the
+    same sums)."""
+    return int(max(1, min(BLOCK, VALUE_BYTES // (8 * hands * max(nodes, 1)))))
 
 
 @njit(cache=True)
@@ -564,9 +573,9 @@ def work_arrays(n: int, top: np.ndarray, mover: np.ndarray, loc: np.ndarray, row
     for m in range(N):
         i = int(mover[m])
         _regret_match_rows(reg[i], s[i], int(loc[m]), n - 1 - int(top[m]) + (1 if top[m] >= 0 else 0))
-    return {"s": s, "ro": np.zeros((N, BLOCK)), "rs": [np.zeros((N, H[0])), np.zeros((N, H[1]))],
-            "U": [np.zeros((N, BLOCK, H[0])), np.zeros((N, BLOCK, H[1]))],
-            "term": [np.zeros((BLOCK, H[0])), np.zeros((BLOCK, H[1]))],
+    B = block_size(N, max(H))
+    return {"s": s, "ro": np.zeros((N, B)), "rs": [np.zeros((N, H[0])), np.zeros((N, H[1]))],
+            "U": [np.zeros((N, B, H[0])), np.zeros((N, B, H[1]))], "term": [np.zeros((B, H[0])), np.zeros((B, H[1]))],
             "inst": [np.zeros((rows[i], H[i])) for i in (0, 1)]}
 
 
