@@ -26,13 +26,34 @@ from dicelab.liars.duel import (
     _discounts,
     _iterate,
     _opponent_hand,
-    _opponent_reach,
     _own_reach,
     _update,
     build_dag,
     train_duel,
     work_arrays,
 )
+
+
+@njit(cache=True)
+def _opponent_reach(i, n, top, mover, sloc, child, s_opp, g, start, leaf, ro):
+    """The reach of opponent hand g at every node, summed over the paths into it: ``start`` at the
+    root, player i's own moves pass it on whole, the opponent's by its strategy (rows from
+    ``sloc[m]``); frontier nodes (``leaf[m] >= 0``) pass nothing on."""
+    for m in range(top.shape[0]):
+        ro[m] = 0.0
+    ro[0] = start
+    for m in range(top.shape[0]):
+        if ro[m] == 0.0 or leaf[m] >= 0:
+            continue
+        t = top[m]
+        r0 = sloc[m]
+        own = mover[m] == i
+        for b in range(t + 1, n):
+            c = child[m, b]
+            if own:
+                ro[c] += ro[m]
+            else:
+                ro[c] += ro[m] * s_opp[r0 + b - t - 1, g]
 
 
 @njit(cache=True)

@@ -320,39 +320,17 @@ def _opponent_hand(kk, samples, p_opp, cum_opp):
     return g, 1.0 / samples
 
 
-@njit(cache=True)
-def _opponent_reach(i, n, top, mover, sloc, child, s_opp, g, start, leaf, ro):
-    """The reach of opponent hand g at every node, summed over the paths into it: ``start`` at the
-    root, player i's own moves pass it on whole, the opponent's by its strategy (rows from
-    ``sloc[m]``); frontier nodes (``leaf[m] >= 0``) pass nothing on."""
-    for m in range(top.shape[0]):
-        ro[m] = 0.0
-    ro[0] = start
-    for m in range(top.shape[0]):
-        if ro[m] == 0.0 or leaf[m] >= 0:
-            continue
-        t = top[m]
-        r0 = sloc[m]
-        own = mover[m] == i
-        for b in range(t + 1, n):
-            c = child[m, b]
-            if own:
-                ro[c] += ro[m]
-            else:
-                ro[c] += ro[m] * s_opp[r0 + b - t - 1, g]
-
-
 BLOCK = 8  # opponent hands per backward pass: each pass reads the own strategy and writes the regrets once
 # for all of them (the pass is memory-bound; bit for bit the same sums as one hand at a time)
 VALUE_BYTES = 512 * 2**20  # fewer hands a pass where their values would take more (a tree's regret pass runs
 # on a DAG about ten times the policy's, where BLOCK hands could take gigabytes)
 
 
-def block_size(nodes: int, hands: int) -> int:
+def block_size(nodes: int, hands: int, budget: int = VALUE_BYTES) -> int:
     """Opponent hands a pass takes on a DAG of ``nodes`` nodes with ``hands`` own hands: :data:`BLOCK`,
-    fewer where their values ``U[node, b, hand]`` would pass :data:`VALUE_BYTES` (any block gives the
-    same sums)."""
-    return int(max(1, min(BLOCK, VALUE_BYTES // (8 * hands * max(nodes, 1)))))
+    fewer where their values ``U[node, b, hand]`` (float64) would pass ``budget`` bytes (any block
+    gives the same sums)."""
+    return int(max(1, min(BLOCK, budget // (8 * hands * max(nodes, 1)))))
 
 
 @njit(cache=True)
@@ -366,9 +344,19 @@ def _reached(ro, m, nb):
 
 @njit(cache=True)
 def _block_reach(i, n, top, mover, sloc, child, s_opp, gs, nb, leaf, ro):
-    """:func:`_opponent_reach` for the ``nb`` opponent hands ``gs[:nb]`` at once: ``ro[m, b]``."""
+    """The reach of each of the ``nb`` opponent hands ``gs[:nb]`` at every node, summed over the paths
+    into it: ``ro[m, b]``, from 1 at the root; player i's own moves pass it on whole, the opponent's
+    by its strategy (rows from ``sloc[m]``); frontier nodes (``leaf[m] >= 0``) pass nothing on."""
+    _block_reach_from(i, n, top, mover, sloc, child, s_opp, gs, np.ones(nb), nb, leaf, ro)
+
+
+@njit(cache=True)
+def _block_reach_from(i, n, top, mover, sloc, child, s_opp, gs, start, nb, leaf, ro):
+    """:func:`_block_reach` from ``start[b]`` at the root (the same products, bit for bit, as one
+    hand's reach carried from ``start``)."""
     ro[:, :nb] = 0.0
-    ro[0, :nb] = 1.0
+    for b in range(nb):
+        ro[0, b] = start[b]
     for m in range(top.shape[0]):
         if leaf[m] >= 0 or not _reached(ro, m, nb):
             continue

@@ -11,8 +11,9 @@ values for the whole rest of the round first, then plays them with the exact pos
    the opponent's strategy there is known. Play walks both DAGs bid by bid, so a tree is graded on
    its own nodes, never written out on a long window. Because both
    strategies are Markov in the node, the value below a node for a pair of hands depends on the node
-   only, so one pass per opponent hand computes, at every responder node and own hand, the value of
-   each action weighted by the opponent's chance and reach summed over every path into the node.
+   only, so one pass over the opponent's hands (several side by side, :data:`U_BYTES`) computes, at
+   every responder node and own hand, the value of each action weighted by the opponent's chance
+   and reach summed over every path into the node.
    Policy iteration: play the action with the best such value, recompute, repeat (a few passes;
    with a window as long as the game, perfect recall, this is the exact best response). The last
    pass stores ``V[node, h, g]``, the value of every opponent node for every pair of hands, and
@@ -46,7 +47,8 @@ from numba import njit
 from dicelab.core.errors import require
 from dicelab.core.progress import progress_bar
 from dicelab.liars.contexts import candidates, contexts_of
-from dicelab.liars.duel import Dag, Duel, DuelPolicy, _opponent_reach, build_dag, codes_fit, dag_rows
+from dicelab.liars.duel import (Dag, Duel, DuelPolicy, _block_reach_from, _next_block, _reached, block_size, build_dag,
+                                codes_fit, dag_rows)
 from dicelab.liars.grading import MAX_EXACT_BIDS
 from dicelab.liars.lbr import gain_by_bids
 
@@ -54,6 +56,10 @@ from dicelab.liars.lbr import gain_by_bids
 # learning takes 80 s), and they make the bound's 95% half-width about 0.002
 ROUNDS = 500_000
 V_BYTES = 2**30  # the stored values V[node, h, g] (float32) stay under this (3 v 3: window 4, 747 MB)
+U_BYTES = 2**31  # a pass takes as many opponent hands at once (up to duel.BLOCK) as keep their values U[node, b, h]
+# under this: each row of Q is then read and written once for all of them (the pass is memory-bound; bit for bit the
+# same sums as one hand at a time; 1.5x as fast, BENCHMARKS.md). At memory 9 on the 3 v 4 trees (849,026 nodes)
+# that is 2 hands in the 4-dice seat, 1.7 GB (0.9 more than one) beside V's 12 GB
 PASS_WORK = 3e9  # and one pass (rows x own hands x opponent hands) under this
 MAX_EXTRA = 3  # a tree's default refinement adds at most this many bids (each one builds a DAG several
 # times larger, in Python: at 18 bids the fourth takes 7 s and the eighth 46 s, twice per seat)
@@ -180,74 +186,104 @@ def _default(policy: DuelPolicy, v_bytes: int = V_BYTES, work: float = PASS_WORK
 
 @njit(cache=True)
 def _pass(i, n, F, top, mover, loc, child, sloc, s_opp, c_i, c_j, p_i, p_j, choice, Q, V, vidx, store, ro, U,
-          term, leaf):
+          term, leaf, gs, ws):
     """Values of the responder's pure strategy ``choice[m, h]`` (seat i) against the fixed opponent
-    table ``s_opp`` (row ``sloc[m] + j`` at node m), one opponent hand at a time. Adds to
-    ``Q[loc[m] + a, h]`` the counterfactual value of every action (opponent's chance x reach summed
-    over paths x value); with ``store``, writes ``V[vidx[m], h, g]`` at the opponent's nodes.
-    Returns the responder's expected payoff."""
+    table ``s_opp`` (row ``sloc[m] + j`` at node m), ``gs.shape[0]`` opponent hands at a time
+    (:func:`_block`). Adds to ``Q[loc[m] + a, h]`` the counterfactual value of every action
+    (opponent's chance x reach summed over paths x value); with ``store``, writes ``V[vidx[m], h, g]``
+    at the opponent's nodes. Returns the responder's expected payoff."""
+    for r in range(Q.shape[0]):
+        for h in range(Q.shape[1]):
+            Q[r, h] = 0.0
+    total = 0.0
+    kk = 0
+    while True:
+        nb, kk = _next_block(kk, p_j.shape[0], 0, p_j, p_j, gs, ws)
+        if nb == 0:
+            return total
+        total = _block(i, n, F, top, mover, loc, child, sloc, s_opp, c_i, c_j, p_i, gs, ws, nb, choice, Q, V, vidx,
+                       store, ro, U, term, leaf, total)
+
+
+@njit(cache=True)
+def _block(i, n, F, top, mover, loc, child, sloc, s_opp, c_i, c_j, p_i, gs, ws, nb, choice, Q, V, vidx, store, ro,
+           U, term, leaf, total):
+    """:func:`_pass` for the ``nb`` opponent hands ``gs[:nb]`` of chances ``ws``: their reach
+    ``ro[m, b]`` and the values ``U[m, b, h]`` side by side, so a row of ``Q`` is read and written
+    once for all of them, each hand's terms added in the order of the hands (the same sums, bit for
+    bit, as one hand at a time). Returns ``total`` plus their share of the payoff."""
     N = top.shape[0]
     Hi = c_i.shape[0]
-    Hj = c_j.shape[0]
-    total = 0.0
-    for r in range(Q.shape[0]):
-        for h in range(Hi):
-            Q[r, h] = 0.0
-    for g in range(Hj):
-        wg = p_j[g]
-        if wg == 0.0:
-            continue
-        _opponent_reach(i, n, top, mover, sloc, child, s_opp, g, wg, leaf, ro)
-        for m in range(N - 1, -1, -1):
-            if ro[m] == 0.0:
-                if store and mover[m] != i:
+    _block_reach_from(i, n, top, mover, sloc, child, s_opp, gs, ws, nb, leaf, ro)
+    for m in range(N - 1, -1, -1):
+        opp = mover[m] != i
+        if not _reached(ro, m, nb):
+            if store and opp:
+                for b in range(nb):
                     for h in range(Hi):
-                        V[vidx[m], h, g] = 0.0  # never reached with this hand: any value will do
-                continue
-            t = top[m]
-            k = n - 1 - t + (1 if m != 0 else 0)
-            if m != 0:
-                q = t // F + 1
-                f = t % F + 1
-                caller_is_i = mover[m] == i
+                        V[vidx[m], h, gs[b]] = 0.0  # never reached with these hands: any value will do
+            continue
+        t = top[m]
+        k = n - 1 - t + (1 if m != 0 else 0)
+        if m != 0:
+            q = t // F + 1
+            f = t % F + 1
+            for b in range(nb):
+                if ro[m, b] == 0.0:
+                    continue
+                cg = c_j[gs[b], f]
                 for h in range(Hi):
-                    holds = c_i[h, f] + c_j[g, f] >= q
-                    bidder_wins = 1.0 if holds else -1.0
-                    term[h] = -bidder_wins if caller_is_i else bidder_wins
-            if mover[m] == i:
-                r0 = loc[m]
-                w = ro[m]
+                    bidder_wins = 1.0 if c_i[h, f] + cg >= q else -1.0
+                    term[b, h] = bidder_wins if opp else -bidder_wins
+        if not opp:
+            r0 = loc[m]
+            for b in range(nb):
+                if ro[m, b] == 0.0:
+                    continue
                 for h in range(Hi):
                     a = choice[m, h]
                     if m != 0 and a == k - 1:
-                        U[m, h] = term[h]
+                        U[m, b, h] = term[b, h]
                     else:
-                        U[m, h] = U[child[m, t + 1 + a], h]
-                for j in range(k):
-                    if m != 0 and j == k - 1:
+                        U[m, b, h] = U[child[m, t + 1 + a], b, h]
+            for j in range(k):
+                call = m != 0 and j == k - 1
+                c = 0 if call else child[m, t + 1 + j]
+                for b in range(nb):
+                    w = ro[m, b]
+                    if w == 0.0:
+                        continue
+                    if call:
                         for h in range(Hi):
-                            Q[r0 + j, h] += w * term[h]
+                            Q[r0 + j, h] += w * term[b, h]
                     else:
-                        c = child[m, t + 1 + j]
                         for h in range(Hi):
-                            Q[r0 + j, h] += w * U[c, h]
-            else:
-                r0 = sloc[m]
+                            Q[r0 + j, h] += w * U[c, b, h]
+        else:
+            r0 = sloc[m]
+            for b in range(nb):
+                g = gs[b]
+                if ro[m, b] == 0.0:
+                    if store:
+                        for h in range(Hi):
+                            V[vidx[m], h, g] = 0.0
+                    continue
                 pc = s_opp[r0 + k - 1, g] if m != 0 else 0.0
                 for h in range(Hi):
-                    U[m, h] = pc * term[h]
-                for b in range(t + 1, n):
-                    p = s_opp[r0 + b - t - 1, g]
+                    U[m, b, h] = pc * term[b, h]
+                for a in range(t + 1, n):
+                    p = s_opp[r0 + a - t - 1, g]
                     if p == 0.0:
                         continue
-                    c = child[m, b]
+                    c = child[m, a]
                     for h in range(Hi):
-                        U[m, h] += p * U[c, h]
+                        U[m, b, h] += p * U[c, b, h]
                 if store:
                     for h in range(Hi):
-                        V[vidx[m], h, g] = U[m, h]
+                        V[vidx[m], h, g] = U[m, b, h]
+    for b in range(nb):
         for h in range(Hi):
-            total += wg * p_i[h] * U[0, h]
+            total += ws[b] * p_i[h] * U[0, b, h]
     return total
 
 
@@ -309,6 +345,30 @@ def responder_dag(policy: DuelPolicy, window: int | None = None) -> tuple[int, D
     return W, build_dag(d.n_bids, W) if W >= d.n_bids else refined_dag(policy.dag, W - policy.window)
 
 
+def pass_inputs(policy: DuelPolicy, seat: int, dag: Dag) -> tuple[tuple[Any, ...], np.ndarray, np.ndarray]:
+    """What :func:`_pass` reads for the responder in ``seat`` on ``dag`` against ``policy``: its
+    leading arguments (seat, bids, faces, the DAG, the policy's rows at every node and the opponent's
+    table, both seats' hands), the start (the policy's own most likely action at every responder node
+    and hand) and ``vidx``, the row of ``V`` of every opponent node (-1 at the responder's)."""
+    d = policy.duel
+    pm = policy_nodes(dag, policy.dag)
+    i, j = seat, 1 - seat
+    _, p_i, c_i = d.hands(i)
+    _, p_j, c_j = d.hands(j)
+    s_opp = np.ascontiguousarray(policy.strategy[j], dtype=np.float64)
+    opp = np.flatnonzero(dag.mover != i)
+    vidx = np.full(dag.n_nodes, -1, dtype=np.int64)
+    vidx[opp] = np.arange(len(opp))
+    choice = np.zeros((dag.n_nodes, len(p_i)), dtype=np.int64)
+    own_rows = policy.strategy[i]
+    for m in np.flatnonzero(dag.mover == i):
+        k = d.n_bids - 1 - int(dag.top[m]) + (1 if m != 0 else 0)
+        r0 = int(policy.dag.loc[pm[m]])
+        choice[m] = np.argmax(np.asarray(own_rows[r0:r0 + k], dtype=np.float64), axis=0)
+    sloc = policy.dag.loc[pm].astype(np.int64)  # the policy's rows at every responder node
+    return (i, d.n_bids, d.faces, dag.top, dag.mover, dag.loc, dag.child, sloc, s_opp, c_i, c_j, p_i, p_j), choice, vidx
+
+
 def learn_response(policy: DuelPolicy, seat: int, window: int | None = None, passes: int = 8,
                    dag: Dag | None = None, advance: Callable[[float], None] | None = None) -> Responder:
     """Policy iteration for the responder in ``seat`` on :func:`responder_dag` of ``window``
@@ -321,37 +381,20 @@ def learn_response(policy: DuelPolicy, seat: int, window: int | None = None, pas
     t0 = time.perf_counter()
     d = policy.duel
     W, dag = responder_dag(policy, window) if dag is None else (window, dag)
-    pm = policy_nodes(dag, policy.dag)
-    i, j = seat, 1 - seat
-    _, p_i, c_i = d.hands(i)
-    _, p_j, c_j = d.hands(j)
-    s_opp = np.ascontiguousarray(policy.strategy[j], dtype=np.float64)
-    N = dag.n_nodes
-    Hi, Hj = len(p_i), len(p_j)
+    args, choice, vidx = pass_inputs(policy, seat, dag)
+    i, N, Hi = seat, dag.n_nodes, len(choice[0])
     Q = np.zeros((dag.rows[i], Hi))
-    ro = np.zeros(N)
-    U = np.zeros((N, Hi))
-    term = np.zeros(Hi)
+    B = block_size(N, Hi, U_BYTES)
+    ro, U, term = np.zeros((N, B)), np.zeros((N, B, Hi)), np.zeros((B, Hi))
+    gs, ws = np.zeros(B, dtype=np.int64), np.zeros(B)
     leaf = np.full(N, -1, dtype=np.int64)  # no frontier: every node is played out
-    opp = np.flatnonzero(dag.mover != i)
-    vidx = np.full(N, -1, dtype=np.int64)
-    vidx[opp] = np.arange(len(opp))
-    V = np.zeros((len(opp), Hi, Hj), dtype=np.float32)
-    # start from the policy's own most likely action in that seat
-    choice = np.zeros((N, Hi), dtype=np.int64)
-    own_rows = policy.strategy[i]
-    for m in np.flatnonzero(dag.mover == i):
-        k = d.n_bids - 1 - int(dag.top[m]) + (1 if m != 0 else 0)
-        r0 = int(policy.dag.loc[pm[m]])
-        choice[m] = np.argmax(np.asarray(own_rows[r0:r0 + k], dtype=np.float64), axis=0)
-    sloc = policy.dag.loc[pm].astype(np.int64)  # the policy's rows at every responder node
-    args = (i, d.n_bids, d.faces, dag.top, dag.mover, dag.loc, dag.child, sloc, s_opp, c_i, c_j, p_i, p_j)
+    V = np.zeros((int((vidx >= 0).sum()), Hi, len(d.hands(1 - seat)[1])), dtype=np.float32)  # opponent nodes
     history = []
     best_value, best_choice = -math.inf, choice.copy()
     done = 0
     step = advance or (lambda n: None)
     for _ in range(passes):
-        v = _pass(*args, choice, Q, V, vidx, False, ro, U, term, leaf)
+        v = _pass(*args, choice, Q, V, vidx, False, ro, U, term, leaf, gs, ws)
         history.append(v)
         done += 1
         step(1)
@@ -361,11 +404,11 @@ def learn_response(policy: DuelPolicy, seat: int, window: int | None = None, pas
             break
     # the stored pass: the best strategy seen, or the last improvement if it is new
     cand = choice if not history or not np.array_equal(choice, best_choice) else best_choice
-    v = _pass(*args, cand, Q, V, vidx, True, ro, U, term, leaf)
+    v = _pass(*args, cand, Q, V, vidx, True, ro, U, term, leaf, gs, ws)
     history.append(v)
     if v < best_value:  # the last step made it worse: store the best one instead
         cand = best_choice
-        v = _pass(*args, cand, Q, V, vidx, True, ro, U, term, leaf)
+        v = _pass(*args, cand, Q, V, vidx, True, ro, U, term, leaf, gs, ws)
     step(passes - done + 1)
     return Responder(seat, dag, W, cand, V, vidx, float(v), done + 1, time.perf_counter() - t0, history)
 
