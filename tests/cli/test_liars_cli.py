@@ -263,6 +263,9 @@ def test_eval_scout(capsys):
     (["liars", "grade", "--policy", "random", "--dice", "1,1", "--method", "best"], "--method"),
     (["liars", "grade", "--policy", "random", "--dice", "1,1", "--window", "3"], "--method learned"),
     (["liars", "grade", "--policy", "random", "--dice", "1,1", "--method", "learned", "--window", "0"], "--window"),
+    # 64,535,336 nodes at 3 v 3: about 478 GiB of values, refused at once instead of building for hours
+    (["liars", "grade", "--policy", "probabilistic", "--dice", "3,3", "--method", "learned", "--window", "8"],
+     "choose a shorter window"),
 ])
 def test_scalable_bad_input(args, msg, capsys, tmp_path):
     args = [str(tmp_path / a) if a == "X" else a for a in args]

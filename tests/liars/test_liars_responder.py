@@ -15,6 +15,8 @@ import pytest
 from dicelab.liars.duel import Duel, DuelPolicy, build_dag, train_duel
 from dicelab.liars.grading import exact_grade
 from dicelab.liars.lbr import bot_policy, lbr_exact
+import dicelab.liars.responder as responder_mod
+from dicelab.core.errors import DicelabError
 from dicelab.liars.responder import (
     dag_nodes,
     default_window,
@@ -22,6 +24,8 @@ from dicelab.liars.responder import (
     learned_br,
     learned_br_exact,
     policy_nodes,
+    responder_bytes,
+    responder_dag,
 )
 
 
@@ -135,3 +139,27 @@ def test_learned_responder_finds_the_exact_exploitability(dice, wild):
         r = learned_br_exact(pol)
         assert r["exploitability_lower"] <= g["exploitability"] + 1e-12
         assert r["exploitability_lower"] > g["exploitability"] - 0.005
+
+
+def test_a_responder_too_big_for_the_machine_is_refused_before_it_is_built(monkeypatch):
+    # the arrays the responder holds at its peak: the estimate covers what it allocates (V, Q, U)
+    duel = Duel((2, 2), 4, "ones")
+    pol = _exploitable(duel, 1)
+    W, dag = responder_dag(pol, 3)
+    r = learn_response(pol, 1, W, dag=dag)
+    H = max(len(duel.hands(s)[1]) for s in (0, 1))
+    held = r.V.nbytes + dag.rows[1] * H * 8 + dag.n_nodes * H * 8  # V, Q and one hand's U at least
+    need = responder_bytes(duel, dag.n_nodes, sum(dag.rows))
+    assert held <= need <= 10 * held
+    # on a machine with less memory than that the same window is refused in one line, for a window DAG and a tree
+    monkeypatch.setattr(responder_mod, "machine_bytes", lambda: need / 2)
+    with pytest.raises(DicelabError, match="choose a shorter window") as e:
+        responder_dag(pol, 3)
+    assert "\n" not in str(e.value) and "GiB" in str(e.value)
+    from dicelab.liars.contexts import train_contexts
+
+    tree = train_contexts(duel, max_rows=2 * sum(pol.dag.rows), window=1, longest=3, iterations=10)
+    assert tree.dag.contexts is not None
+    monkeypatch.setattr(responder_mod, "machine_bytes", lambda: 1.0)
+    with pytest.raises(DicelabError, match="choose a shorter window"):
+        responder_dag(tree, tree.window + 1)

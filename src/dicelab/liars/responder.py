@@ -35,6 +35,7 @@ how it is validated against the exact best response (:func:`dicelab.liars.gradin
 from __future__ import annotations
 
 import math
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -47,8 +48,8 @@ from numba import njit
 from dicelab.core.errors import require
 from dicelab.core.progress import progress_bar
 from dicelab.liars.contexts import candidates, contexts_of
-from dicelab.liars.duel import (Dag, Duel, DuelPolicy, _block_reach_from, _next_block, _reached, block_size, build_dag,
-                                codes_fit, dag_rows)
+from dicelab.liars.duel import (BLOCK, Dag, Duel, DuelPolicy, _block_reach_from, _next_block, _reached, block_size,
+                                build_dag, codes_fit, dag_rows)
 from dicelab.liars.grading import MAX_EXACT_BIDS
 from dicelab.liars.lbr import gain_by_bids
 
@@ -146,6 +147,41 @@ def default_window(policy: DuelPolicy, v_bytes: int = V_BYTES, work: float = PAS
     return _default(policy, v_bytes, work)[0]
 
 
+def _window_size(dag: Dag, win: int) -> tuple[int, float]:
+    """Rows and (about) nodes of ``dag``'s window lengthened to ``win`` with its faces kept (the nodes
+    grow as the rows do)."""
+    rows = dag_rows(dag.n, win, dag.faces, dag.first, dag.older)
+    return rows, dag_nodes(dag.n, win) * rows / dag_rows(dag.n, win)
+
+
+def machine_bytes() -> float:
+    """The machine's physical memory in bytes (infinite where the system does not say)."""
+    try:
+        return float(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+    except (ValueError, OSError, AttributeError):
+        return math.inf
+
+
+def responder_bytes(duel: Duel, nodes: float, rows: float) -> float:
+    """About the most memory (bytes) the responder holds on a DAG of ``nodes`` nodes and ``rows`` rows
+    (both seats), a seat at a time: its stored values ``V`` (float32, at the opponent's half of the
+    nodes, for every pair of hands), its action values ``Q`` and a block of hands' node values ``U``
+    (float64), and the DAG's children. (3 v 4, memory 9: 18.3 GB from the DAG's true size; the run
+    peaked at 19.2 GB with one hand a pass, whose ``U`` is 0.9 GB less.)"""
+    h = [comb(x + duel.faces - 1, x) for x in duel.dice]
+    one = nodes * max(h) * 8.0
+    return (nodes / 2 * h[0] * h[1] * 4.0 + rows / 2 * max(h) * 8.0 + max(one, min(BLOCK * one, float(U_BYTES)))
+            + nodes * duel.n_bids * 8.0)
+
+
+def _check_fits(duel: Duel, window: int, nodes: float, rows: float) -> None:
+    """Refuse, in one line, a responder whose arrays would not fit the machine's memory."""
+    need, have = responder_bytes(duel, nodes, rows), machine_bytes()
+    require(need <= have, f"the learned responder with a window of {window} bids needs about {need / 2**30:,.1f} GiB "
+            f"({nodes:,.0f} nodes, each with a value for every pair of hands) and this machine has "
+            f"{have / 2**30:,.1f} GiB: choose a shorter window, or leave it out for the default (values under 1 GiB)")
+
+
 def _default(policy: DuelPolicy, v_bytes: int = V_BYTES, work: float = PASS_WORK) -> tuple[int, Dag | None]:
     """:func:`default_window`, with the refinement of a context tree it built on the way (None for a
     window DAG, which is built from the window alone)."""
@@ -164,16 +200,8 @@ def _default(policy: DuelPolicy, v_bytes: int = V_BYTES, work: float = PASS_WORK
                 break
             dag, w = refined_dag(dag, 1), w + 1
         return w, dag
-    dag = policy.dag
-
-    def rows_nodes(win: int) -> tuple[int, float]:
-        """Rows and (about) nodes of the window ``win`` with the policy's faces kept: the nodes grow
-        as the rows do."""
-        rows = dag_rows(n, win, dag.faces, dag.first, dag.older)
-        return rows, dag_nodes(n, win) * rows / dag_rows(n, win)
-
     while w < n and codes_fit(n, w + 1, w + 1):
-        rows, nodes = rows_nodes(w + 1)
+        rows, nodes = _window_size(policy.dag, w + 1)
         if rows * hh > work or nodes / 2 * hh * 4 > v_bytes:
             break
         w += 1
@@ -337,12 +365,24 @@ def responder_dag(policy: DuelPolicy, window: int | None = None) -> tuple[int, D
         W = window
     require(isinstance(W, int) and W >= policy.window,
             f"the responder's window ({W}) must be at least the policy's ({policy.window})")
-    # a tree: refined by the extra bids, or with every bid (perfect recall) the window of the whole round
-    if policy.dag.contexts is not None and W < d.n_bids:
-        top = max_refined_window(policy.dag)
-        require(W <= top, f"the responder's window for this context tree is at most {top} (its window plus the "
-                f"bids whose codes fit 62 bits), or {d.n_bids} for every bid")
-    return W, build_dag(d.n_bids, W) if W >= d.n_bids else refined_dag(policy.dag, W - policy.window)
+    n = d.n_bids
+    if W >= n:  # with every bid (perfect recall) the window of the whole round
+        _check_fits(d, W, dag_nodes(n, W), dag_rows(n, W))
+        return W, build_dag(n, W)
+    if policy.dag.contexts is None:
+        rows, nodes = _window_size(policy.dag, W)
+        _check_fits(d, W, nodes, rows)
+        return W, refined_dag(policy.dag, W - policy.window)
+    # a tree: refined by the extra bids, each checked before it is built (a build takes minutes)
+    top = max_refined_window(policy.dag)
+    require(W <= top, f"the responder's window for this context tree is at most {top} (its window plus the "
+            f"bids whose codes fit 62 bits), or {n} for every bid")
+    dag = policy.dag
+    for _ in range(W - policy.window):
+        nodes, rows = refinement_size(dag)
+        _check_fits(d, W, nodes, rows)
+        dag = refined_dag(dag, 1)
+    return W, dag
 
 
 def pass_inputs(policy: DuelPolicy, seat: int, dag: Dag) -> tuple[tuple[Any, ...], np.ndarray, np.ndarray]:
