@@ -266,6 +266,8 @@ def test_eval_scout(capsys):
     # 64,535,336 nodes at 3 v 3: about 478 GiB of values, refused at once instead of building for hours
     (["liars", "grade", "--policy", "probabilistic", "--dice", "3,3", "--method", "learned", "--window", "8"],
      "choose a shorter window"),
+    (["liars", "solve", "--dice", "3,3", "--window", "8", "--out", "X"], "choose a shorter window"),  # 522 GiB
+    (["liars", "solve", "--dice", "5,5", "--rows", "100000000", "--out", "X"], "choose fewer rows"),  # 1,171 GiB
 ])
 def test_scalable_bad_input(args, msg, capsys, tmp_path):
     args = [str(tmp_path / a) if a == "X" else a for a in args]

@@ -15,7 +15,7 @@ import pytest
 from dicelab.liars.duel import Duel, DuelPolicy, build_dag, train_duel
 from dicelab.liars.grading import exact_grade
 from dicelab.liars.lbr import bot_policy, lbr_exact
-import dicelab.liars.responder as responder_mod
+import dicelab.liars.duel as duel_mod
 from dicelab.core.errors import DicelabError
 from dicelab.liars.responder import (
     dag_nodes,
@@ -152,7 +152,7 @@ def test_a_responder_too_big_for_the_machine_is_refused_before_it_is_built(monke
     need = responder_bytes(duel, dag.n_nodes, sum(dag.rows))
     assert held <= need <= 10 * held
     # on a machine with less memory than that the same window is refused in one line, for a window DAG and a tree
-    monkeypatch.setattr(responder_mod, "machine_bytes", lambda: need / 2)
+    monkeypatch.setattr(duel_mod, "machine_bytes", lambda: need / 2)
     with pytest.raises(DicelabError, match="choose a shorter window") as e:
         responder_dag(pol, 3)
     assert "\n" not in str(e.value) and "GiB" in str(e.value)
@@ -160,6 +160,25 @@ def test_a_responder_too_big_for_the_machine_is_refused_before_it_is_built(monke
 
     tree = train_contexts(duel, max_rows=2 * sum(pol.dag.rows), window=1, longest=3, iterations=10)
     assert tree.dag.contexts is not None
-    monkeypatch.setattr(responder_mod, "machine_bytes", lambda: 1.0)
+    monkeypatch.setattr(duel_mod, "machine_bytes", lambda: 1.0)
     with pytest.raises(DicelabError, match="choose a shorter window"):
         responder_dag(tree, tree.window + 1)
+
+
+def test_training_too_big_for_the_machine_is_refused_before_it_is_built(monkeypatch):
+    # the training arrays: the estimate covers the four tables a seat keeps per row (regrets, average,
+    # strategy, instantaneous regrets), and a smaller machine refuses the same window or tree in one line
+    from dicelab.liars.contexts import train_contexts
+    from dicelab.liars.duel import training_bytes
+
+    duel = Duel((2, 2), 4, "ones")
+    pol = train_duel(duel, iterations=10, method="abstract", window=2)
+    held = sum(x.nbytes for x in pol.state.values() if x.ndim == 2) + sum(x.nbytes for x in pol.strategy) * 2
+    need = training_bytes(duel, sum(pol.dag.rows), pol.dag.n_nodes)
+    assert held <= need <= 10 * held
+    monkeypatch.setattr(duel_mod, "machine_bytes", lambda: need / 2)
+    with pytest.raises(DicelabError, match="choose a shorter window") as e:
+        train_duel(duel, iterations=10, method="abstract", window=2)
+    assert "\n" not in str(e.value) and "GiB" in str(e.value)
+    with pytest.raises(DicelabError, match="choose fewer rows"):
+        train_contexts(duel, max_rows=sum(pol.dag.rows), window=1, longest=3, iterations=10)

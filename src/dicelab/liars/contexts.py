@@ -38,10 +38,12 @@ from dicelab.liars.duel import (
     _all_blocks,
     block_size,
     build_dag,
+    check_fits,
     context_code,
     context_of_code,
     default_method,
     train_duel,
+    training_bytes,
 )
 
 Key = tuple[int, tuple[int, ...]]
@@ -200,6 +202,8 @@ def train_contexts(duel: Duel, max_rows: int, window: int = 2, longest: int = 6,
     require(not warm or (step_iterations % CHUNK == 0 and iterations % CHUNK == 0),
             f"a warm start resumes training on chunks of {CHUNK} iterations: give step iterations and "
             f"iterations in multiples of {CHUNK}")
+    check_fits(training_bytes(duel, max_rows, max_rows), f"a context tree of up to {max_rows:,} rows",
+               "choose fewer rows")  # a node has a row or more: the nodes are at most the rows
     method = default_method(duel) if method is None else method
     have: set[Key] = set()
     history = []

@@ -25,6 +25,8 @@ gives the same result as an uninterrupted run with the same seed.
 
 from __future__ import annotations
 
+import math
+import os
 import time
 from dataclasses import dataclass, field
 from itertools import pairwise
@@ -741,6 +743,44 @@ class DuelPolicy:
         return load_as(path, POLICY_KIND, cls.from_arrays)
 
 
+def dag_nodes(n: int, window: int) -> int:
+    """Nodes of the window DAG for ``n`` bids (as :func:`dag_rows` counts rows)."""
+    from math import comb
+
+    nodes = 1
+    for j in range(1, window + 1):
+        nodes += sum(comb(t, j - 1) + (comb(t - 1, j - 1) if j == window and t >= 1 else 0) for t in range(j - 1, n))
+    return nodes
+
+
+def machine_bytes() -> float:
+    """The machine's physical memory in bytes (infinite where the system does not say)."""
+    try:
+        return float(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+    except (ValueError, OSError, AttributeError):
+        return math.inf
+
+
+def check_fits(need: float, what: str, instead: str) -> None:
+    """Refuse, in one line, work whose arrays (``need`` bytes, estimated before anything is built)
+    would not fit the machine's memory: ``what`` needs about so much, and ``instead`` says what to do."""
+    have = machine_bytes()
+    require(need <= have, f"{what} needs about {need / 2**30:,.1f} GiB and this machine has {have / 2**30:,.1f} "
+            f"GiB: {instead}")
+
+
+def training_bytes(duel: Duel, rows: float, nodes: float) -> float:
+    """About the memory (bytes) training holds for tables of ``rows`` rows (both seats) on ``nodes``
+    nodes: per row and own hand the regrets, the average, the current strategy and the instantaneous
+    regrets (float64), per node and hand the own reach, a block of opponent hands' values
+    (:func:`block_size`), and the DAG's children."""
+    from math import comb
+
+    H = max(comb(x + duel.faces - 1, x) for x in duel.dice)
+    one = nodes * H * 8.0
+    return rows * H * 8.0 * 4 + one + max(one, min(BLOCK * one, float(VALUE_BYTES))) + nodes * duel.n_bids * 8.0
+
+
 def dag_rows(n: int, window: int, faces: int = 0, first: bool = False, older: int = 0) -> int:
     """Rows of both players' strategy tables for ``n`` bids and a window (without building the DAG);
     with ``faces`` and ``first`` or ``older``, for a window that also keeps faces beyond its bids
@@ -862,7 +902,12 @@ def train_duel(
     elif dag is None:
         kept = bool(first_face) or bool(older_faces)
         window = default_window(duel) if window is None else window
-        dag = build_dag(duel.n_bids, window, faces=duel.faces if kept else 0, first=first_face, older=older_faces)
+        n = duel.n_bids
+        if isinstance(window, int) and 1 <= window <= n and codes_fit(n, window, window):  # else build_dag says why
+            rows = dag_rows(n, window, duel.faces if kept else 0, first_face, older_faces)
+            check_fits(training_bytes(duel, rows, dag_nodes(n, window) * rows / dag_rows(n, window)),
+                       f"training on a window of {window} bids ({rows:,} rows)", "choose a shorter window")
+        dag = build_dag(n, window, faces=duel.faces if kept else 0, first=first_face, older=older_faces)
     else:
         require(dag.n == duel.n_bids and not first_face and not older_faces,
                 "a given DAG trains from scratch, for its own duel (and holds its own memory)")

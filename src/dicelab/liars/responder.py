@@ -35,7 +35,6 @@ how it is validated against the exact best response (:func:`dicelab.liars.gradin
 from __future__ import annotations
 
 import math
-import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -49,7 +48,7 @@ from dicelab.core.errors import require
 from dicelab.core.progress import progress_bar
 from dicelab.liars.contexts import candidates, contexts_of
 from dicelab.liars.duel import (BLOCK, Dag, Duel, DuelPolicy, _block_reach_from, _next_block, _reached, block_size,
-                                build_dag, codes_fit, dag_rows)
+                                build_dag, check_fits, codes_fit, dag_nodes, dag_rows)
 from dicelab.liars.grading import MAX_EXACT_BIDS
 from dicelab.liars.lbr import gain_by_bids
 
@@ -107,14 +106,6 @@ def refined_dag(dag: Dag, extra: int) -> Dag:
     return dag
 
 
-def dag_nodes(n: int, window: int) -> int:
-    """Nodes of the window DAG for ``n`` bids (as :func:`dicelab.liars.duel.dag_rows` counts rows)."""
-    nodes = 1
-    for j in range(1, window + 1):
-        nodes += sum(comb(t, j - 1) + (comb(t - 1, j - 1) if j == window and t >= 1 else 0) for t in range(j - 1, n))
-    return nodes
-
-
 def max_refined_window(dag: Dag) -> int:
     """The largest responder window a tree can be refined to: each extra bid lengthens its longest
     context by one, and the contexts' codes must fit 62 bits."""
@@ -154,14 +145,6 @@ def _window_size(dag: Dag, win: int) -> tuple[int, float]:
     return rows, dag_nodes(dag.n, win) * rows / dag_rows(dag.n, win)
 
 
-def machine_bytes() -> float:
-    """The machine's physical memory in bytes (infinite where the system does not say)."""
-    try:
-        return float(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
-    except (ValueError, OSError, AttributeError):
-        return math.inf
-
-
 def responder_bytes(duel: Duel, nodes: float, rows: float) -> float:
     """About the most memory (bytes) the responder holds on a DAG of ``nodes`` nodes and ``rows`` rows
     (both seats), a seat at a time: its stored values ``V`` (float32, at the opponent's half of the
@@ -176,10 +159,9 @@ def responder_bytes(duel: Duel, nodes: float, rows: float) -> float:
 
 def _check_fits(duel: Duel, window: int, nodes: float, rows: float) -> None:
     """Refuse, in one line, a responder whose arrays would not fit the machine's memory."""
-    need, have = responder_bytes(duel, nodes, rows), machine_bytes()
-    require(need <= have, f"the learned responder with a window of {window} bids needs about {need / 2**30:,.1f} GiB "
-            f"({nodes:,.0f} nodes, each with a value for every pair of hands) and this machine has "
-            f"{have / 2**30:,.1f} GiB: choose a shorter window, or leave it out for the default (values under 1 GiB)")
+    check_fits(responder_bytes(duel, nodes, rows), f"the learned responder with a window of {window} bids "
+               f"({nodes:,.0f} nodes, each with a value for every pair of hands)",
+               "choose a shorter window, or leave it out for the default (values under 1 GiB)")
 
 
 def _default(policy: DuelPolicy, v_bytes: int = V_BYTES, work: float = PASS_WORK) -> tuple[int, Dag | None]:
