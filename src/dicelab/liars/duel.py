@@ -745,8 +745,7 @@ class DuelPolicy:
 
 def dag_nodes(n: int, window: int) -> int:
     """Nodes of the window DAG for ``n`` bids (as :func:`dag_rows` counts rows)."""
-    from math import comb
-
+    comb = math.comb
     nodes = 1
     for j in range(1, window + 1):
         nodes += sum(comb(t, j - 1) + (comb(t - 1, j - 1) if j == window and t >= 1 else 0) for t in range(j - 1, n))
@@ -774,9 +773,7 @@ def training_bytes(duel: Duel, rows: float, nodes: float) -> float:
     nodes: per row and own hand the regrets, the average, the current strategy and the instantaneous
     regrets (float64), per node and hand the own reach, a block of opponent hands' values
     (:func:`block_size`), and the DAG's children."""
-    from math import comb
-
-    H = max(comb(x + duel.faces - 1, x) for x in duel.dice)
+    H = max(math.comb(x + duel.faces - 1, x) for x in duel.dice)
     one = nodes * H * 8.0
     return rows * H * 8.0 * 4 + one + max(one, min(BLOCK * one, float(VALUE_BYTES))) + nodes * duel.n_bids * 8.0
 

@@ -47,8 +47,8 @@ from numba import njit
 from dicelab.core.errors import require
 from dicelab.core.progress import progress_bar
 from dicelab.liars.contexts import candidates, contexts_of
-from dicelab.liars.duel import (BLOCK, Dag, Duel, DuelPolicy, _block_reach_from, _next_block, _reached, block_size,
-                                build_dag, check_fits, codes_fit, dag_nodes, dag_rows)
+from dicelab.liars.duel import (BLOCK, Dag, Duel, DuelPolicy, _block_reach_from, _call_value, _next_block, _reached,
+                                block_size, build_dag, check_fits, codes_fit, dag_nodes, dag_rows)
 from dicelab.liars.grading import MAX_EXACT_BIDS
 from dicelab.liars.lbr import gain_by_bids
 
@@ -236,15 +236,10 @@ def _block(i, n, F, top, mover, loc, child, sloc, s_opp, c_i, c_j, p_i, gs, ws, 
         t = top[m]
         k = n - 1 - t + (1 if m != 0 else 0)
         if m != 0:
-            q = t // F + 1
             f = t % F + 1
             for b in range(nb):
-                if ro[m, b] == 0.0:
-                    continue
-                cg = c_j[gs[b], f]
-                for h in range(Hi):
-                    bidder_wins = 1.0 if c_i[h, f] + cg >= q else -1.0
-                    term[b, h] = bidder_wins if opp else -bidder_wins
+                if ro[m, b] != 0.0:
+                    _call_value(i, mover[m], t // F + 1, f, c_i, c_j[gs[b], f], term[b])
         if not opp:
             r0 = loc[m]
             for b in range(nb):
