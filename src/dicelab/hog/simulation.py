@@ -6,9 +6,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from numba import njit
 
 from dicelab.core.errors import require
+from dicelab.core.jit import njit
 from dicelab.core.stats import wilson_interval
 from dicelab.hog.rules import HogRules
 

@@ -21,9 +21,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from numba import njit
 
 from dicelab.core.errors import require
+from dicelab.core.jit import njit
 from dicelab.hog.rules import HogRules
 
 OPTIMISE = 0  # a table entry 0 means "choose the best number of dice here"

@@ -14,9 +14,9 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numba import njit
 
 from dicelab.core.errors import require
+from dicelab.core.jit import njit
 from dicelab.liars.duel import DuelPolicy
 from dicelab.liars.rules import Bid
 

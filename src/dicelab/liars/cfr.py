@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import numpy as np
-from numba import njit
 
 from dicelab.core.errors import require
+from dicelab.core.jit import njit
 from dicelab.liars.rules import MAX_FACES, WILDS, Bid, LiarsRules, PlayerView
 
 MAX_BIDS = 18  # (d0 + d1) * faces: 2**18 public nodes; beyond that the tree does not fit

@@ -27,9 +27,9 @@ import time
 from typing import Any
 
 import numpy as np
-from numba import njit
 
 from dicelab.core.errors import require
+from dicelab.core.jit import njit
 from dicelab.liars.duel import (
     CHUNK,
     Dag,

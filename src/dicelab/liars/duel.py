@@ -33,9 +33,9 @@ from itertools import pairwise
 from typing import Any, ClassVar
 
 import numpy as np
-from numba import njit
 
 from dicelab.core.errors import DicelabError, require
+from dicelab.core.jit import njit
 from dicelab.liars.cfr import DuelGame, hands_of
 from dicelab.liars.rules import Bid
 

@@ -28,9 +28,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
 from dicelab.core.errors import require
+from dicelab.core.jit import njit
 from dicelab.liars.duel import Duel
 
 MAX_FULL_BIDS = 24  # 2 v 2 with 6 faces: 2^24 public nodes, 5.6 GB of float32 tables

@@ -17,9 +17,9 @@ import time
 from typing import Any
 
 import numpy as np
-from numba import njit
 
 from dicelab.core.errors import require
+from dicelab.core.jit import njit
 from dicelab.liars.cfr import DuelRules, Tree, build_tree, evaluate_profile
 from dicelab.liars.duel import Duel, DuelPolicy
 

@@ -16,7 +16,8 @@ floor(20 * P(X >= x))`` the probability bucket of the current bid (20 when there
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from dicelab.core.jit import njit
 
 N_BUCKETS = 21  # floor(20 * p) for p in [0, 1]: 0..20, as in the seed ("0:bin.size")
 

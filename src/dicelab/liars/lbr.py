@@ -22,9 +22,9 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from numba import njit
 
 from dicelab.core.errors import require
+from dicelab.core.jit import njit
 from dicelab.core.stats import wilson_interval
 from dicelab.liars.duel import Duel, DuelPolicy, build_dag
 from dicelab.liars.rules import Bid, LiarsRules, PlayerView

@@ -20,9 +20,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from numba import njit
 
 from dicelab.core.errors import require
+from dicelab.core.jit import njit
 from dicelab.liars.cfr import Tree, build_tree, evaluate_profile
 from dicelab.liars.contexts import as_window_policy
 from dicelab.liars.duel import (

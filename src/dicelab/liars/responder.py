@@ -42,9 +42,9 @@ from math import comb
 from typing import Any
 
 import numpy as np
-from numba import njit
 
 from dicelab.core.errors import require
+from dicelab.core.jit import njit
 from dicelab.core.progress import progress_bar
 from dicelab.liars.contexts import candidates, contexts_of
 from dicelab.liars.duel import (BLOCK, Dag, Duel, DuelPolicy, _block_reach_from, _call_value, _next_block, _reached,

@@ -13,9 +13,10 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
 from dicelab.core.errors import require
+from dicelab.core.jit import njit
 from dicelab.core.results import BestResponse as CoreBestResponse
 from dicelab.core.results import HeadToHead
 from dicelab.pig.rules import PigRules

@@ -31,9 +31,9 @@ import re
 from typing import Any
 
 import numpy as np
-from numba import njit
 
 from dicelab.core.errors import DicelabError, require
+from dicelab.core.jit import njit
 from dicelab.core.levels import Level
 from dicelab.core.results import HeadToHead
 from dicelab.pig.rules import PigRules

@@ -41,7 +41,9 @@ as a fixed strategy).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
+
+from dicelab.core.jit import njit
 
 GREEDY = -1
 TABLE = 0

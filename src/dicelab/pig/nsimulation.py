@@ -15,10 +15,11 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
 from dicelab.core import stats as st
 from dicelab.core.errors import require
+from dicelab.core.jit import njit
 import dicelab.pig.nkernels as K
 from dicelab.pig.nevaluation import _pack, evaluate_profile, profile_of
 from dicelab.pig.nsolver import kernel_outcomes

@@ -25,9 +25,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from numba import njit
 
 from dicelab.core.errors import DicelabError, require
+from dicelab.core.jit import njit
 from dicelab.core.store import cached, expect_array, load_as, save_table
 import dicelab.pig.nkernels as K
 from dicelab.pig.rules import PigRules

@@ -22,10 +22,10 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numba import njit
 
 from dicelab.core.errors import DicelabError, require
 from dicelab.core.grades import loss_summary, win_grade
+from dicelab.core.jit import njit
 from dicelab.pig.rules import PigRules
 
 

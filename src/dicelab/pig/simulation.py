@@ -32,10 +32,11 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
 from dicelab.core import stats as st
 from dicelab.core.errors import require
+from dicelab.core.jit import njit
 from dicelab.core.jobs import batch_tasks, decode_tables, encode_tables, run_job, task_tag
 from dicelab.pig.rules import PigRules
 from dicelab.pig.specs import as_strategy

@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from numba import njit
 
 from dicelab.core.errors import DicelabError
+from dicelab.core.jit import njit
 from dicelab.core.store import cached, expect_array, load_as, save_table
 from dicelab.pig.rules import PigRules
 from dicelab.pig.unroll import unrolled_outcomes

@@ -20,10 +20,10 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from numba import njit
 
 from dicelab.core import env
 from dicelab.core.errors import DicelabError, require
+from dicelab.core.jit import njit
 from dicelab.simpig.rules import SimPigRules, turn_total_table
 from dicelab.simpig.solver import symmetric_opponents
 from dicelab.simpig.strategies import (

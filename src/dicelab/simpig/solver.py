@@ -14,9 +14,9 @@ import time
 from dataclasses import dataclass, field
 
 import numpy as np
-from numba import njit
 
 from dicelab.core.errors import DicelabError, require
+from dicelab.core.jit import njit
 from dicelab.simpig.rules import SimPigRules, turn_total_table
 from dicelab.simpig.strategies import (
     SimPigStrategy,

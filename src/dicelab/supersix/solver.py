@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from numba import njit
 
 from dicelab.core.errors import DicelabError, require
+from dicelab.core.jit import njit
 from dicelab.core.results import HeadToHead
 from dicelab.core.store import cached, expect_array, load_as, save_table
 from dicelab.supersix.rules import PITS, SuperSixRules

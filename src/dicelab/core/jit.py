@@ -1,0 +1,166 @@
+"""numba's ``njit``, with an on-disk cache that never serves code compiled from older sources.
+
+numba caches a compiled function (``cache=True``) beside its source and checks that file alone:
+a kernel that calls a kernel of another module keeps the callee's old machine code after the
+callee's file changes, silently, until its own file changes too. An upgrade that changes one module
+of a game, or an edit while developing, then runs stale code.
+
+Every kernel of dicelab is decorated through :func:`njit` here. Before the first one is compiled or
+loaded in a process, each cache directory of a game package is checked against a fingerprint (the
+SHA-256 of the package's sources that use numba): where it differs, that directory's cached
+functions (``*.nbi``, ``*.nbc``) are removed under a lock and the new fingerprint is written beside
+them, so numba compiles them afresh once. Games do not import each other and core holds no
+kernels, so a game's cache depends on its own package only. Cache directories: the source
+folder's ``__pycache__`` (numba's default), ``NUMBA_CACHE_DIR`` where set, and numba's user-wide
+folder (for a read-only install).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import numba
+
+STAMP = "dicelab-sources.sha256"  # beside the cached functions: the fingerprint they were compiled from
+_PACKAGE = Path(__file__).resolve().parent.parent  # src/dicelab
+_done: set[Path] = set()
+_lock = threading.Lock()
+
+
+def _uses_numba(path: Path) -> bool:
+    try:
+        text = path.read_bytes()
+    except OSError:
+        return False
+    return b"numba" in text or b"njit" in text
+
+
+def fingerprint(folder: Path) -> str:
+    """SHA-256 over the relative paths and contents of the ``.py`` files under ``folder`` that use
+    numba (every kernel, and every module whose constants a kernel reads)."""
+    h = hashlib.sha256()
+    for path in sorted(folder.rglob("*.py")):
+        if "__pycache__" in path.parts or not _uses_numba(path):
+            continue
+        h.update(path.relative_to(folder).as_posix().encode() + b"\0")
+        h.update(path.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+def cache_dirs(source_dir: Path) -> Iterator[Path]:
+    """Where numba may keep the functions of the modules in ``source_dir``."""
+    yield source_dir / "__pycache__"
+    try:
+        from numba.core.caching import _CacheLocator
+        from numba.misc.appdirs import user_cache_dir
+
+        sub = _CacheLocator.get_suitable_cache_subpath(str(source_dir / "x.py"))
+    except (ImportError, AttributeError):  # another numba layout: the default folder only
+        return
+    if numba.config.CACHE_DIR:
+        yield Path(numba.config.CACHE_DIR) / sub
+    yield Path(user_cache_dir(appname="numba", appauthor=False)) / sub
+
+
+def _locked(folder: Path) -> Any:
+    """An exclusive lock on ``folder`` (a no-op where fcntl is missing)."""
+    import contextlib
+
+    @contextlib.contextmanager
+    def hold() -> Iterator[None]:
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - not on Linux
+            yield
+            return
+        with open(folder / (STAMP + ".lock"), "a") as f:
+            fcntl.flock(f, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(f, fcntl.LOCK_UN)
+
+    return hold()
+
+
+def refresh(folder: Path) -> list[Path]:
+    """Remove the cached functions of ``folder`` (a package; every source folder under it) that were
+    compiled from other sources than the ones there now, and record the current fingerprint. Returns
+    the files removed. A folder that cannot be written is left alone (numba then uses another)."""
+    folder = folder.resolve()
+    want = fingerprint(folder)
+    removed: list[Path] = []
+    sources = sorted({p.parent for p in folder.rglob("*.py") if "__pycache__" not in p.parts})
+    for src in sources:
+        for cache in cache_dirs(src):
+            stamp = cache / STAMP
+            try:
+                if stamp.read_text().strip() == want:
+                    continue
+            except OSError:
+                pass
+            if not cache.is_dir():
+                if cache != src / "__pycache__":
+                    continue  # numba's other folders: nothing cached there yet
+                try:
+                    cache.mkdir(exist_ok=True)
+                except OSError:
+                    continue
+            try:
+                with _locked(cache):
+                    try:
+                        if stamp.read_text().strip() == want:
+                            continue  # another process refreshed it meanwhile
+                    except OSError:
+                        pass
+                    for f in sorted([*cache.glob("*.nbi"), *cache.glob("*.nbc")]):
+                        f.unlink(missing_ok=True)
+                        removed.append(f)
+                    tmp = cache / f"{STAMP}.{os.getpid()}.tmp"
+                    tmp.write_text(want + "\n")
+                    os.replace(tmp, stamp)
+            except OSError:
+                continue  # read-only: numba will not write there either
+    return removed
+
+
+def _package_of(func: Callable[..., Any]) -> Path | None:
+    """The package folder right under dicelab holding ``func``'s source (None outside one)."""
+    try:
+        path = Path(func.__code__.co_filename).resolve()
+        rel = path.relative_to(_PACKAGE)
+    except (AttributeError, ValueError):
+        return None
+    return _PACKAGE / rel.parts[0] if len(rel.parts) > 1 else None  # kernels live in a package
+
+
+def _ensure(func: Callable[..., Any]) -> None:
+    folder = _package_of(func)
+    if folder is None or folder in _done:
+        return
+    with _lock:
+        if folder not in _done:
+            refresh(folder)
+            _done.add(folder)
+
+
+def njit(*args: Any, **kwargs: Any) -> Any:
+    """:func:`numba.njit`, first refreshing the on-disk cache of the calling package (once a process)."""
+    if args and callable(args[0]):  # @njit, or njit(func, ...)
+        _ensure(args[0])
+        return numba.njit(*args, **kwargs)
+    decorate = numba.njit(*args, **kwargs)
+
+    def wrap(func: Callable[..., Any]) -> Any:  # @njit(cache=True, ...)
+        _ensure(func)
+        return decorate(func)
+
+    return wrap
+
+
+__all__ = ["STAMP", "cache_dirs", "fingerprint", "njit", "refresh"]
