@@ -80,13 +80,14 @@ def test_refresh_removes_only_what_changed_sources_made(tmp_path):
     assert (cache / STAMP).read_text().strip() == fingerprint(game)
     (cache / "caller.twice-5.py311.nbi").write_bytes(b"compiled from these sources")
     assert refresh(game) == []  # same sources: kept
-    (game / "notes.py").write_text("# no kernel here\n")
-    assert refresh(game) == []  # a module without numba does not count
     (game / "callee.py").write_text(textwrap.dedent(CALLEE.format(k=4)))
+    assert [p.name for p in refresh(game)] == ["caller.twice-5.py311.nbi"]
+    (cache / "caller.twice-5.py311.nbi").write_bytes(b"compiled from these sources")
+    (game / "rules.py").write_text("LIMIT = 3  # a value a kernel may have frozen in\n")
     assert [p.name for p in refresh(game)] == ["caller.twice-5.py311.nbi"]
 
 
-def test_fingerprint_follows_content_and_names_of_numba_sources(tmp_path):
+def test_fingerprint_follows_content_and_names_of_the_sources(tmp_path):
     _package(tmp_path, 3)
     game = tmp_path / "game"
     a = fingerprint(game)

@@ -7,7 +7,7 @@ of a game, or an edit while developing, then runs stale code.
 
 Every kernel of dicelab is decorated through :func:`njit` here. Before the first one is compiled or
 loaded in a process, each cache directory of a game package is checked against a fingerprint (the
-SHA-256 of the package's sources that use numba): where it differs, that directory's cached
+SHA-256 of the package's sources): where it differs, that directory's cached
 functions (``*.nbi``, ``*.nbc``) are removed under a lock and the new fingerprint is written beside
 them, so numba compiles them afresh once. Games do not import each other and core holds no
 kernels, so a game's cache depends on its own package only. Cache directories: the source
@@ -32,20 +32,12 @@ _done: set[Path] = set()
 _lock = threading.Lock()
 
 
-def _uses_numba(path: Path) -> bool:
-    try:
-        text = path.read_bytes()
-    except OSError:
-        return False
-    return b"numba" in text or b"njit" in text
-
-
 def fingerprint(folder: Path) -> str:
-    """SHA-256 over the relative paths and contents of the ``.py`` files under ``folder`` that use
-    numba (every kernel, and every module whose constants a kernel reads)."""
+    """SHA-256 over the relative paths and contents of the ``.py`` files under ``folder``: every
+    kernel, and every module whose values a kernel may have frozen in when it was compiled."""
     h = hashlib.sha256()
     for path in sorted(folder.rglob("*.py")):
-        if "__pycache__" in path.parts or not _uses_numba(path):
+        if "__pycache__" in path.parts:
             continue
         h.update(path.relative_to(folder).as_posix().encode() + b"\0")
         h.update(path.read_bytes() + b"\0")
