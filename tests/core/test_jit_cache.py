@@ -9,6 +9,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 import dicelab
 from dicelab.core.jit import STAMP, fingerprint, refresh
 
@@ -41,9 +43,12 @@ print(twice())
 """
 
 
-def _run(root: Path, fresh: bool) -> int:
+def _run(root: Path, fresh: bool, cache_dir: Path | None = None) -> int:
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    if cache_dir is not None:
+        env["NUMBA_CACHE_DIR"] = str(cache_dir)
     out = subprocess.run([sys.executable, "-c", RUN.format(root=str(root), fresh=fresh)], capture_output=True,
-                         text=True, check=True)
+                         text=True, check=True, env=env)
     return int(out.stdout.strip())
 
 
@@ -55,15 +60,39 @@ def _package(root: Path, k: int) -> None:
     (game / "callee.py").write_text(textwrap.dedent(CALLEE.format(k=k)))
 
 
-def test_a_changed_callee_is_recompiled_into_its_cached_caller(tmp_path):
+@pytest.mark.parametrize("own_dir", [False, True], ids=["beside the sources", "NUMBA_CACHE_DIR"])
+def test_a_changed_callee_is_recompiled_into_its_cached_caller(tmp_path, own_dir):
     """The caller's file is unchanged; only the module it calls into changes. With the refresh the
-    second run computes from the new callee (2 x 5), as a fresh process without any cache would."""
+    second run computes from the new callee (2 x 5), as a fresh process without any cache would
+    (without it numba serves 6 again), wherever numba keeps its cache."""
+    root, cache = tmp_path / "src", (tmp_path / "numba-cache" if own_dir else None)
+    root.mkdir()
+    _package(root, 3)
+    assert _run(root, True, cache) == 6
+    where = cache.rglob("caller.twice-*.nbi") if cache else (root / "game" / "__pycache__").glob("caller.twice-*.nbi")
+    assert any(where)  # it was cached there
+    _package(root, 5)
+    assert _run(root, True, cache) == 10
+    assert _run(root, True, cache) == 10  # and cached again from the new sources
+
+
+def test_processes_refreshing_at_once_agree(tmp_path):
+    """Several processes starting together after a change: each waits for the lock, the cached
+    functions are removed once, and the stamp ends as the sources' fingerprint."""
     _package(tmp_path, 3)
-    assert _run(tmp_path, fresh=True) == 6
-    assert any((tmp_path / "game" / "__pycache__").glob("caller.twice-*.nbi"))  # it was cached
-    _package(tmp_path, 5)
-    assert _run(tmp_path, fresh=True) == 10
-    assert _run(tmp_path, fresh=True) == 10  # and cached again from the new sources
+    game = tmp_path / "game"
+    cache = game / "__pycache__"
+    cache.mkdir()
+    for k in range(200):
+        (cache / f"caller.f{k}-1.py311.nbi").write_bytes(b"old")
+    code = ("import sys; from pathlib import Path; from dicelab.core.jit import refresh; "
+            f"print(len(refresh(Path({str(game)!r}))))")
+    procs = [subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True) for _ in range(4)]
+    counts = sorted(int(p.communicate()[0].strip()) for p in procs)
+    assert all(p.returncode == 0 for p in procs)
+    assert counts == [0, 0, 0, 200]
+    assert not any(cache.glob("*.nbi"))
+    assert (cache / STAMP).read_text().strip() == fingerprint(game)
 
 
 def test_refresh_removes_only_what_changed_sources_made(tmp_path):
