@@ -17,6 +17,7 @@ folder (for a read-only install).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import threading
@@ -59,25 +60,27 @@ def cache_dirs(source_dir: Path) -> Iterator[Path]:
     yield Path(user_cache_dir(appname="numba", appauthor=False)) / sub
 
 
-def _locked(folder: Path) -> Any:
-    """An exclusive lock on ``folder`` (a no-op where fcntl is missing)."""
-    import contextlib
-
-    @contextlib.contextmanager
-    def hold() -> Iterator[None]:
+@contextlib.contextmanager
+def _locked(folder: Path) -> Iterator[None]:
+    """An exclusive lock on ``folder`` (none where fcntl is missing)."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not on Linux
+        yield
+        return
+    with open(folder / (STAMP + ".lock"), "a") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
         try:
-            import fcntl
-        except ImportError:  # pragma: no cover - not on Linux
             yield
-            return
-        with open(folder / (STAMP + ".lock"), "a") as f:
-            fcntl.flock(f, fcntl.LOCK_EX)
-            try:
-                yield
-            finally:
-                fcntl.flock(f, fcntl.LOCK_UN)
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
 
-    return hold()
+
+def _stamped(cache: Path, want: str) -> bool:
+    try:
+        return (cache / STAMP).read_text().strip() == want
+    except OSError:
+        return False
 
 
 def refresh(folder: Path) -> list[Path]:
@@ -90,12 +93,8 @@ def refresh(folder: Path) -> list[Path]:
     sources = sorted({p.parent for p in folder.rglob("*.py") if "__pycache__" not in p.parts})
     for src in sources:
         for cache in cache_dirs(src):
-            stamp = cache / STAMP
-            try:
-                if stamp.read_text().strip() == want:
-                    continue
-            except OSError:
-                pass
+            if _stamped(cache, want):
+                continue
             if not cache.is_dir():
                 if cache != src / "__pycache__":
                     continue  # numba's other folders: nothing cached there yet
@@ -105,17 +104,14 @@ def refresh(folder: Path) -> list[Path]:
                     continue
             try:
                 with _locked(cache):
-                    try:
-                        if stamp.read_text().strip() == want:
-                            continue  # another process refreshed it meanwhile
-                    except OSError:
-                        pass
+                    if _stamped(cache, want):
+                        continue  # another process refreshed it meanwhile
                     for f in sorted([*cache.glob("*.nbi"), *cache.glob("*.nbc")]):
                         f.unlink(missing_ok=True)
                         removed.append(f)
                     tmp = cache / f"{STAMP}.{os.getpid()}.tmp"
                     tmp.write_text(want + "\n")
-                    os.replace(tmp, stamp)
+                    os.replace(tmp, cache / STAMP)
             except OSError:
                 continue  # read-only: numba will not write there either
     return removed
