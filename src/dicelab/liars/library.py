@@ -154,6 +154,23 @@ QUICK_WORK = 2e9  # about 1.5 s (5 s when first measured): below it a size is tr
 # training (5 v 5 ones wild: about 5 CPU minutes). 128 hands gave 0.0945 at 5 v 5 (LBR 0.025) for twice that
 # again and drew head to head with 64 (0.5011 [0.4996, 0.5027]). See BENCHMARKS.md
 MORE_SAMPLES = {6: 64}
+# ... but with a wild face the sizes with a 5-dice seat at 6 faces enumerate every opponent hand on
+# the same window of 2 (the abstract method, as 4 v 4 does), measured better on the learned grader and
+# head to head at every size tried, LBR lower or the same
+# (2026-11-30; ones wild, 300 iterations, seed 0; learned responder on the policy's own 2 bids, seed 1,
+# 200,000 rounds a seat, +- 0.0031; LBR seed 1, 40,000, +- 0.007; head to head seed 3, 200,000):
+# learned 0.1105 -> 0.0809 at 3 v 5, 0.1185 -> 0.0839 at 5 v 3, 0.1197 -> 0.0844 at 4 v 5, 0.1160 ->
+# 0.0749 at 5 v 4, 0.1018 -> 0.0617 at 5 v 5; LBR 0.049 -> 0.032, 0.041 -> 0.038, 0.046 -> 0.036, 0.037 ->
+# 0.029, 0.040 -> 0.012; head to head 0.5035 [0.5019, 0.5050], 0.5044 [0.5029, 0.5060], 0.5053 [0.5037,
+# 0.5068], 0.5059 [0.5044, 0.5075], 0.5061 [0.5045, 0.5076]; for 1.5 times the training at 3 v 5 and
+# 5 v 3 (161 and 156 s), about twice at 4 v 5 and 5 v 4 (398 and 408 s) and 3 times at 5 v 5 (961 s
+# against 316; a seat facing 1 to 3 dice enumerates fewer hands than the 64 it drew)
+# With nothing wild it draws (3 v 5: learned 0.0894 against 0.0881, LBR 0.032 against 0.035, head to
+# head 0.5003 [0.4987, 0.5018]), as the plain window did at 3 v 4, so that rule keeps its 64 hands.
+# The highest-wild rule follows ones wild, not measured (issue 26; BENCHMARKS.md, "Every opponent hand
+# at the 5-dice sizes")
+ENUMERATED_RULES = frozenset({((a, 5), 6, w) for a in range(1, 6) for w in ("ones", "highest")}
+                             | {((5, b), 6, w) for b in range(1, 5) for w in ("ones", "highest")})
 # every size a 5-dice duel table meets, float16, counted at the trees' row bounds: 535 MiB at 6 faces
 # with ones wild (4 v 4 68 MiB, 3 v 4 and 4 v 3 115 each, 3 v 3 76) and 363 with nothing wild (4 v 4
 # 68): 672 MiB keeps all 25 within the 4/5 usable_sizes allows. (Each tree that grew raised it; the
@@ -169,13 +186,14 @@ def recipe(duel: Duel) -> dict[str, Any]:
 @lru_cache(maxsize=1024)
 def _recipe(duel: Duel) -> tuple[tuple[str, Any], ...]:
     """The one training recipe of ``duel`` (what the cache entry is keyed by): the solver's default
-    method (the abstract one at the sizes in :data:`ENUMERATED`), its default window when that is
-    quick work, else at most :data:`MAX_WINDOW` bids (:data:`WIDE_WINDOW` for the abstract method
-    with :data:`WIDE_BIDS` bids; the abstract method at least :data:`MIN_ABSTRACT_WINDOW` where its
-    tables fit :data:`WIDE_CELLS`); the sampled one draws :data:`MORE_SAMPLES` hands where a seat has
-    5 dice."""
+    method (the abstract one at the sizes in :data:`ENUMERATED` and the sizes and wild rules in
+    :data:`ENUMERATED_RULES`), its default window when that is quick work, else at most
+    :data:`MAX_WINDOW` bids (:data:`WIDE_WINDOW` for the abstract method with :data:`WIDE_BIDS` bids;
+    the abstract method at least :data:`MIN_ABSTRACT_WINDOW` where its tables fit
+    :data:`WIDE_CELLS`); the sampled one draws :data:`MORE_SAMPLES` hands where a seat has 5 dice."""
     grown = (duel.dice, duel.faces) in TREE_SIZES or (duel.dice, duel.faces, duel.wild) in TREE_RULES
-    method = "abstract" if (duel.dice, duel.faces) in ENUMERATED or grown else default_method(duel)
+    enumerated = (duel.dice, duel.faces) in ENUMERATED or (duel.dice, duel.faces, duel.wild) in ENUMERATED_RULES
+    method = "abstract" if enumerated or grown else default_method(duel)
     samples = default_samples(duel) if method != "abstract" else 0
     if samples and duel.faces in MORE_SAMPLES and max(duel.dice) == 5:
         samples = MORE_SAMPLES[duel.faces]
