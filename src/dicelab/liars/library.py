@@ -168,8 +168,8 @@ MORE_SAMPLES = {6: 64}
 # 69, learned 0.1031 -> 0.0898, LBR 0.019 -> 0.010, head to head 0.5032 [0.5016, 0.5047])
 # With nothing wild it draws (3 v 5: learned 0.0894 against 0.0881, LBR 0.032 against 0.035, head to
 # head 0.5003 [0.4987, 0.5018]), as the plain window did at 3 v 4, so that rule keeps its 64 hands.
-# The highest-wild rule follows ones wild, and 1 v 5, 5 v 1 and 5 v 2 follow 2 v 5, not measured (issue 26; BENCHMARKS.md, "Every opponent hand
-# at the 5-dice sizes")
+# The highest-wild rule follows ones wild, and 1 v 5, 5 v 1 and 5 v 2 follow 2 v 5, not measured
+# (issue 26; BENCHMARKS.md, "Every opponent hand at the 5-dice sizes")
 ENUMERATED_RULES = frozenset({((a, 5), 6, w) for a in range(1, 6) for w in ("ones", "highest")}
                              | {((5, b), 6, w) for b in range(1, 5) for w in ("ones", "highest")})
 # every size a 5-dice duel table meets, float16, counted at the trees' row bounds: 535 MiB at 6 faces
