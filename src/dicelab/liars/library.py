@@ -94,7 +94,9 @@ TREE_SIZES = frozenset({((3, 4), 6), ((4, 3), 6)})
 # head to head (0.5084 [0.5077, 0.5091]); it takes about 43 CPU minutes. With the ones-wild trees
 # at 3 v 4 and 4 v 3 at twice the rows (about 50 each, the longest tasks), both wild rules take about
 # 105 minutes on two cores (estimated; 84 measured before), over the hour, and about 55 on a Dask
-# cluster of 4 workers, 51 (the longest task) on 6 (BENCHMARKS.md, "Training on a cluster")
+# cluster of 4 workers, 51 (the longest task) on 6 (BENCHMARKS.md, "Training on a cluster"); with
+# every hand enumerated at the 5-dice sizes with a wild face (ENUMERATED_RULES, below) about 1,460 s
+# of CPU more: about 117 minutes on two cores, 61 on 4 workers, still 51 on 6
 TREE_RULES = frozenset({((4, 4), 6, "none"), ((4, 4), 6, "ones")})
 TREE_ROWS = 4 / 3  # of the window-3 table's rows
 # Per-size changes to TREE, each measured (issue 26; BENCHMARKS.md). ``longest``: contexts up to that
