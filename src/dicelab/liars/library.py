@@ -96,8 +96,21 @@ TREE_SIZES = frozenset({((3, 4), 6), ((4, 3), 6)})
 # 105 minutes on two cores (estimated; 84 measured before), over the hour, and about 55 on a Dask
 # cluster of 4 workers, 51 (the longest task) on 6 (BENCHMARKS.md, "Training on a cluster"); with
 # every hand enumerated at the 5-dice sizes with a wild face (ENUMERATED_RULES, below) about 1,460 s
-# of CPU more: about 117 minutes on two cores, 61 on 4 workers, still 51 on 6
-TREE_RULES = frozenset({((4, 4), 6, "none"), ((4, 4), 6, "ones")})
+# of CPU more: about 117 minutes on two cores, 61 on 4 workers, still 51 on 6; with the trees at 3 v 5
+# and 5 v 3 (below) about 3,900 s more: about 146 minutes on two cores, 76 on 4 workers, 58 on 6 and
+# 51 (the longest task) on 8 (the library's estimates are 172, 86, 58 and 51; on 2 and 4 workers
+# scaled by 0.85, as the last end-to-end run measured against them)
+# ... and 3 v 5 and 5 v 3 grow it in both wild rules, every hand enumerated (5-bid contexts, a quarter
+# of the row bound, warm, 600 at the end; 1,229 and 1,745 s of CPU with ones wild against 161 and 156
+# for the window, 948 s each with nothing wild against 93 for 64 hands drawn). The learned responder
+# remembering 6 bids (100,000 rounds a seat, +- 0.0044) finds, ones wild, 0.0666 and 0.0732 where it
+# finds 0.135 and 0.130 (3 bids) against the enumerated window; nothing wild 0.0513 and 0.0504 where
+# it finds 0.130 and 0.111 against 64 drawn; LBR (+- 0.007) -0.008, -0.016, -0.011 and -0.005 against
+# 0.032, 0.038, 0.035 and 0.037; the trees win head to head (200,000) 0.5087 [0.5072, 0.5103], 0.5113
+# [0.5098, 0.5129], 0.5046 [0.5030, 0.5061] and 0.5064 [0.5049, 0.5080]. Better, not within 0.02
+# (BENCHMARKS.md, "Context trees at 3 v 5 and 5 v 3")
+TREE_RULES = frozenset({((4, 4), 6, "none"), ((4, 4), 6, "ones")}
+                       | {(d, 6, w) for d in ((3, 5), (5, 3)) for w in ("ones", "none")})
 TREE_ROWS = 4 / 3  # of the window-3 table's rows
 # Per-size changes to TREE, each measured (issue 26; BENCHMARKS.md). ``longest``: contexts up to that
 # many bids; ``rows``: a multiple of the row bound; ``warm``: each step of growth continues the one
@@ -138,6 +151,8 @@ TREE_OVERRIDES: dict[tuple[tuple[int, ...], int, str], dict[str, Any]] = {
     ((4, 3), 6, "ones"): {"longest": 7, "rows": 2.0, "warm": True, "iterations": 600},
     ((4, 4), 6, "none"): {"rows": 0.5, "warm": True},
     ((4, 4), 6, "ones"): {"longest": 5, "rows": 0.5, "warm": True, "iterations": 600},
+    **{(d, 6, w): {"longest": 5, "rows": 0.25, "warm": True, "iterations": 600}
+       for d in ((3, 5), (5, 3)) for w in ("ones", "none")},
 }
 WARM_STEP_ITERATIONS = 50
 # measured: ns per (row x own hand x opponent hand) per iteration, one core, by wild rule: the pass
@@ -174,11 +189,12 @@ MORE_SAMPLES = {6: 64}
 # (issue 26; BENCHMARKS.md, "Every opponent hand at the 5-dice sizes")
 ENUMERATED_RULES = frozenset(((a, b), 6, w) for a in range(1, 6) for b in range(1, 6) if 5 in (a, b)
                              for w in ("ones", "highest"))
-# every size a 5-dice duel table meets, float16, counted at the trees' row bounds: 535 MiB at 6 faces
-# with ones wild (4 v 4 68 MiB, 3 v 4 and 4 v 3 115 each, 3 v 3 76) and 363 with nothing wild (4 v 4
-# 68): 672 MiB keeps all 25 within the 4/5 usable_sizes allows. (Each tree that grew raised it; the
-# history is in BENCHMARKS.md: 528 before 3 v 4 and 4 v 3 took twice the rows with ones wild.)
-CACHE_MIB = 672
+# every size a 5-dice duel table meets, float16, counted at the trees' row bounds: 597 MiB at 6 faces
+# with ones wild (4 v 4 68 MiB, 3 v 4 and 4 v 3 115 each, 3 v 3 76, 3 v 5 and 5 v 3 42 each) and 425
+# with nothing wild (4 v 4 68, 3 v 5 and 5 v 3 42 each): 752 MiB keeps all 25 within the 4/5
+# usable_sizes allows. (Each tree that grew raised it; the history is in BENCHMARKS.md: 528 before
+# 3 v 4 and 4 v 3 took twice the rows with ones wild, 672 before the trees at 3 v 5 and 5 v 3.)
+CACHE_MIB = 752
 _policies = bounded_cache("liars duel policies", CACHE_MIB)
 
 
