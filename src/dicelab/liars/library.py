@@ -99,7 +99,9 @@ TREE_SIZES = frozenset({((3, 4), 6), ((4, 3), 6)})
 # of CPU more: about 117 minutes on two cores, 61 on 4 workers, still 51 on 6; with the trees at 3 v 5
 # and 5 v 3 (below) about 3,900 s more: about 146 minutes on two cores, 76 on 4 workers, 58 on 6 and
 # 51 (the longest task) on 8 (the library's estimates are 172, 86, 58 and 51; on 2 and 4 workers
-# scaled by 0.85, as the last end-to-end run measured against them)
+# scaled by 0.85, as the last end-to-end run measured against them); with the trees at 4 v 5 and
+# 5 v 4 with ones wild (below; estimated 4,700 s each, about 3,000 measured, the longest tasks) the
+# estimates are 243, 121, 82 and 78 minutes, about 207, 103, 70 and 66 at that ratio
 # ... and 3 v 5 and 5 v 3 grow it in both wild rules, every hand enumerated (5-bid contexts, a quarter
 # of the row bound, warm, 600 at the end; 1,229 and 1,745 s of CPU with ones wild against 161 and 156
 # for the window, 948 s each with nothing wild against 93 for 64 hands drawn). The learned responder
@@ -111,8 +113,16 @@ TREE_SIZES = frozenset({((3, 4), 6), ((4, 3), 6)})
 # (BENCHMARKS.md, "Context trees at 3 v 5 and 5 v 3"). With the highest face wild at 3 v 5 (954 s):
 # 0.0792 against 0.1400, LBR -0.005 against 0.041, 0.5084 [0.5069, 0.5100]; at 5 v 3 (1,220 s): 0.0826
 # against 0.1296, LBR -0.013 against 0.022, 0.5110 [0.5095, 0.5126]
+# ... and 4 v 5 and 5 v 4 grow the same tree with a wild face (a quarter of their larger row bound:
+# 228,360; 3,561 and 2,825 s of CPU beside other jobs against about 400 for the window): ones wild,
+# the trees win head to head 0.5089 [0.5073, 0.5104] and 0.5070 [0.5054, 0.5085] against the
+# enumerated window, LBR finds 0.010 and -0.006 against 0.036 and 0.029, and the learned responder
+# remembering 6 bids 0.0928 and 0.1171 where remembering 3 it finds 0.1283 and 0.1189 against the
+# window (at 5 v 4 a draw, against a responder with twice the memory). The highest-wild rule
+# follows ones wild; nothing wild keeps its 64 drawn (not measured as a tree there)
 TREE_RULES = frozenset({((4, 4), 6, "none"), ((4, 4), 6, "ones")}
-                       | {(d, 6, w) for d in ((3, 5), (5, 3)) for w in ("ones", "none", "highest")})
+                       | {(d, 6, w) for d in ((3, 5), (5, 3)) for w in ("ones", "none", "highest")}
+                       | {(d, 6, w) for d in ((4, 5), (5, 4)) for w in ("ones", "highest")})
 TREE_ROWS = 4 / 3  # of the window-3 table's rows
 # Per-size changes to TREE, each measured (issue 26; BENCHMARKS.md). ``longest``: contexts up to that
 # many bids; ``rows``: a multiple of the row bound; ``warm``: each step of growth continues the one
@@ -155,6 +165,8 @@ TREE_OVERRIDES: dict[tuple[tuple[int, ...], int, str], dict[str, Any]] = {
     ((4, 4), 6, "ones"): {"longest": 5, "rows": 0.5, "warm": True, "iterations": 600},
     **{(d, 6, w): {"longest": 5, "rows": 0.25, "warm": True, "iterations": 600}
        for d in ((3, 5), (5, 3)) for w in ("ones", "none", "highest")},
+    **{(d, 6, w): {"longest": 5, "rows": 0.25, "warm": True, "iterations": 600}
+       for d in ((4, 5), (5, 4)) for w in ("ones", "highest")},
 }
 WARM_STEP_ITERATIONS = 50
 # measured: ns per (row x own hand x opponent hand) per iteration, one core, by wild rule: the pass
@@ -191,12 +203,13 @@ MORE_SAMPLES = {6: 64}
 # (issue 26; BENCHMARKS.md, "Every opponent hand at the 5-dice sizes")
 ENUMERATED_RULES = frozenset(((a, b), 6, w) for a in range(1, 6) for b in range(1, 6) if 5 in (a, b)
                              for w in ("ones", "highest"))
-# every size a 5-dice duel table meets, float16, counted at the trees' row bounds: 597 MiB at 6 faces
-# with ones wild (4 v 4 68 MiB, 3 v 4 and 4 v 3 115 each, 3 v 3 76, 3 v 5 and 5 v 3 42 each) and 425
-# with nothing wild (4 v 4 68, 3 v 5 and 5 v 3 42 each): 752 MiB keeps all 25 within the 4/5
-# usable_sizes allows. (Each tree that grew raised it; the history is in BENCHMARKS.md: 528 before
-# 3 v 4 and 4 v 3 took twice the rows with ones wild, 672 before the trees at 3 v 5 and 5 v 3.)
-CACHE_MIB = 752
+# every size a 5-dice duel table meets, float16, counted at the trees' row bounds: 724 MiB at 6 faces
+# with ones wild (4 v 4 68 MiB, 3 v 4 and 4 v 3 115 each, 3 v 3 76, 4 v 5 and 5 v 4 82 each, 3 v 5
+# and 5 v 3 42 each) and 425 with nothing wild (4 v 4 68, 3 v 5 and 5 v 3 42 each): 912 MiB keeps all
+# 25 within the 4/5 usable_sizes allows. (Each tree that grew raised it; the history is in
+# BENCHMARKS.md: 528 before 3 v 4 and 4 v 3 took twice the rows with ones wild, 672 before the trees
+# at 3 v 5 and 5 v 3, 752 before those at 4 v 5 and 5 v 4.)
+CACHE_MIB = 912
 _policies = bounded_cache("liars duel policies", CACHE_MIB)
 
 
