@@ -120,9 +120,11 @@ TREE_SIZES = frozenset({((3, 4), 6), ((4, 3), 6)})
 # remembering 6 bids 0.0928 and 0.1171 where remembering 3 it finds 0.1283 and 0.1189 against the
 # window (at 5 v 4 a draw, against a responder with twice the memory). The highest-wild rule
 # follows ones wild; nothing wild keeps its 64 drawn (not measured as a tree there)
-TREE_RULES = frozenset({((4, 4), 6, "none"), ((4, 4), 6, "ones")}
-                       | {(d, 6, w) for d in ((3, 5), (5, 3)) for w in ("ones", "none", "highest")}
-                       | {(d, 6, w) for d in ((4, 5), (5, 4)) for w in ("ones", "highest")})
+# (the sizes with a 5-dice seat that grow a tree, all with the same settings: TREE_OVERRIDES)
+FIVE_DICE_TREES = frozenset((d, 6, w) for pair, rules in ((((3, 5), (5, 3)), ("ones", "none", "highest")),
+                                                         (((4, 5), (5, 4)), ("ones", "highest")))
+                            for d in pair for w in rules)
+TREE_RULES = frozenset({((4, 4), 6, "none"), ((4, 4), 6, "ones")}) | FIVE_DICE_TREES
 TREE_ROWS = 4 / 3  # of the window-3 table's rows
 # Per-size changes to TREE, each measured (issue 26; BENCHMARKS.md). ``longest``: contexts up to that
 # many bids; ``rows``: a multiple of the row bound; ``warm``: each step of growth continues the one
@@ -163,10 +165,7 @@ TREE_OVERRIDES: dict[tuple[tuple[int, ...], int, str], dict[str, Any]] = {
     ((4, 3), 6, "ones"): {"longest": 7, "rows": 2.0, "warm": True, "iterations": 600},
     ((4, 4), 6, "none"): {"rows": 0.5, "warm": True},
     ((4, 4), 6, "ones"): {"longest": 5, "rows": 0.5, "warm": True, "iterations": 600},
-    **{(d, 6, w): {"longest": 5, "rows": 0.25, "warm": True, "iterations": 600}
-       for d in ((3, 5), (5, 3)) for w in ("ones", "none", "highest")},
-    **{(d, 6, w): {"longest": 5, "rows": 0.25, "warm": True, "iterations": 600}
-       for d in ((4, 5), (5, 4)) for w in ("ones", "highest")},
+    **{key: {"longest": 5, "rows": 0.25, "warm": True, "iterations": 600} for key in FIVE_DICE_TREES},
 }
 WARM_STEP_ITERATIONS = 50
 # measured: ns per (row x own hand x opponent hand) per iteration, one core, by wild rule: the pass
