@@ -10,8 +10,8 @@ again, or, for a size too big to train on demand, dropped until ``train-all`` ru
 A size is *available* when its recipe is quick (estimated under :data:`QUICK_WORK`, a few seconds)
 or its policy is on disk already. :func:`policy` returns it (memory, else disk, else a quick
 training) or None. Policies in memory live in one bounded cache, as float16 (half the memory;
-probabilities to about 3 significant digits: all 25 sizes up to 5 v 5 at 6 faces take 535 MiB
-with ones wild and 363 with nothing wild, the trees counted at their row bound);
+probabilities to about 3 significant digits: all 25 sizes up to 5 v 5 at 6 faces take 724 MiB
+with ones wild and 551 with nothing wild, the trees counted at their row bound: :data:`CACHE_MIB`);
 :func:`usable_sizes` names the sizes a table may meet in two-player rounds that fit there together.
 """
 
@@ -101,7 +101,9 @@ TREE_SIZES = frozenset({((3, 4), 6), ((4, 3), 6)})
 # 51 (the longest task) on 8 (the library's estimates are 172, 86, 58 and 51; on 2 and 4 workers
 # scaled by 0.85, as the last end-to-end run measured against them); with the trees at 4 v 5 and
 # 5 v 4 with ones wild (below; estimated 4,700 s each, about 3,000 measured, the longest tasks) the
-# estimates are 243, 121, 82 and 78 minutes, about 207, 103, 70 and 66 at that ratio
+# estimates are 243, 121, 82 and 78 minutes, about 207, 103, 70 and 66 at that ratio; with nothing
+# wild too (estimated 3,400 s each, 1,800 and 2,300 measured) 297, 150, 100 and 78, about 252, 128,
+# 85 and 66
 # ... and 3 v 5 and 5 v 3 grow it in both wild rules, every hand enumerated (5-bid contexts, a quarter
 # of the row bound, warm, 600 at the end; 1,229 and 1,745 s of CPU with ones wild against 161 and 156
 # for the window, 948 s each with nothing wild against 93 for 64 hands drawn). The learned responder
@@ -119,11 +121,11 @@ TREE_SIZES = frozenset({((3, 4), 6), ((4, 3), 6)})
 # enumerated window, LBR finds 0.010 and -0.006 against 0.036 and 0.029, and the learned responder
 # remembering 6 bids 0.0928 and 0.1171 where remembering 3 it finds 0.1283 and 0.1189 against the
 # window (at 5 v 4 a draw, against a responder with twice the memory). The highest-wild rule
-# follows ones wild; nothing wild keeps its 64 drawn (not measured as a tree there)
+# follows ones wild. With nothing wild (1,813 and 2,278 s against about 110 and 143 for 64 drawn)
+# the trees win 0.5081 [0.5066, 0.5097] and 0.5082 [0.5067, 0.5098], LBR -0.004 and -0.012 against
+# 0.033 and 0.042, learned 0.0303 and 0.0387 against 0.0946 and 0.0966 (2026-12-01)
 # (the sizes with a 5-dice seat that grow a tree, all with the same settings: TREE_OVERRIDES)
-FIVE_DICE_TREES = frozenset((d, 6, w) for pair, rules in ((((3, 5), (5, 3)), ("ones", "none", "highest")),
-                                                         (((4, 5), (5, 4)), ("ones", "highest")))
-                            for d in pair for w in rules)
+FIVE_DICE_TREES = frozenset((d, 6, w) for d in ((3, 5), (5, 3), (4, 5), (5, 4)) for w in ("ones", "none", "highest"))
 TREE_RULES = frozenset({((4, 4), 6, "none"), ((4, 4), 6, "ones")}) | FIVE_DICE_TREES
 TREE_ROWS = 4 / 3  # of the window-3 table's rows
 # Per-size changes to TREE, each measured (issue 26; BENCHMARKS.md). ``longest``: contexts up to that
@@ -204,8 +206,8 @@ ENUMERATED_RULES = frozenset(((a, b), 6, w) for a in range(1, 6) for b in range(
                              for w in ("ones", "highest"))
 # every size a 5-dice duel table meets, float16, counted at the trees' row bounds: 724 MiB at 6 faces
 # with ones wild (4 v 4 68 MiB, 3 v 4 and 4 v 3 115 each, 3 v 3 76, 4 v 5 and 5 v 4 82 each, 3 v 5
-# and 5 v 3 42 each) and 425 with nothing wild (4 v 4 68, 3 v 5 and 5 v 3 42 each): 912 MiB keeps all
-# 25 within the 4/5 usable_sizes allows. (Each tree that grew raised it; the history is in
+# and 5 v 3 42 each) and 551 with nothing wild (4 v 4 68, 4 v 5 and 5 v 4 82 each, 3 v 5 and 5 v 3
+# 42 each): 912 MiB keeps all 25 within the 4/5 usable_sizes allows. (Each tree that grew raised it; the history is in
 # BENCHMARKS.md: 528 before 3 v 4 and 4 v 3 took twice the rows with ones wild, 672 before the trees
 # at 3 v 5 and 5 v 3, 752 before those at 4 v 5 and 5 v 4.)
 CACHE_MIB = 912
