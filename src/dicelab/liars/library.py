@@ -46,118 +46,51 @@ log = logging.getLogger("dicelab.liars.library")
 
 RECIPE_VERSION = 2
 ITERATIONS = 300
-MAX_WINDOW = 4  # beyond quick work (1 v 2 at 6 faces: window 4 reaches exploitability 2e-4 in 2 s, window 7 25x that)
-# ... but 5 for the abstract method from 21 to 24 bids: 2 v 2 with 6 faces (24 bids) stops at
-# exploitability 0.0115 after 300 iterations with 4 bids, and reaches 0.0067 (ones) / 0.0075
-# (highest) in 150-250 with 5; up to 20 bids 4 suffice (1 v 2 with 6 faces, 18 bids: 2e-4)
-WIDE_WINDOW, WIDE_BIDS, WIDE_CELLS = 5, (21, 24), 8_500_000  # 2 v 2, 6 faces, window 5: 8.0 M rows x hands
-# ... and never under 3 bids for the abstract method while the tables fit WIDE_CELLS: 3 v 3 with 6
-# faces (the one abstract size that had 2; 7.5 M rows x hands, about 320 s of CPU) is exploitable by
-# 0.104 +- 0.010 at window 3 against 0.120 +- 0.010 at window 2 (learned responder, window 4) and
-# wins 51.0% (50.5-51.5) of rounds against the window-2 policy; nothing wild 0.077 against 0.118
-# (issue 26; BENCHMARKS.md)
+# Every choice below was measured (issue 26 unless named; the figures, the graders and the runs are
+# in BENCHMARKS.md, section "A stronger grader and the full tree at 2 v 2", under the titles quoted).
+# Graders: LBR (a lower bound), the learned responder remembering more bids than the policy (a
+# tighter one), head to head against the recipe before.
+
+# beyond quick work (1 v 2 at 6 faces: window 4 reaches exploitability 2e-4 in 2 s, window 7 25x that)
+MAX_WINDOW = 4
+# ... but 5 for the abstract method from 21 to 24 bids (2 v 2 with 6 faces stops at 0.0115 with 4
+# bids, reaches 0.0067 ones wild with 5); 2 v 2, 6 faces, window 5: 8.0 M rows x hands
+WIDE_WINDOW, WIDE_BIDS, WIDE_CELLS = 5, (21, 24), 8_500_000
+# ... and never under 3 bids for the abstract method while its tables fit WIDE_CELLS (3 v 3 with 6
+# faces, learned responder: 0.104 at window 3 against 0.120 at window 2)
 MIN_ABSTRACT_WINDOW = 3
-# ... but where that third bid had to be forced (3 v 3 with 6 faces), the memory grows where it pays
-# instead (a context tree, :mod:`dicelab.liars.contexts`): the window-2 policy plus the longer contexts
-# a local best response gains most from, up to 4 bids, within a third more rows than the window-3
-# table. At 3 v 3 with 6 faces, ones wild, this recipe's tree (126,750 rows, 805 s of CPU) is
-# exploitable by at least 0.044 +- 0.010 (learned responder, 5 bids) where window 3 (133,422 rows)
-# gives 0.112 and window 4 (887,406 rows) 0.033 (issue 26; BENCHMARKS.md)
+# ... but where that third bid had to be forced, the memory grows where it pays instead: a context
+# tree (:mod:`dicelab.liars.contexts`) on the window of 2, the longer contexts a local best response
+# gains most from, within TREE_ROWS times the window-3 table's rows (3 v 3, ones wild: 0.044 where
+# window 3 gives 0.112 and window 4, seven times the rows, 0.033)
 TREE = {"tree_longest": 4, "tree_grow": 1.5, "tree_step_iterations": 100}
-# ... and the abstract method (every opponent hand, not 16 sampled) where it was measured better on
-# both graders in both wild rules: 4 v 4 with 6 faces, window 2 (learned responder, 3 bids: 0.154 ->
-# 0.127 ones wild, 0.108 -> 0.069 nothing wild; LBR 0.050 -> 0.037 and 0.048 -> 0.035; about 4 and
-# 3 CPU minutes more). The highest-wild rule follows, not measured (issue 26; BENCHMARKS.md). At
-# 3 v 4 and 4 v 3 it was better on a plain window with ones wild (0.146 -> 0.112 and 0.156 -> 0.123;
-# LBR 0.037 -> 0.004 and 0.025 -> 0.013; 50.8% head to head) but not with nothing wild (0.115 and
-# 0.118 against 0.096 and 0.084); those sizes grow a context tree instead (TREE_SIZES, below)
+TREE_ROWS = 4 / 3
+# The abstract method (every opponent hand, not 16 drawn) where it was better on both graders in both
+# wild rules: 4 v 4 on the window of 2 (0.154 -> 0.127 ones wild, 0.108 -> 0.069 nothing wild)
 ENUMERATED = frozenset({((4, 4), 6)})
-# ... and 3 v 4 and 4 v 3 grow the same context tree on that window of 2 (every hand enumerated).
-# Nothing wild, at 3 v 4 the learned responder remembering 6 bids finds 0.005 +- 0.010 where it
-# found 0.096 (3 bids) against the sampled window-2 policy the issue was filed against, and 0.060
-# against the face-kept window that came between; LBR -0.014; it wins 50.8% (50.3-51.3) head to head
-# against the sampled policy and draws against the face-kept one; at 4 v 3 0.006 +- 0.010 where it
-# found 0.084, LBR -0.015, 50.9% (50.4-51.4). A cheaper tree (each step doubling the rows at 50
-# iterations: 460 s instead of 884) left 0.022 at 3 v 4 and drew head to head there. See issue 26
-# and BENCHMARKS.md ("Where item 2 stands")
-# With ones wild the same tree at those sizes (1,417 and 1,424 s of CPU) leaves 0.056 and 0.057 +-
-# 0.010 where the window-2 recipe left 0.114 and 0.132 (learned responder, window 4; LBR -0.012 and -0.031)
-# and wins 50.6% (50.1-51.1) and 51.2% (50.8-51.7) head to head against it: better, not yet within
-# 0.02. The highest-wild rule follows, not measured
+# The sizes that grow a context tree on the window of 2 with every hand enumerated, in every wild rule
+# (3 v 4 and 4 v 3: nothing wild 0.096 -> 0.005 against the filed policy), in some (4 v 4: nothing
+# wild 0.070 -> 0.0124, ones wild 0.128 -> 0.083), and at the sizes with a 5-dice seat below 5 v 5
+# (3 v 5 and 5 v 3: 0.130 -> 0.067 ones wild, 0.130 -> 0.051 nothing wild, 0.140 -> 0.079 the
+# highest face wild; 4 v 5 and 5 v 4: 0.128 -> 0.093 and 0.119 -> 0.117 ones wild, 0.095 -> 0.030 and
+# 0.097 -> 0.039 nothing wild; every tree wins head to head). "Context trees at 3 v 5 and 5 v 3",
+# "The same tree at 4 v 5 and 5 v 4"
 TREE_SIZES = frozenset({((3, 4), 6), ((4, 3), 6)})
-# ... and 4 v 4 grows it with nothing wild alone (grown warm, half the row bound: 275,295 rows, about
-# 20 CPU minutes): the learned responder remembering 5 bids finds 0.0124 +- 0.0014 (1,000,000 rounds
-# a seat) where it found 0.0703 (3 bids) against the window-2 policy; the full bound (412,559 rows, 30
-# minutes) left 0.0115, within the intervals, for half as much time again. With ones wild the same
-# tree with 5-bid contexts and 600 iterations at the end (as at 3 v 4; 275,310 rows) leaves 0.0828 +-
-# 0.0014 (memory 6) where the window leaves 0.1284 (memory 3), LBR -0.0196 against 0.044, and beats it
-# head to head (0.5084 [0.5077, 0.5091]); it takes about 43 CPU minutes. With the ones-wild trees
-# at 3 v 4 and 4 v 3 at twice the rows (about 50 each, the longest tasks), both wild rules take about
-# 105 minutes on two cores (estimated; 84 measured before), over the hour, and about 55 on a Dask
-# cluster of 4 workers, 51 (the longest task) on 6 (BENCHMARKS.md, "Training on a cluster"); with
-# every hand enumerated at the 5-dice sizes with a wild face (ENUMERATED_RULES, below) about 1,460 s
-# of CPU more: about 117 minutes on two cores, 61 on 4 workers, still 51 on 6; with the trees at 3 v 5
-# and 5 v 3 (below) about 3,900 s more: about 146 minutes on two cores, 76 on 4 workers, 58 on 6 and
-# 51 (the longest task) on 8 (the library's estimates are 172, 86, 58 and 51; on 2 and 4 workers
-# scaled by 0.85, as the last end-to-end run measured against them); with the trees at 4 v 5 and
-# 5 v 4 with ones wild (below; estimated 4,700 s each, about 3,000 measured, the longest tasks) the
-# estimates are 243, 121, 82 and 78 minutes, about 207, 103, 70 and 66 at that ratio; with nothing
-# wild too (estimated 3,400 s each, 1,800 and 2,300 measured) 297, 150, 100 and 78, about 252, 128,
-# 85 and 66
-# ... and 3 v 5 and 5 v 3 grow it in both wild rules, every hand enumerated (5-bid contexts, a quarter
-# of the row bound, warm, 600 at the end; 1,229 and 1,745 s of CPU with ones wild against 161 and 156
-# for the window, 948 s each with nothing wild against 93 for 64 hands drawn). The learned responder
-# remembering 6 bids (100,000 rounds a seat, +- 0.0044) finds, ones wild, 0.0666 and 0.0732 where it
-# finds 0.135 and 0.130 (3 bids) against the enumerated window; nothing wild 0.0513 and 0.0504 where
-# it finds 0.130 and 0.111 against 64 drawn; LBR (+- 0.007) -0.008, -0.016, -0.011 and -0.005 against
-# 0.032, 0.038, 0.035 and 0.037; the trees win head to head (200,000) 0.5087 [0.5072, 0.5103], 0.5113
-# [0.5098, 0.5129], 0.5046 [0.5030, 0.5061] and 0.5064 [0.5049, 0.5080]. Better, not within 0.02
-# (BENCHMARKS.md, "Context trees at 3 v 5 and 5 v 3"). With the highest face wild at 3 v 5 (954 s):
-# 0.0792 against 0.1400, LBR -0.005 against 0.041, 0.5084 [0.5069, 0.5100]; at 5 v 3 (1,220 s): 0.0826
-# against 0.1296, LBR -0.013 against 0.022, 0.5110 [0.5095, 0.5126]
-# ... and 4 v 5 and 5 v 4 grow the same tree with a wild face (a quarter of their larger row bound:
-# 228,360; 3,561 and 2,825 s of CPU beside other jobs against about 400 for the window): ones wild,
-# the trees win head to head 0.5089 [0.5073, 0.5104] and 0.5070 [0.5054, 0.5085] against the
-# enumerated window, LBR finds 0.010 and -0.006 against 0.036 and 0.029, and the learned responder
-# remembering 6 bids 0.0928 and 0.1171 where remembering 3 it finds 0.1283 and 0.1189 against the
-# window (at 5 v 4 a draw, against a responder with twice the memory). The highest-wild rule
-# follows ones wild. With nothing wild (1,813 and 2,278 s against about 110 and 143 for 64 drawn)
-# the trees win 0.5081 [0.5066, 0.5097] and 0.5082 [0.5067, 0.5098], LBR -0.004 and -0.012 against
-# 0.033 and 0.042, learned 0.0303 and 0.0387 against 0.0946 and 0.0966 (2026-12-01)
-# (the sizes with a 5-dice seat that grow a tree, all with the same settings: TREE_OVERRIDES)
 FIVE_DICE_TREES = frozenset((d, 6, w) for d in ((3, 5), (5, 3), (4, 5), (5, 4)) for w in ("ones", "none", "highest"))
 TREE_RULES = frozenset({((4, 4), 6, "none"), ((4, 4), 6, "ones")}) | FIVE_DICE_TREES
-TREE_ROWS = 4 / 3  # of the window-3 table's rows
-# Per-size changes to TREE, each measured (issue 26; BENCHMARKS.md). ``longest``: contexts up to that
-# many bids; ``rows``: a multiple of the row bound; ``warm``: each step of growth continues the one
-# before (contexts.warm_start) for WARM_STEP_ITERATIONS, and grows by the factor in rows it really
-# holds, instead of starting afresh for TREE's step iterations; ``iterations``: the last step's.
-# - 3 v 3, nothing wild, contexts to 5 bids within the same row bound: the learned responder (memory
-#   7 bids) finds 0.0104 +- 0.0014 (1,000,000 rounds a seat) where it finds 0.025 against the 4-bid
-#   tree; LBR -0.006; 118,675 rows instead of 136,018, 144 s of training instead of 163; it beats the
-#   filed window-2 policy, 0.5025 [0.5018, 0.5032]. (Ones wild the 5-bid contexts alone changed
-#   nothing: 0.040 against 0.043 at 20,000 rounds.)
-# - 3 v 3, ones wild: the 4-bid tree loses from a round's fifth move on (responder.gain_by_move); twice
-#   the rows with 5-bid contexts took the bound to 0.0297 +- 0.0014 (255,226 rows, 716 s, cold). Grown
-#   warm in the same bound with 600 iterations at the end: 0.0258 +- 0.0014 (256,022 rows, 731 s), LBR
-#   -0.029; it beats the filed policy as the cold tree does (0.5082 [0.5075, 0.5089] against 0.5079)
-#   and draws with it (0.4996 [0.4989, 0.5003]). With 300 at the end it lost to the cold tree (0.4992
-#   [0.4985, 0.4999]); resetting the average at the last step gave 0.0337 (300) and 0.0296 (600).
-#   Four times the rows with contexts up to 7 bids (2026-11-30): 0.0183 +- 0.0014 against a responder
-#   remembering 9 bids (572,438 rows, 2,923 s on a machine where the twice-the-rows tree took 1,410 s;
-#   that tree: 0.0258 at 7 bids), LBR -0.031 +- 0.003, a draw with it head to head (0.5004 [0.4997,
-#   0.5011]): item 2's bar met. (Three times with 5-bid contexts: 0.0208; four: 0.0204; three with 7: 0.0194.)
-# - 3 v 4 and 4 v 3, ones wild, the same (5-bid contexts, 600 at the end): 0.0557 and 0.0498 +- 0.0014
-#   (memory 7) against the cold trees' 0.0636 and 0.0546 (memory 6); it beats the filed policy as they
-#   do (0.5150, 0.5155) and draws with them (0.4998, 0.4993); 1,451 and 1,408 s against 1,322 and 1,349.
-#   Twice the rows with contexts up to 7 bids, as at 3 v 3 (2026-11-30; 611,581 and 614,645 rows):
-#   0.0430 and 0.0392 +- 0.0014 against a responder remembering 9 bids, LBR -0.029 +- 0.003 at both,
-#   0.5156 and 0.5157 against the filed policy; about 3,000 s each on the first machine's scale (5,473
-#   and 5,573 s on one twice as slow), 4.6 GB at most. Better, not yet within 0.02.
-# - 3 v 4 and 4 v 3, nothing wild, grown warm (300 at the end): the same bound as cold (0.0107 and
-#   0.0113 +- 0.0014 against 0.0105 and 0.0123, memory 6), LBR -0.012 and -0.009, a draw with the
-#   cold trees (0.4998, 0.5000), the filed policy beaten as before (0.5084, 0.5101), in 474 and 465 s
-#   of CPU instead of 884 and 878: more than the time the ones-wild trees above take more
+# Per-size changes to TREE. ``longest``: contexts up to that many bids; ``rows``: a multiple of the
+# row bound; ``warm``: each step of growth continues the one before (contexts.warm_start) for
+# WARM_STEP_ITERATIONS, instead of starting afresh for TREE's step iterations; ``iterations``: the
+# last step's. Measured (learned responder, 1,000,000 rounds a seat, +- 0.0014, unless said):
+# - 3 v 3, nothing wild: 5-bid contexts, 0.025 -> 0.0104 in fewer rows.
+# - 3 v 3, ones wild: four times the rows with 7-bid contexts, warm, 600 at the end: 0.0183 (memory 9,
+#   item 2 met; "Four times the rows at 3 v 3 with ones wild"). Three times with 5-bid contexts gave
+#   0.0208, four 0.0204; 1,200 iterations at the end 0.0196.
+# - 3 v 4 and 4 v 3, ones wild: twice the rows, 7-bid contexts: 0.0557 -> 0.0430 and 0.0498 -> 0.0392;
+#   nothing wild, grown warm: the same bound as cold (0.0107, 0.0113) in about half the time.
+# - 4 v 4: half the row bound, warm (nothing wild 0.0124; the full bound 0.0115 for 50% more time);
+#   ones wild with 5-bid contexts and 600 at the end (0.0828).
+# - 3 v 5 to 5 v 4: a quarter of their row bound (100,000 rounds, +- 0.0044; above).
 TREE_OVERRIDES: dict[tuple[tuple[int, ...], int, str], dict[str, Any]] = {
     ((3, 3), 6, "none"): {"longest": 5},
     ((3, 3), 6, "ones"): {"longest": 7, "rows": 4.0, "warm": True, "iterations": 600},
@@ -170,46 +103,25 @@ TREE_OVERRIDES: dict[tuple[tuple[int, ...], int, str], dict[str, Any]] = {
     **{key: {"longest": 5, "rows": 0.25, "warm": True, "iterations": 600} for key in FIVE_DICE_TREES},
 }
 WARM_STEP_ITERATIONS = 50
-# measured: ns per (row x own hand x opponent hand) per iteration, one core, by wild rule: the pass
-# skips what the strategies never reach, less of it with a wild face (train-all from an empty cache,
-# 2026-11-29: 0.33-0.43 of 2.5 ns for ones wild at every size over 20 s, 0.20-0.32 for nothing wild),
-# with the per-hand pass: the block pass (2026-11-30) runs the largest tables 1.5-1.75x as fast, so
-# the estimates run high for the long tasks (BENCHMARKS.md, "Opponent hands a block at a time")
+# ns per (row x own hand x opponent hand) per iteration, one core, by wild rule (train-all from an
+# empty cache, 2026-11-29); the block pass (2026-11-30) runs the largest tables 1.5-1.75x as fast, so
+# the estimates run high for the long tasks: measured against them, the trees at 4 v 5 and 5 v 4 took
+# 0.53 to 0.76 of their estimate, the others 0.7 to 1.0 ("Training on a cluster")
 NS_PER_UNIT = {"none": 0.65, "ones": 0.9, "highest": 0.9}
-QUICK_WORK = 2e9  # about 1.5 s (5 s when first measured): below it a size is trained on demand
-# Opponent hands drawn per update by the sampled method (mccfr) where a seat has 5 dice (252 hands at
-# 6 faces), instead of duel.default_samples' 16: at 5 v 5, ones wild, the learned responder (window 2,
-# 200,000 rounds a seat) finds 0.1018 +- 0.0031 where it found 0.1487, LBR 0.040 against 0.068, and
-# the policy wins 0.5078 [0.5062, 0.5093] head to head; nothing wild 0.0759 against 0.1067, LBR
-# 0.030 against 0.063, 0.5066 [0.5050, 0.5081]; at 3 v 5, ones wild,
-# 0.1105 against 0.1235, LBR 0.049 against 0.060, 0.504 [0.502, 0.506]. About 2.5 times the
-# training (5 v 5 ones wild: about 5 CPU minutes). 128 hands gave 0.0945 at 5 v 5 (LBR 0.025) for twice that
-# again and drew head to head with 64 (0.5011 [0.4996, 0.5027]). See BENCHMARKS.md
+QUICK_WORK = 2e9  # about 1.5 s: below it a size is trained on demand
+# Opponent hands drawn a update by the sampled method where a seat has 5 dice (252 hands at 6 faces),
+# instead of duel.default_samples' 16: 5 v 5 nothing wild 0.107 -> 0.076 for 2.5 times the training
+# (128 drew with 64 head to head)
 MORE_SAMPLES = {6: 64}
-# ... but with a wild face the sizes with a 5-dice seat at 6 faces enumerate every opponent hand on
-# the same window of 2 (the abstract method, as 4 v 4 does), measured better on the learned grader and
-# head to head at every size tried, LBR lower or the same
-# (2026-11-30; ones wild, 300 iterations, seed 0; learned responder on the policy's own 2 bids, seed 1,
-# 200,000 rounds a seat, +- 0.0031; LBR seed 1, 40,000, +- 0.007; head to head seed 3, 200,000):
-# learned 0.1105 -> 0.0809 at 3 v 5, 0.1185 -> 0.0839 at 5 v 3, 0.1197 -> 0.0844 at 4 v 5, 0.1160 ->
-# 0.0749 at 5 v 4, 0.1018 -> 0.0617 at 5 v 5; LBR 0.049 -> 0.032, 0.041 -> 0.038, 0.046 -> 0.036, 0.037 ->
-# 0.029, 0.040 -> 0.012; head to head 0.5035 [0.5019, 0.5050], 0.5044 [0.5029, 0.5060], 0.5053 [0.5037,
-# 0.5068], 0.5059 [0.5044, 0.5075], 0.5061 [0.5045, 0.5076]; for 1.5 times the training at 3 v 5 and
-# 5 v 3 (161 and 156 s), about twice at 4 v 5 and 5 v 4 (398 and 408 s) and 3 times at 5 v 5 (961 s
-# against 316; a seat facing 1 to 3 dice enumerates fewer hands than the 64 it drew: 2 v 5 63 s against
-# 69, learned 0.1031 -> 0.0898, LBR 0.019 -> 0.010, head to head 0.5032 [0.5016, 0.5047])
-# With nothing wild it draws (3 v 5: learned 0.0894 against 0.0881, LBR 0.032 against 0.035, head to
-# head 0.5003 [0.4987, 0.5018]), as the plain window did at 3 v 4, so that rule keeps its 64 hands.
-# The highest-wild rule follows ones wild, and 1 v 5, 5 v 1 and 5 v 2 follow 2 v 5, not measured
-# (issue 26; BENCHMARKS.md, "Every opponent hand at the 5-dice sizes")
+# ... but with a wild face those sizes enumerate every opponent hand on the window of 2 (5 v 5: 0.102
+# -> 0.062, LBR 0.040 -> 0.012, for 3 times the training); with nothing wild that drew (3 v 5), so
+# 5 v 5 and the sizes facing 1 or 2 dice keep 64 drawn. "Every opponent hand at the 5-dice sizes"
 ENUMERATED_RULES = frozenset(((a, b), 6, w) for a in range(1, 6) for b in range(1, 6) if 5 in (a, b)
                              for w in ("ones", "highest"))
 # every size a 5-dice duel table meets, float16, counted at the trees' row bounds: 724 MiB at 6 faces
 # with ones wild (4 v 4 68 MiB, 3 v 4 and 4 v 3 115 each, 3 v 3 76, 4 v 5 and 5 v 4 82 each, 3 v 5
-# and 5 v 3 42 each) and 551 with nothing wild (4 v 4 68, 4 v 5 and 5 v 4 82 each, 3 v 5 and 5 v 3
-# 42 each): 912 MiB keeps all 25 within the 4/5 usable_sizes allows. (Each tree that grew raised it; the history is in
-# BENCHMARKS.md: 528 before 3 v 4 and 4 v 3 took twice the rows with ones wild, 672 before the trees
-# at 3 v 5 and 5 v 3, 752 before those at 4 v 5 and 5 v 4.)
+# and 5 v 3 42 each) and 551 with nothing wild: 912 MiB keeps all 25 within the 4/5 usable_sizes
+# allows (raised with each tree; the history is in BENCHMARKS.md)
 CACHE_MIB = 912
 _policies = bounded_cache("liars duel policies", CACHE_MIB)
 
