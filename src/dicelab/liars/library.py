@@ -73,9 +73,9 @@ ENUMERATED = frozenset({((4, 4), 6)})
 # wild 0.070 -> 0.0124, ones wild 0.128 -> 0.083), and at the sizes with a 5-dice seat below 5 v 5
 # (3 v 5 and 5 v 3: 0.130 -> 0.067 ones wild, 0.130 -> 0.051 nothing wild, 0.140 -> 0.079 the
 # highest face wild; 4 v 5 and 5 v 4: 0.128 -> 0.093 and 0.119 -> 0.117 ones wild, 0.095 -> 0.030 and
-# 0.097 -> 0.039 nothing wild; every tree wins head to head), and 5 v 5 with nothing wild (0.076 ->
-# 0.054, LBR 0.030 -> -0.009, about 90 CPU minutes; with ones wild about twice that, not measured). "Context trees at 3
-# v 5 and 5 v 3", "The same tree at 4 v 5 and 5 v 4", "The same tree at 5 v 5"
+# 0.097 -> 0.039 nothing wild; every tree wins head to head), and 5 v 5 with nothing wild (0.107 ->
+# 0.054, LBR 0.030 -> -0.009, about 90 CPU minutes; with ones wild about twice that, not measured).
+# "Context trees at 3 v 5 and 5 v 3", "The same tree at 4 v 5 and 5 v 4", "The same tree at 5 v 5"
 TREE_SIZES = frozenset({((3, 4), 6), ((4, 3), 6)})
 FIVE_DICE_TREES = (frozenset((d, 6, w) for d in ((3, 5), (5, 3), (4, 5), (5, 4)) for w in ("ones", "none", "highest"))
                    | {((5, 5), 6, "none")})
