@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import time
 
-from dicelab.web.limits import Admission
+from dicelab.web.limits import SHED_HEADER, Admission
 
 
 async def _ok(scope, receive, send) -> None:
@@ -86,3 +86,32 @@ def test_too_many_requests_at_once_are_shed():
         return sorted(await asyncio.gather(*tasks))
 
     assert asyncio.run(run()) == [200, 200, 503]
+
+
+def test_a_shed_answer_says_when_to_retry_and_that_nothing_was_done():
+    # the mark lets a client (the lab's pages) send the same request again; an admitted answer has none
+    async def run() -> list[dict]:
+        gate = asyncio.Event()
+
+        async def slow(scope, receive, send) -> None:
+            await gate.wait()
+            await _ok(scope, receive, send)
+
+        adm = Admission(slow, limit=1, retry_after=3)
+        sent: list[list[dict]] = [[], []]
+
+        async def one(i: int) -> None:
+            async def send(msg: dict) -> None:
+                sent[i].append(msg)
+            await adm({"type": "http", "path": "/api/games"}, None, send)
+
+        first = asyncio.create_task(one(0))
+        await asyncio.sleep(0.01)
+        await one(1)  # the limit is full: shed at once, before the app runs
+        gate.set()
+        await first
+        return [dict(s[0]["headers"]) | {"status": s[0]["status"]} for s in sent]
+
+    admitted, shed = asyncio.run(run())
+    assert admitted["status"] == 200 and SHED_HEADER.encode() not in admitted
+    assert shed["status"] == 503 and shed[SHED_HEADER.encode()] == b"1" and shed[b"retry-after"] == b"3"

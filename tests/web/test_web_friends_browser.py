@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 
 from dicelab.liars.rules import Bid, LiarsGame, LiarsRules
+from tests.web.browsing import board_after_start
 
 pytestmark = pytest.mark.browser
 
@@ -92,7 +93,7 @@ def start_with_friend(browser, server, game: str, fill: dict[str, str], people: 
             a.fill(sel, value)
     a.select_option("#people", people)
     a.click("#start")
-    a.wait_for_selector("#board:not([hidden])", timeout=120_000)  # a first game may build its bots' tables
+    board_after_start(a, server.log)  # a first game may build its bots' tables; the reason if it never comes
     link = a.input_value("#invite-links input")
     assert re.fullmatch(re.escape(server.url) + rf"/play/{game}#seat=[\w-]+\.[\w-]+", link)
     cb, b, eb = open_page(browser, link, friend_setup)

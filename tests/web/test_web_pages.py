@@ -414,6 +414,48 @@ def test_a_games_address_in_another_browser_explains_itself(browser, lab):
     other.context.close()
 
 
+# ------------------------------------------------------------------ a busy moment: the page retries as told
+SHED = {"status": 503, "headers": {"Retry-After": "1", "X-Dicelab-Shed": "1", "Content-Type": "application/json"},
+        "body": '{"detail": "the server is at its limit (250 ms behind); retry in 1 s"}'}
+
+
+def test_a_start_turned_away_by_the_admission_limit_is_sent_again_and_other_refusals_are_said(browser, lab):
+    """Twice turned away before any work (503, X-Dicelab-Shed, Retry-After 1): the page sends the
+    same start again after a second each time, and one game starts (the key is the same throughout).
+    A 503 without the mark (the database, a full disk) is not retried: its sentence shows at once."""
+    page, _ = new_page(browser)
+    starts: list[str | None] = []
+
+    def busy_twice(route):
+        if route.request.method != "POST":
+            return route.continue_()
+        starts.append(route.request.headers.get("idempotency-key"))
+        if len(starts) <= 2:
+            return route.fulfill(**SHED)
+        return route.continue_()
+
+    page.route("**/api/games", busy_twice)
+    start_pig(page, lab)
+    assert len(starts) == 3 and starts[0] and len(set(starts)) == 1, starts
+    page.context.close()
+
+    page, _ = new_page(browser)
+    said: list[str] = []
+
+    def down(route):
+        said.append(route.request.method)
+        return route.fulfill(status=503, headers={"Retry-After": "5", "Content-Type": "application/json"},
+                             body='{"detail": "the database server does not answer"}')
+
+    page.route("**/api/games", down)
+    page.goto(f"{lab}/play/pig")
+    page.click("#start")
+    page.wait_for_selector("#setup-error:not(:empty)", timeout=10_000)
+    assert page.inner_text("#setup-error") == "The database server does not answer." and said == ["POST"]
+    assert page.is_hidden("#board")
+    page.context.close()
+
+
 # ------------------------------------------------------------------ the study sentence; plain words
 GAMES = ["pig", "liars", "supersix", "hog", "simpig"]
 JARGON = re.compile(r"P\(win\)|hold-at|SVIMA|ECM3735|Piecewise \d|seed 00\d|\b(br|best-response|hold|always|stop-at|pw):", re.I)

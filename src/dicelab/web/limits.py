@@ -30,8 +30,8 @@ from typing import Any
 
 from dicelab.core.cache import CACHES, BudgetLRU, bounded_cache, cache_stats, nbytes_of
 
-__all__ = ["CACHES", "Admission", "BudgetLRU", "Busy", "HeavyPool", "WorkerDied", "bounded_cache", "cache_stats",
-           "json_bytes", "nbytes_of"]
+__all__ = ["CACHES", "SHED_HEADER", "Admission", "BudgetLRU", "Busy", "HeavyPool", "WorkerDied", "bounded_cache",
+           "cache_stats", "json_bytes", "nbytes_of"]
 RETRY_AFTER_S = 2
 
 
@@ -166,11 +166,16 @@ def json_bytes(obj: Any) -> bytes:
 
 
 # ------------------------------------------------------------------------------ admission
+SHED_HEADER = "x-dicelab-shed"  # on a request the admission limit turned away before any work: safe to retry
+
+
 async def send_503(send: Any, detail: str, retry_after: int) -> None:
+    """Answer 503 with ``Retry-After`` and :data:`SHED_HEADER`: nothing of the request was done, so a
+    client (the lab's pages: static/common.js, ``send``) may send it again as is."""
     body = json.dumps({"detail": detail}).encode()
     await send({"type": "http.response.start", "status": 503,
                 "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
-                            (b"retry-after", str(retry_after).encode())]})
+                            (b"retry-after", str(retry_after).encode()), (SHED_HEADER.encode(), b"1")]})
     await send({"type": "http.response.body", "body": body})
 
 

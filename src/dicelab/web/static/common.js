@@ -41,15 +41,23 @@ const lab = (function () {
   if ($("setup-form")) $("setup-form").addEventListener("submit", (e) => {
     if (starting) { e.preventDefault(); e.stopImmediatePropagation(); }
   }, true);
+  const SHED_TRIES = 8;  // about 8 s of retries while the server sheds load (1 s Retry-After)
   async function send(method, url, body, token) {
     const headers = { "Content-Type": "application/json" };
     if (token) headers["X-Game-Token"] = token;
     if (startKey && method === "POST" && url === "/api/games") headers["Idempotency-Key"] = startKey;
     let r;
-    try {
-      r = await fetch(url, { method, headers, body: body ? JSON.stringify(body) : undefined });
-    } catch (e) {
-      throw new Error("The lab did not answer. Is the server still running?");
+    for (let tries = 1; ; tries++) {
+      try {
+        r = await fetch(url, { method, headers, body: body ? JSON.stringify(body) : undefined });
+      } catch (e) {
+        throw new Error("The lab did not answer. Is the server still running?");
+      }
+      // turned away by the server's admission limit before any work (a busy moment): send it again
+      // after Retry-After, as the server asks, a few times before saying so
+      if (r.status !== 503 || !r.headers.get("X-Dicelab-Shed") || tries >= SHED_TRIES) break;
+      const wait = Math.min(5, Math.max(0.2, Number(r.headers.get("Retry-After")) || 1));
+      await new Promise((done) => setTimeout(done, 1000 * wait));
     }
     let data = null;
     try { data = await r.json(); } catch (e) { data = null; }
