@@ -71,14 +71,20 @@ def test_one_short_late_timer_is_not_enough_to_shed():
     assert asyncio.run(run()) == 200
 
 
+def _gated() -> tuple[asyncio.Event, object]:
+    """An app that answers once the event is set (requests stay in it until then)."""
+    gate = asyncio.Event()
+
+    async def slow(scope, receive, send) -> None:
+        await gate.wait()
+        await _ok(scope, receive, send)
+
+    return gate, slow
+
+
 def test_too_many_requests_at_once_are_shed():
     async def run() -> list[int]:
-        gate = asyncio.Event()
-
-        async def slow(scope, receive, send) -> None:
-            await gate.wait()
-            await _ok(scope, receive, send)
-
+        gate, slow = _gated()
         adm = Admission(slow, limit=2)
         tasks = [asyncio.create_task(_status(adm)) for _ in range(3)]
         await asyncio.sleep(0.01)
@@ -91,12 +97,7 @@ def test_too_many_requests_at_once_are_shed():
 def test_a_shed_answer_says_when_to_retry_and_that_nothing_was_done():
     # the mark lets a client (the lab's pages) send the same request again; an admitted answer has none
     async def run() -> list[dict]:
-        gate = asyncio.Event()
-
-        async def slow(scope, receive, send) -> None:
-            await gate.wait()
-            await _ok(scope, receive, send)
-
+        gate, slow = _gated()
         adm = Admission(slow, limit=1, retry_after=3)
         sent: list[list[dict]] = [[], []]
 
