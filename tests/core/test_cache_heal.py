@@ -35,6 +35,7 @@ from dicelab.pig import solver as pig
 from dicelab.simpig import equilibrium as simpig_equilibrium
 from dicelab.supersix import solver as supersix
 from dicelab.core.store import STORE_KEYS, load_table, save_table
+from tests.web.conftest import PoliteClient
 
 
 # -- the caches ---------------------------------------------------------------------------------
@@ -378,8 +379,7 @@ def test_cli_pig_solve_over_a_damaged_entry(cache_dir):
 
 
 def test_web_lab_creates_an_optimal_game_over_a_damaged_entry(cache_dir, tmp_path, caplog):
-    from fastapi.testclient import TestClient
-
+    
     from dicelab.pig import strategies as pig_strategies
     from dicelab.web.app import create_app
 
@@ -391,7 +391,7 @@ def test_web_lab_creates_an_optimal_game_over_a_damaged_entry(cache_dir, tmp_pat
     play._solutions.clear()
     play._tables.clear()
     caplog.clear()
-    with TestClient(create_app(f"sqlite:///{tmp_path / 'lab.sqlite'}", warm=False)) as client:
+    with PoliteClient(create_app(f"sqlite:///{tmp_path / 'lab.sqlite'}", warm=False)) as client:
         r = client.post("/api/games", json={"goal": 20, "opponent": "optimal", "human_first": False})
         assert r.status_code == 201, r.text
         assert client.get("/healthz").json()["status"] == "ok"

@@ -25,6 +25,7 @@ from dicelab.web.app import create_app
 from dicelab.web.db import Game, make_sessionmaker, open_database
 from dicelab.web.gamecore import LiveGame, specs_json, stored_specs
 from dicelab.web.service import make_bot
+from tests.web.conftest import PoliteClient
 
 # rule settings whose bot lists differ (the lab offers the piecewise bot only above goal 60), at
 # sizes the quick suite can build bots for
@@ -40,7 +41,7 @@ SETTINGS: dict[str, list[dict[str, Any]]] = {
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory: pytest.TempPathFactory):
     db = tmp_path_factory.mktemp("specs") / "lab.sqlite"
-    with TestClient(create_app(f"sqlite:///{db}", warm=False, admin_key="bot-specs-test-key")) as c:
+    with PoliteClient(create_app(f"sqlite:///{db}", warm=False, admin_key="bot-specs-test-key")) as c:
         yield c
 
 
@@ -211,7 +212,7 @@ def test_migration_0004_turns_joined_specs_into_lists(db_url):
                 {"id": gid, "th": "0" * 64, "opp": opp, "players": players, "rules": '{"goal": 100, "players": 2}',
                  "state": state})
     engine.dispose()
-    with TestClient(create_app(db_url, warm=False, admin_key="bot-specs-test-key")):
+    with PoliteClient(create_app(db_url, warm=False, admin_key="bot-specs-test-key")):
         pass
     assert sql(db_url, "select version_num from alembic_version") == [(head_revision(),)]
     got = {gid: stored_specs(LiveGame(opponent=o)) for gid, o in sql(db_url, "select id, opponent from games")}

@@ -24,7 +24,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from dicelab.web.app import create_app
-from tests.web.conftest import free_port
+from tests.web.conftest import PoliteClient, free_port
 
 GAMES = 5
 
@@ -72,7 +72,7 @@ def garble_page(path: Path, table: str) -> None:
 def good_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A real lab database with :data:`GAMES` finished games, checkpointed into one file."""
     path = tmp_path_factory.mktemp("gooddb") / "lab.sqlite"
-    with TestClient(create_app(f"sqlite:///{path}", warm=False)) as c:
+    with PoliteClient(create_app(f"sqlite:///{path}", warm=False)) as c:
         play_games(c)
     checkpoint(path)
     with sqlite3.connect(path) as con:
@@ -140,7 +140,7 @@ def test_a_good_database_still_starts(good_db: Path, tmp_path: Path) -> None:
     """The control: the same copy, undamaged, passes the start-up check (the test above can fail)."""
     db = tmp_path / "copy.sqlite"
     shutil.copyfile(good_db, db)
-    with TestClient(create_app(f"sqlite:///{db}", warm=False)) as c:
+    with PoliteClient(create_app(f"sqlite:///{db}", warm=False)) as c:
         assert c.get("/healthz").json()["status"] == "ok"
         assert len(play_games(c, 1)) == 1
 
@@ -154,7 +154,7 @@ def one_line_503(r: httpx.Response) -> str:
 
 def test_damage_while_serving_answers_503_and_healthz_reports_it(tmp_path: Path) -> None:
     path = tmp_path / "live.sqlite"
-    with TestClient(create_app(f"sqlite:///{path}", warm=False)) as c:
+    with PoliteClient(create_app(f"sqlite:///{path}", warm=False)) as c:
         games = play_games(c, 4)
         assert c.get("/healthz").status_code == 200
         checkpoint(path)
@@ -167,7 +167,7 @@ def test_damage_while_serving_answers_503_and_healthz_reports_it(tmp_path: Path)
 
 def test_healthz_finds_damage_by_itself(tmp_path: Path) -> None:
     path = tmp_path / "live.sqlite"
-    with TestClient(create_app(f"sqlite:///{path}", warm=False)) as c:
+    with PoliteClient(create_app(f"sqlite:///{path}", warm=False)) as c:
         play_games(c, 2)
         assert c.get("/healthz").json()["status"] == "ok"
         checkpoint(path)
@@ -212,7 +212,7 @@ def test_damage_while_running_is_found_answered_503_and_never_written(tmp_path: 
     # shutdown wrote the pending changes into the damaged file
     path = tmp_path / "live.sqlite"
     app = create_app(f"sqlite:///{path}", warm=False, check_every=0.1)
-    with TestClient(app) as c:
+    with PoliteClient(app) as c:
         games = play_games(c, 3)
         checkpoint(path)
         random_bytes_in_data_pages(path)
@@ -258,7 +258,7 @@ def test_an_unexplained_database_error_makes_the_lab_check_its_file(tmp_path: Pa
 
     path = tmp_path / "live.sqlite"
     app = create_app(f"sqlite:///{path}", warm=False, check_every=3600)  # no background check here
-    with TestClient(app, raise_server_exceptions=False) as c:
+    with PoliteClient(app, raise_server_exceptions=False) as c:
         games = play_games(c, 2)
         checkpoint(path)
         random_bytes_in_data_pages(path)
@@ -278,7 +278,7 @@ def test_a_sound_file_after_an_unexplained_error_is_500_not_damage(tmp_path: Pat
         raise sqlite3.OperationalError("an odd error")
 
     app = create_app(f"sqlite:///{tmp_path / 'ok.sqlite'}", warm=False, check_every=3600)
-    with TestClient(app, raise_server_exceptions=False) as c:
+    with PoliteClient(app, raise_server_exceptions=False) as c:
         games = play_games(c, 1)
         monkeypatch.setattr(service, "load", odd)
         assert c.get(f"/api/games/{games[0][0]}", headers=games[0][1]).status_code == 500
@@ -304,7 +304,7 @@ def test_the_background_check_sees_damage_behind_a_warm_connection(tmp_path: Pat
 
     path = tmp_path / "live.sqlite"
     app = create_app(f"sqlite:///{path}", warm=False, check_every=3600)
-    with TestClient(app) as c:
+    with PoliteClient(app) as c:
         play_games(c, 3)
         checkpoint(path)
         assert sqlite_damage(app.state.engine) is None  # the control: sound, and now in a warm cache

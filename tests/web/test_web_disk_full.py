@@ -23,7 +23,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from dicelab.web.app import create_app
-from tests.web.conftest import free_port
+from tests.web.conftest import PoliteClient, free_port
 
 SIZE_MB = 4
 
@@ -66,7 +66,7 @@ def new_game(c: TestClient):
 
 def test_a_full_disk_under_a_running_lab_is_503_and_healthz_says_why(small_disk: Path) -> None:
     db = small_disk / "lab.sqlite"
-    with TestClient(create_app(f"sqlite:///{db}", warm=False), raise_server_exceptions=False) as c:
+    with PoliteClient(create_app(f"sqlite:///{db}", warm=False), raise_server_exceptions=False) as c:
         made = [new_game(c).json() for _ in range(3)]
         assert c.get("/healthz").json()["status"] == "ok"
         filler = fill(small_disk)
@@ -119,7 +119,7 @@ def test_a_full_disk_at_start_up_says_so(small_disk: Path) -> None:
 
 def test_a_sound_database_on_a_full_disk_starts_and_says_the_disk_is_full(small_disk: Path, tmp_path: Path) -> None:
     db = small_disk / "lab.sqlite"
-    with TestClient(create_app(f"sqlite:///{db}", warm=False)) as c:
+    with PoliteClient(create_app(f"sqlite:///{db}", warm=False)) as c:
         g = new_game(c).json()
     filler = fill(small_disk)
     log = tmp_path / "serve.log"

@@ -19,7 +19,7 @@ import pytest
 from sqlalchemy import text
 
 from dicelab.web.db import utcnow
-from tests.web.conftest import sql
+from tests.web.conftest import PoliteClient, sql
 from tests.web.test_web_hidden_info import (
     called_hands,
     check_exports,
@@ -558,12 +558,11 @@ def test_sigkill_keeps_every_acknowledged_move_of_two_people(server_factory, db_
         assert pending.get((gid, seat), {}).get("action") == action or action in played, (gid, seat, version)
     # the lab opened again on the same database (in this process: the start-up a new server
     # makes, without a second interpreter): both people play on
-    from fastapi.testclient import TestClient
-
+    
     from dicelab.web.app import create_app
     from tests.web.conftest import ADMIN_KEY
 
-    with TestClient(create_app(db_url, warm=False, admin_key=ADMIN_KEY)) as c:
+    with PoliteClient(create_app(db_url, warm=False, admin_key=ADMIN_KEY)) as c:
         for g in games:
             for seat in (0, 1):
                 st = c.get(f"/api/games/{g['id']}", headers=g["h"][seat]).json()

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from tests.web.conftest import PoliteClient
 from tests.web.test_web_friends import check_records, check_seat_state, first_update, new
 from tests.web.test_web_hidden_info import called_hands, hand_items, human_move, replay
 
@@ -118,7 +119,6 @@ def test_a_move_made_by_another_process_reaches_the_streams_from_the_database(cl
     wakes no stream here; the streams read it from the database at their next look, and the next move
     made here comes through the shared path again, with no record lost or sent twice."""
     import dicelab.web.people as people_mod
-    from fastapi.testclient import TestClient
 
     from dicelab.web.app import create_app
 
@@ -126,7 +126,7 @@ def test_a_move_made_by_another_process_reaches_the_streams_from_the_database(cl
     gid, j, heads = new(client, game="pig", goal=100, people=2)
     hub = client.app.state.hub
     got: list[list[int]] = [[], []]
-    with ExitStack() as stack, TestClient(create_app(db_url, warm=False)) as other:
+    with ExitStack() as stack, PoliteClient(create_app(db_url, warm=False)) as other:
         streams = Streams(stack, client, gid, heads)
         st = j["state"]
         for lab, shared in ((client, 2), (other, 0), (client, 2)):

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from fastapi.testclient import TestClient
 
 from dicelab.web.app import HERE, create_app
+from tests.web.conftest import PoliteClient
 
 
 def test_static_files_from_memory_with_gzip_etag_and_304(tmp_path: Path) -> None:
-    with TestClient(create_app(f"sqlite:///{tmp_path / 'f.sqlite'}", warm=False)) as c:
+    with PoliteClient(create_app(f"sqlite:///{tmp_path / 'f.sqlite'}", warm=False)) as c:
         on_disk = (HERE / "static" / "play.js").read_bytes()
         r = c.get("/static/play.js", headers={"accept-encoding": "gzip"})
         assert r.status_code == 200 and r.content == on_disk  # httpx undoes the gzip
@@ -32,7 +32,7 @@ def test_static_files_from_memory_with_gzip_etag_and_304(tmp_path: Path) -> None
 
 def test_a_kept_health_answer_still_says_at_once_what_a_request_met(tmp_path: Path) -> None:
     app = create_app(f"sqlite:///{tmp_path / 'h.sqlite'}", warm=False)
-    with TestClient(app) as c:
+    with PoliteClient(app) as c:
         first = c.get("/healthz")
         assert first.status_code == 200 and first.json()["status"] == "ok"
         assert c.get("/healthz").json() == first.json()  # kept for a moment
@@ -43,6 +43,6 @@ def test_a_kept_health_answer_still_says_at_once_what_a_request_met(tmp_path: Pa
 
 def test_the_host_check_comes_before_the_front_door(tmp_path: Path) -> None:
     app = create_app(f"sqlite:///{tmp_path / 'g.sqlite'}", warm=False, bind_host="127.0.0.1")
-    with TestClient(app, base_url="http://evil.example") as c:
+    with PoliteClient(app, base_url="http://evil.example") as c:
         assert c.get("/static/play.js").status_code == 400
         assert c.get("/healthz").status_code == 400

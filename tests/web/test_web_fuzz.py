@@ -8,9 +8,9 @@ from urllib.parse import quote
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fastapi.testclient import TestClient
 
 from dicelab.web.app import create_app
+from tests.web.conftest import PoliteClient
 
 values = st.recursive(
     st.none() | st.booleans() | st.integers(-10**6, 10**6) | st.floats(allow_nan=False) |
@@ -28,7 +28,7 @@ values = st.recursive(
 
 
 def test_random_requests_never_crash_the_server(tmp_path):
-    with TestClient(create_app(f"sqlite:///{tmp_path / 'fuzz.sqlite'}", warm=False),
+    with PoliteClient(create_app(f"sqlite:///{tmp_path / 'fuzz.sqlite'}", warm=False),
                     raise_server_exceptions=False) as client:
         ok = client.post("/api/games", json={"goal": 20, "opponent": "hold:10"}).json()
         gid, token = ok["id"], ok["token"]

@@ -11,14 +11,13 @@ import time
 
 import numpy as np
 import pytest
-from fastapi.testclient import TestClient
 
 from dicelab.core import accuracy
 from dicelab.core import registry
 from dicelab.core.registry import get
 from dicelab.web import ahead
 from dicelab.web.app import create_app
-from tests.web.conftest import ADMIN_KEY, sql
+from tests.web.conftest import ADMIN_KEY, PoliteClient, sql
 
 
 def test_every_game_lists_its_levels_with_a_middle_default(client):
@@ -144,7 +143,7 @@ def test_liars_policies_are_built_in_the_background_never_in_a_request(db_url, c
 
     monkeypatch.setattr(ahead.Readiness, "plan", plan)
     one_one = Duel((1, 1), 3, "none")
-    with TestClient(create_app(db_url, warm=True, admin_key=ADMIN_KEY)) as c:
+    with PoliteClient(create_app(db_url, warm=True, admin_key=ADMIN_KEY)) as c:
         t0 = time.monotonic()
         r = c.post("/api/games", json={"game": "liars", "dice": 1, "faces": 3, "opponent": "scout", "coach": True})
         assert r.status_code == 201

@@ -4,16 +4,16 @@ refusals of a move, as one line of sentences that repeats nothing the client sen
 from __future__ import annotations
 
 import pytest
-from fastapi.testclient import TestClient
 
 from dicelab.web.app import create_app
 from dicelab.web.messages import illegal_move
+from tests.web.conftest import PoliteClient
 
 
 @pytest.fixture(scope="module")
 def client(tmp_path_factory):
     db = tmp_path_factory.mktemp("msg") / "lab.db"
-    return TestClient(create_app(f"sqlite:///{db}"))
+    return PoliteClient(create_app(f"sqlite:///{db}"))
 
 
 @pytest.mark.parametrize("body, want", [

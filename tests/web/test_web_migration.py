@@ -20,11 +20,10 @@ import pytest
 import sqlalchemy as sa
 from alembic import command
 from alembic.config import Config
-from fastapi.testclient import TestClient
 
 from dicelab.web import create_app
 from dicelab.web.db import MIGRATIONS_DIR
-from tests.web.conftest import head_revision, sql
+from tests.web.conftest import PoliteClient, head_revision, sql
 
 DATA = Path(__file__).parent / "data"
 KEY = {"X-Admin-Key": "migration-test-key"}
@@ -88,7 +87,7 @@ def test_migration_carries_every_game_over(old):
     before = counts(db)
     assert before["games"] == 8 and before["moves"] > 0
     app = create_app(db, warm=False, admin_key=KEY["X-Admin-Key"])
-    with TestClient(app) as c:
+    with PoliteClient(app) as c:
         after = counts(db)
         assert after == before  # no row lost
         assert sql(db, "select version_num from alembic_version") == [(head_revision(),)]

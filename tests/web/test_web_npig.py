@@ -13,6 +13,7 @@ import pytest
 from dicelab.core import registry
 from dicelab.pig import PigRules, new_game, solve_n
 from dicelab.web import ahead
+from tests.web.conftest import PoliteClient
 
 ENTRY = registry.get("pig")
 
@@ -133,8 +134,7 @@ def test_the_builder_prepares_three_players_before_any_game_asks(db_url, cache_d
     """The background builder (create_app(warm=True)) works through Pig's prepare_also items: at a
     small goal here, so that the test is short; afterwards the solution is in memory (no game start
     builds it) and on disk (the next server start only loads it)."""
-    from fastapi.testclient import TestClient
-
+    
     from dicelab.pig import play as pig_play
     from dicelab.web.app import create_app
 
@@ -151,7 +151,7 @@ def test_the_builder_prepares_three_players_before_any_game_asks(db_url, cache_d
     rules = ENTRY.make_rules(players=3, goal=goal)
     pig_play._solutions.discard(rules)
     assert not ENTRY.play.ready(["optimal"], rules)
-    with TestClient(create_app(db_url, warm=True)) as c:
+    with PoliteClient(create_app(db_url, warm=True)) as c:
         t0 = time.monotonic()
         while not c.get("/api/ready").json()["ready"]:
             assert time.monotonic() - t0 < 120, c.get("/api/ready").json()

@@ -28,7 +28,7 @@ from sqlalchemy.engine import make_url
 
 from dicelab.web.app import create_app
 from dicelab.web.db import Base, open_database
-from tests.web.conftest import ADMIN, ADMIN_KEY, pg, require_postgres, sql
+from tests.web.conftest import ADMIN, ADMIN_KEY, PoliteClient, pg, require_postgres, sql
 
 
 @pytest.fixture(autouse=True)
@@ -92,7 +92,7 @@ def study_data(c: TestClient) -> dict:
 def test_the_same_rows_give_the_same_answers_on_both_databases(tmp_path, pg_url):
     lite_url = f"sqlite:///{tmp_path / 'lab.sqlite'}"
     games = []
-    with TestClient(create_app(lite_url, warm=False, admin_key=ADMIN_KEY)) as lite:
+    with PoliteClient(create_app(lite_url, warm=False, admin_key=ADMIN_KEY)) as lite:
         for body, moves in GAMES:
             r = lite.post("/api/games", json={"human_first": True, **body})
             assert r.status_code == 201, r.text
@@ -112,8 +112,8 @@ def test_the_same_rows_give_the_same_answers_on_both_databases(tmp_path, pg_url)
     copy_rows(lite_url, pg_url)
     assert sql(pg_url, "select count(*) from moves") == sql(lite_url, "select count(*) from moves")
 
-    with TestClient(create_app(pg_url, warm=False, admin_key=ADMIN_KEY)) as post, \
-            TestClient(create_app(lite_url, warm=False, admin_key=ADMIN_KEY)) as lite:
+    with PoliteClient(create_app(pg_url, warm=False, admin_key=ADMIN_KEY)) as post, \
+            PoliteClient(create_app(lite_url, warm=False, admin_key=ADMIN_KEY)) as lite:
         for g in games:
             assert post.get(f"/api/games/{g['id']}", headers=g["h"]).json() == before[g["id"]]
         post_data = study_data(post)
@@ -177,7 +177,7 @@ def test_a_password_with_percent_signs(pg_cluster, pg_url):
         url = pg_cluster.tcp_url(name).replace(f"postgres:{quote(pg.PASSWORD, safe='')}@",
                                                f"pct_user:{quote('a%b%%c%41', safe='')}@")
         assert "%25" in url
-        with TestClient(create_app(url, warm=False, admin_key=ADMIN_KEY)) as c:
+        with PoliteClient(create_app(url, warm=False, admin_key=ADMIN_KEY)) as c:
             assert c.get("/healthz").json()["status"] == "ok"
             assert c.post("/api/games", json={"goal": 20, "opponent": "hold:10"}).status_code == 201
     finally:
@@ -188,7 +188,7 @@ def test_a_password_with_percent_signs(pg_cluster, pg_url):
 def test_a_server_that_stops_answering_gives_503_then_recovers(pg_cluster, pg_url):
     name = make_url(pg_url).database
     url = pg_cluster.tcp_url(name)  # with the password: it must not show
-    with TestClient(create_app(url, warm=False, admin_key=ADMIN_KEY)) as c:
+    with PoliteClient(create_app(url, warm=False, admin_key=ADMIN_KEY)) as c:
         r = c.post("/api/games", json={"goal": 20, "opponent": "hold:10", "human_first": True})
         gid, h = r.json()["id"], {"X-Game-Token": r.json()["token"]}
         pg_cluster.admin(f'ALTER DATABASE "{name}" ALLOW_CONNECTIONS false')
@@ -229,7 +229,7 @@ def test_twenty_moves_racing_in_threads_one_commits(pg_url):
     from dicelab.web.gamecore import Conflict
 
     app = create_app(pg_url, warm=False, admin_key=ADMIN_KEY)
-    with TestClient(app) as c:
+    with PoliteClient(app) as c:
         r = c.post("/api/games", json={"goal": 20, "opponent": "hold:10", "human_first": True})
         gid, token = r.json()["id"], r.json()["token"]
         start = threading.Barrier(20)

@@ -9,10 +9,10 @@ import json
 from datetime import datetime, timezone
 
 import pytest
-from fastapi.testclient import TestClient
 
 from dicelab.core import puzzles as pz
 from dicelab.web.app import create_app
+from tests.web.conftest import PoliteClient
 
 SHIPPED = {p["id"]: p for p in pz.load()["puzzles"]}
 
@@ -71,7 +71,7 @@ def test_pages_and_the_start_page_card(client):
 def test_a_damaged_set_is_one_line_and_the_lab_goes_on(tmp_path, caplog):
     path = tmp_path / "set.json"
     path.write_text(pz.SHIPPED.read_text().replace('"seed":1', '"seed":2', 1))
-    with TestClient(create_app(f"sqlite:///{tmp_path / 'lab.sqlite'}", warm=False, puzzle_set=path)) as c:
+    with PoliteClient(create_app(f"sqlite:///{tmp_path / 'lab.sqlite'}", warm=False, puzzle_set=path)) as c:
         d = c.get("/api/puzzles").json()
         assert d["puzzles"] == [] and d["daily"] is None
         assert "damaged" in d["problem"] and "\n" not in d["problem"]

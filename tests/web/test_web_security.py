@@ -16,10 +16,9 @@ import pyarrow.parquet as pq
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from fastapi.testclient import TestClient
 
 from dicelab.web.app import create_app
-from tests.web.conftest import free_port
+from tests.web.conftest import PoliteClient, free_port
 
 STUDY_URLS = ("/export/games.csv", "/export/moves.parquet", "/export/turns.csv", "/api/analysis",
               "/analysis/plot/average.png", "/analysis")
@@ -55,7 +54,7 @@ def test_the_study_data_need_the_researcher_key(client, admin, url):
 
 
 def test_an_app_without_a_key_keeps_the_study_closed(db_url):
-    with TestClient(create_app(db_url, warm=False)) as c:
+    with PoliteClient(create_app(db_url, warm=False)) as c:
         assert c.get("/export/games.csv").status_code == 401
         assert c.get("/export/games.csv", headers={"X-Admin-Key": ""}).status_code == 401
         assert c.get("/export/games.csv", headers={"X-Admin-Key": "None"}).status_code == 403
@@ -167,7 +166,7 @@ def test_templates_have_no_inline_script_or_handlers():
     (None, None, "testserver", 200),           # the in-process test client
 ])
 def test_host_header_check(db_url, bind, allow, host, code):
-    with TestClient(create_app(db_url, warm=False, bind_host=bind, allow_hosts=allow)) as c:
+    with PoliteClient(create_app(db_url, warm=False, bind_host=bind, allow_hosts=allow)) as c:
         r = c.get("/healthz", headers={"Host": host})
     assert r.status_code == code, r.text
     if code == 400:
@@ -232,7 +231,7 @@ def test_serve_passes_the_key_and_the_bind_address(how, monkeypatch, capsys, db_
         assert err[1].endswith(" " + key) and len(key) >= 24
     else:
         assert key == {"option": "given-by-option-1", "env": "given-by-env-123"}[how] and key not in err[1]
-    with TestClient(started["app"]) as c:  # bound to 127.0.0.1: only loopback Host names
+    with PoliteClient(started["app"]) as c:  # bound to 127.0.0.1: only loopback Host names
         assert c.get("/healthz", headers={"Host": "evil.example"}).status_code == 400
         assert c.get("/api/analysis", headers={"Host": f"localhost:{port}", "X-Admin-Key": key}).status_code == 200
 

@@ -11,12 +11,11 @@ import time
 
 import httpx
 import pytest
-from fastapi.testclient import TestClient
 
 from dicelab.cli import serve
 from dicelab.cli.main import main
 from dicelab.web.app import create_app
-from tests.web.conftest import free_port
+from tests.web.conftest import PoliteClient, free_port
 
 
 @pytest.fixture()
@@ -69,7 +68,7 @@ def test_every_interface_with_an_allow_list_keeps_the_host_check(started, capsys
     code, _ = run(["--host", "0.0.0.0", "--port", str(port), "--allow-host", "Lab.Example", "--db", db_url],
                   capsys)
     assert code == 0 and started["address"] == ("0.0.0.0", port)
-    with TestClient(started["app"]) as c:
+    with PoliteClient(started["app"]) as c:
         for host, want in (("lab.example", 200), (f"lab.example:{port}", 200), ("localhost", 200),
                            ("evil.example", 400), (f"evil.example:{port}", 400), ("0.0.0.0", 400)):
             assert c.get("/healthz", headers={"Host": host}).status_code == want, host
@@ -77,7 +76,7 @@ def test_every_interface_with_an_allow_list_keeps_the_host_check(started, capsys
 
 @pytest.mark.parametrize("bind, allow", [(None, None), ("127.0.0.1", None), ("0.0.0.0", ["*"])])
 def test_two_host_headers_are_refused(db_url, bind, allow):
-    with TestClient(create_app(db_url, warm=False, bind_host=bind, allow_hosts=allow)) as c:
+    with PoliteClient(create_app(db_url, warm=False, bind_host=bind, allow_hosts=allow)) as c:
         for pair in (("localhost", "evil.example"), ("evil.example", "localhost"), ("localhost", "localhost")):
             r = c.get("/healthz", headers=[("Host", pair[0]), ("Host", pair[1])])
             assert r.status_code == 400 and "more than one Host" in r.json()["detail"], pair
