@@ -93,8 +93,8 @@ TREE_RULES = frozenset({((4, 4), 6, "none"), ((4, 4), 6, "ones")}) | FIVE_DICE_T
 # - 4 v 4: half the row bound, warm (nothing wild 0.0124; the full bound 0.0115 for 50% more time);
 #   ones wild with 5-bid contexts and 600 at the end (0.0828).
 # - 3 v 5 to 5 v 5: a quarter of their row bound (100,000 rounds, +- 0.0044; above); with nothing
-#   wild 4 v 5 and 5 v 4 half of it: 0.0303 -> 0.0177 and 0.0387 -> 0.0219, LBR -0.015 both, for
-#   about 2.2 times the training ("Half the row bound at 4 v 5 and 5 v 4").
+#   wild 4 v 5 and 5 v 4 half of it: 0.0303 -> 0.0170 and 0.0387 -> 0.0261 (500,000 rounds, +- 0.0020),
+#   LBR -0.015 both, for about 2.2 times the training ("Half the row bound at 4 v 5 and 5 v 4").
 TREE_OVERRIDES: dict[tuple[tuple[int, ...], int, str], dict[str, Any]] = {
     ((3, 3), 6, "none"): {"longest": 5},
     ((3, 3), 6, "ones"): {"longest": 7, "rows": 4.0, "warm": True, "iterations": 600},
