@@ -41,7 +41,7 @@ const lab = (function () {
   if ($("setup-form")) $("setup-form").addEventListener("submit", (e) => {
     if (starting) { e.preventDefault(); e.stopImmediatePropagation(); }
   }, true);
-  const SHED_TRIES = 8;  // about 8 s of retries while the server sheds load (1 s Retry-After)
+  const SHED_TRIES = 8;  // sends in all while the server sheds load: about 7 s at its 1 s Retry-After
   async function send(method, url, body, token) {
     const headers = { "Content-Type": "application/json" };
     if (token) headers["X-Game-Token"] = token;
