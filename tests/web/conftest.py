@@ -19,8 +19,8 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator
-from typing import Any
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -122,6 +122,9 @@ def admin() -> dict[str, str]:
     return dict(ADMIN)
 
 
+SHED_TRIES = 10  # sends in all of a request the admission limit keeps turning away
+
+
 class PoliteClient(TestClient):
     """The in-process client, sending a request again after ``Retry-After`` when the admission
     limit turned it away before any work (503 with ``X-Dicelab-Shed``), as the lab's pages do.
@@ -139,8 +142,6 @@ class PoliteClient(TestClient):
             time.sleep(float(r.headers.get("retry-after", "1")))
         return r
 
-
-SHED_TRIES = 10
 
 
 @pytest.fixture()

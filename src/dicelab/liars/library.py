@@ -95,6 +95,7 @@ TREE_RULES = frozenset({((4, 4), 6, "none"), ((4, 4), 6, "ones")}) | FIVE_DICE_T
 # - 3 v 5 to 5 v 5: a quarter of their row bound (100,000 rounds, +- 0.0044; above); with nothing
 #   wild 4 v 5 and 5 v 4 half of it: 0.0303 -> 0.0170 and 0.0387 -> 0.0261 (500,000 rounds, +- 0.0020),
 #   LBR -0.015 both, for about 2.2 times the training ("Half the row bound at 4 v 5 and 5 v 4").
+HALF_BOUND = frozenset({((4, 5), 6, "none"), ((5, 4), 6, "none")})  # the 5-dice trees at half their row bound
 TREE_OVERRIDES: dict[tuple[tuple[int, ...], int, str], dict[str, Any]] = {
     ((3, 3), 6, "none"): {"longest": 5},
     ((3, 3), 6, "ones"): {"longest": 7, "rows": 4.0, "warm": True, "iterations": 600},
@@ -104,8 +105,8 @@ TREE_OVERRIDES: dict[tuple[tuple[int, ...], int, str], dict[str, Any]] = {
     ((4, 3), 6, "ones"): {"longest": 7, "rows": 2.0, "warm": True, "iterations": 600},
     ((4, 4), 6, "none"): {"rows": 0.5, "warm": True},
     ((4, 4), 6, "ones"): {"longest": 5, "rows": 0.5, "warm": True, "iterations": 600},
-    **{key: {"longest": 5, "rows": 0.25, "warm": True, "iterations": 600} for key in FIVE_DICE_TREES},
-    **{(d, 6, "none"): {"longest": 5, "rows": 0.5, "warm": True, "iterations": 600} for d in ((4, 5), (5, 4))},
+    **{key: {"longest": 5, "rows": 0.5 if key in HALF_BOUND else 0.25, "warm": True, "iterations": 600}
+       for key in FIVE_DICE_TREES},
 }
 WARM_STEP_ITERATIONS = 50
 # ns per (row x own hand x opponent hand) per iteration, one core, by wild rule (train-all from an
