@@ -18,6 +18,7 @@ from dicelab.liars.contexts import (
     as_window_policy,
     candidates,
     contexts_of,
+    grown_rows,
     split_gains,
     train_contexts,
     warm_start,
@@ -189,6 +190,12 @@ def test_warm_growth_reaches_each_steps_rows_and_stays_within_the_budget():
     # short: a new context can leave an older node unreached)
     assert all(b >= 0.99 * 1.5 * a for a, b in zip(steps[:-2], steps[1:-1], strict=True)), steps
     assert pol.meta["iterations"] == 50 * (len(steps) - 1) + 100
+    # what the library's time estimate counts: the last step's rows from the window's alone (a step
+    # short of 1.5 times can let one more step in where the next would come within 1% of the budget,
+    # so this budget is far from that: 1.5 times the prediction is 3,017)
+    predicted = grown_rows(steps[0], 2500, 1.5)
+    assert 0.97 * predicted <= steps[-1] <= predicted, (steps, predicted)
+    assert predicted == steps[0] * 1.5 ** (len(steps) - 1)
 
 
 def test_splitting_never_lowers_a_local_best_response():

@@ -181,6 +181,17 @@ def warm_start(policy: DuelPolicy, dag: Dag) -> DuelPolicy:
     return DuelPolicy(policy.duel, dag, policy.strategy, dict(policy.meta), state)
 
 
+def grown_rows(start: int, max_rows: int, grow: float = 1.5) -> float:
+    """The rows of the last step of a warm growth (:func:`train_contexts` with ``warm``) from a window
+    of ``start`` rows: each step holds ``grow`` times the rows of the one before (to within 1%), and
+    the last is the first that another step would take past ``max_rows``. A cold growth counts each
+    context at its node's rows, so it ends with at most this many."""
+    rows = float(start)
+    while rows * grow <= max_rows:
+        rows *= grow
+    return rows
+
+
 def train_contexts(duel: Duel, max_rows: int, window: int = 2, longest: int = 6, grow: float = 1.5,
                    iterations: int = 300, method: str | None = None, seed: int = 0, samples: int | None = None,
                    step_iterations: int | None = None, gain_samples: int = 0, progress: bool = False,

@@ -110,9 +110,10 @@ TREE_OVERRIDES: dict[tuple[tuple[int, ...], int, str], dict[str, Any]] = {
 }
 WARM_STEP_ITERATIONS = 50
 # ns per (row x own hand x opponent hand) per iteration, one core, by wild rule (train-all from an
-# empty cache, 2026-11-29); the block pass (2026-11-30) runs the largest tables 1.5-1.75x as fast, so
-# the estimates run high for the long tasks: measured against them, the trees at 4 v 5 and 5 v 4 took
-# 0.53 to 0.76 of their estimate, the others 0.7 to 1.0 ("Training on a cluster")
+# empty cache, 2026-11-29). The block pass (2026-11-30) runs the largest tables 1.5-1.75x as fast,
+# and a tree's rows stop at its last step under the bound (counted since 2026-12-01): ten trees from
+# 3 v 4 to 5 v 5 took 0.72 to 1.26 of their estimate, 0.90 in the geometric mean (0.51 to 1.2 when
+# counted at the bound; "Training on a cluster")
 NS_PER_UNIT = {"none": 0.65, "ones": 0.9, "highest": 0.9}
 QUICK_WORK = 2e9  # about 1.5 s: below it a size is trained on demand
 # Opponent hands drawn a update by the sampled method where a seat has 5 dice (252 hands at 6 faces),
@@ -188,18 +189,22 @@ def _tree(duel: Duel, window: int) -> dict[str, Any]:
 def _work(duel: Duel, samples: int, window_rows: int, tree: dict[str, Any] | None = None) -> float:
     """Iterations x rows x own hands x opponent hands (or samples), for a window table of
     ``window_rows`` rows (both seats) or a context ``tree`` (``tree_rows``, ``tree_grow``,
-    ``tree_step_iterations``). A tree trains its last step at full length and the earlier ones (a
-    geometric series of smaller tables, ``rows / (grow - 1)`` rows in all) at its step iterations,
-    plus one regret pass a step on a table about ten times the step's (counted as ten iterations)."""
+    ``tree_step_iterations``). A tree trains its last step (:func:`contexts.grown_rows`: 69 to 99% of
+    the bound) at full length and the earlier ones (a geometric series of smaller tables,
+    ``(last - window) / (grow - 1)`` rows in all) at its step iterations, plus one regret pass a step
+    on a table about ten times the step's (counted as ten iterations)."""
     h = [comb(d + duel.faces - 1, d) for d in duel.dice]
     opp = [samples or h[1], samples or h[0]]
     one = (h[0] * opp[0] + h[1] * opp[1]) / 2
     if not tree:
         return float(ITERATIONS * window_rows * one)
-    rows, g = float(tree["tree_rows"]), float(tree["tree_grow"])
-    steps = rows / (g - 1.0) * float(tree["tree_step_iterations"])  # the rows of the steps before the last
+    from dicelab.liars.contexts import grown_rows
+
+    g = float(tree["tree_grow"])
+    rows = grown_rows(window_rows, int(tree["tree_rows"]), g)  # the last step's, under the bound
+    before = (rows - window_rows) / (g - 1.0)  # the rows of the steps before the last, together
     last = float(tree.get("iterations", ITERATIONS))
-    return float((last * rows + steps + 10.0 * rows / (g - 1.0)) * one)
+    return float((last * rows + (float(tree["tree_step_iterations"]) + 10.0) * before) * one)
 
 
 @lru_cache(maxsize=1024)
