@@ -112,7 +112,7 @@ WARM_STEP_ITERATIONS = 50
 # ns per (row x own hand x opponent hand) per iteration, one core, by wild rule (train-all from an
 # empty cache, 2026-11-29). The block pass (2026-11-30) runs the largest tables 1.5-1.75x as fast,
 # and a tree's rows stop at its last step under the bound (counted since 2026-12-01): ten trees from
-# 3 v 4 to 5 v 5 took 0.72 to 1.26 of their estimate, 0.90 in the geometric mean (0.51 to 1.2 when
+# 3 v 4 to 5 v 5 took 0.72 to 1.33 of their estimate, about 0.9 in the geometric mean (0.51 to 1.27 when
 # counted at the bound; "Training on a cluster")
 NS_PER_UNIT = {"none": 0.65, "ones": 0.9, "highest": 0.9}
 QUICK_WORK = 2e9  # about 1.5 s: below it a size is trained on demand
