@@ -184,8 +184,9 @@ def warm_start(policy: DuelPolicy, dag: Dag) -> DuelPolicy:
 def grown_rows(start: int, max_rows: int, grow: float = 1.5) -> float:
     """The rows of the last step of a warm growth (:func:`train_contexts` with ``warm``) from a window
     of ``start`` rows: each step holds ``grow`` times the rows of the one before (to within 1%), and
-    the last is the first that another step would take past ``max_rows``. A cold growth counts each
-    context at its node's rows, so it ends with at most this many."""
+    the last is the first that another step would take past ``max_rows``. A cold growth's steps fall
+    short of ``grow`` times (a new context can leave an older node unreached), so there it is a guide.
+    Near a budget where a step short by 1% fits one more, the growth takes one step more than this."""
     rows = float(start)
     while rows * grow <= max_rows:
         rows *= grow
