@@ -98,7 +98,8 @@ TREE_RULES = frozenset({((4, 4), 6, "none"), ((4, 4), 6, "ones")}) | FIVE_DICE_T
 # - 3 v 5 and 5 v 3, nothing wild: half the bound too, 0.0513 -> 0.0226 and 0.0504 -> 0.0333
 #   (100,000 rounds; 500,000: 0.0207 and 0.0344 +- 0.0019), LBR -0.020 and -0.012, for about 2.3 times
 #   the training (2026-12-01, "Half the row bound at 3 v 5 and 5 v 3"; the whole bound at 3 v 5 gave
-#   0.0189 +- 0.0019 for 1.6 times that again, level on every grader: not adopted).
+#   0.0189 +- 0.0019 for 1.6 times that again, level on every grader: not adopted; at 2,000,000
+#   rounds 0.0211 and 0.0192 +- 0.0010, both intervals still reaching past 0.02).
 HALF_BOUND = frozenset((d, 6, "none") for d in ((4, 5), (5, 4), (3, 5), (5, 3)))  # 5-dice trees at half the bound
 TREE_OVERRIDES: dict[tuple[tuple[int, ...], int, str], dict[str, Any]] = {
     ((3, 3), 6, "none"): {"longest": 5},
