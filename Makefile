@@ -5,8 +5,11 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
-# Workers for the test suite: one per core.
+# Workers for the test suite: one per core. Idle workers take tests from busy ones (worksteal):
+# the suite's warm run on 2 cores, 13 min 50 s with xdist's default scheduling, 11 min 53 s
+# (2026-12-01; a fresh clone adds about 4 minutes of numba compiling)
 TEST_WORKERS ?= auto
+TEST_DIST ?= worksteal
 # The web lab's PostgreSQL tests start a throwaway server from Debian's postgresql binaries
 # (/usr/lib/postgresql/<version>/bin); make installs them when missing, and the tests must run.
 PG_BINARIES := ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || command -v initdb >/dev/null
@@ -51,12 +54,12 @@ leaderboard: $(STAMP)
 test: $(STAMP) docs
 	@command -v chromium >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null)
 	@$(INSTALL_PG)
-	DICELAB_REQUIRE_POSTGRES=1 $(BIN)/python -m pytest -n $(TEST_WORKERS) -m "not slow" --timeout 900
+	DICELAB_REQUIRE_POSTGRES=1 $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist $(TEST_DIST) -m "not slow" --timeout 900
 
 test-all: $(STAMP)
 	@command -v chromium >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null)
 	@$(INSTALL_PG)
-	DICELAB_REQUIRE_POSTGRES=1 $(BIN)/python -m pytest -n $(TEST_WORKERS) --timeout 3600
+	DICELAB_REQUIRE_POSTGRES=1 $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist $(TEST_DIST) --timeout 3600
 
 bench: $(STAMP)
 	@$(INSTALL_PG)
