@@ -514,8 +514,10 @@ def _eval_pair(ra, rb, la, lb, adds, probs, bust, reset, tol, max_passes, out, f
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def _eval_many(tables, limits, ia, ib, adds, probs, bust, reset, tol, max_passes, out):
-    """Evaluate the pairs (tables[ia[p]], tables[ib[p]]) in parallel; row p of out as _eval_pair."""
+def _eval_many(tables, limits, ia, ib, adds, probs, bust, reset, tol, max_passes, out, fill):
+    """Evaluate the pairs (tables[ia[p]], tables[ib[p]]) in parallel; row p of out as _eval_pair.
+    ``fill`` (False: the limits are given) comes from Python, so that it is typed as in
+    :func:`evaluate`'s call and one compiled ``_eval_pair`` serves both."""
     for p in prange(ia.shape[0]):
         _eval_pair(
             tables[ia[p]],
@@ -529,6 +531,7 @@ def _eval_many(tables, limits, ia, ib, adds, probs, bust, reset, tol, max_passes
             tol,
             max_passes,
             out[p],
+            fill,
         )
 
 
@@ -733,6 +736,16 @@ def _best_response(rb, adds, probs, tadds, tprobs, bust, reset, tol, max_passes,
 # public API
 # ---------------------------------------------------------------------------------------------
 
+def _frozen(table: np.ndarray) -> np.ndarray:
+    """``table`` as a read-only view (no copy when it is C-ordered bool already). numba compiles a
+    kernel once per argument type, and a read-only array is another type: the evaluation kernels
+    always get the strategies' tables read-only, so one compiled version serves every path (a cold
+    cache compiled ``_eval_win`` three times before, about 20 s of a fresh test run)."""
+    out = np.ascontiguousarray(table, dtype=np.bool_).view()
+    out.flags.writeable = False
+    return out
+
+
 
 def _args(rules: PigRules) -> tuple[np.ndarray, np.ndarray, float, float]:
     o = rules.outcomes
@@ -803,7 +816,7 @@ def evaluate(a: Any, b: Any, rules: PigRules | None = None) -> Evaluation:
     """
     rules = rules or PigRules()
     sa, sb = to_strategy(a), to_strategy(b)
-    ta, tb = sa.table(rules), sb.table(rules)
+    ta, tb = _frozen(sa.table(rules)), _frozen(sb.table(rules))
     adds, probs, bust, reset = _args(rules)
     out = np.zeros(5)
     t0 = time.perf_counter()
@@ -824,7 +837,7 @@ def reach_limits(table: np.ndarray, rules: PigRules) -> np.ndarray:
     """For each (x, y), the largest turn total reachable in one turn under ``table``."""
     g = table.shape[0]
     out = np.zeros((g, g), dtype=np.int64)
-    _reach_limit(table, _args(rules)[0], out)
+    _reach_limit(_frozen(table), _args(rules)[0], out)
     return out
 
 
@@ -835,8 +848,10 @@ def evaluate_many(
     ``pairs`` (m, 2) indices. Returns (m, 5): a_first, b_first, stalemate_a_first,
     stalemate_b_first, passes. Results do not depend on the number of threads."""
     adds, probs, bust, reset = _args(rules)
+    tables = _frozen(tables)
     if limits is None:
         limits = np.stack([reach_limits(t, rules) for t in tables])
+    limits = np.require(limits, np.int64, ["C", "W"])  # as evaluate's: one compiled kernel
     pairs = np.ascontiguousarray(pairs, dtype=np.int64)
     out = np.zeros((len(pairs), 5))
     if len(pairs):
@@ -852,6 +867,7 @@ def evaluate_many(
             RESET_TOL,
             MAX_PASSES,
             out,
+            False,
         )
     return out
 
@@ -890,7 +906,7 @@ def best_response(b: Any, rules: PigRules | None = None) -> BestResponse:
     """
     rules = rules or PigRules()
     sb = to_strategy(b)
-    tb = sb.table(rules)
+    tb = _frozen(sb.table(rules))
     g = rules.goal
     adds, probs, bust, reset = _args(rules)
     A0 = np.zeros((g, g))
