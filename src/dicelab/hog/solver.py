@@ -119,8 +119,10 @@ def sweep(a_table: np.ndarray, b_table: np.ndarray, rules: HogRules) -> Sweep:
     """Run the layered sweep; table entries are dice counts, or 0 where that side optimises."""
     g = rules.goal
     P = np.ascontiguousarray(rules.outcome_table())
-    a = np.ascontiguousarray(a_table, dtype=np.int64)
-    b = np.ascontiguousarray(b_table, dtype=np.int64)
+    # read-only views always: numba compiles once per argument type, and tables come both ways
+    a = np.ascontiguousarray(a_table, dtype=np.int64).view()
+    b = np.ascontiguousarray(b_table, dtype=np.int64).view()
+    a.flags.writeable = b.flags.writeable = False
     assert a.shape == (g, g) and b.shape == (g, g)
     U, Vt = np.zeros((g, g)), np.zeros((g, g))
     a_pick, b_pick = np.zeros((g, g), np.int64), np.zeros((g, g), np.int64)
