@@ -577,12 +577,15 @@ def _run_chunk(t0, t1, seed, n, F, top, mover, loc, child, c0, c1, p0, p1, cum0,
     rv1 = np.zeros(c1.shape[0])
     leaf = np.full(top.shape[0], -1, np.int64)
     leaf_v = np.zeros((1, 1, 1))
+    # the seats as run-time integers: a literal 0 and 1 would each compile the whole pass again
+    # (numba specializes on literal arguments), beside the int64 one the regret pass compiles
+    seat = np.arange(2)
     for t in range(t0, t1):
         pos_d, neg_d, weight = _discounts(t, alpha, beta, gamma)
-        _iterate(0, n, F, top, mover, loc, child, c0, c1, p1, cum1, samples, reg0, avg0, s0, s1, inst0, ro, rs0,
-                 U0, term0, weight, pos_d, neg_d, rv0, leaf, leaf_v)
-        _iterate(1, n, F, top, mover, loc, child, c1, c0, p0, cum0, samples, reg1, avg1, s1, s0, inst1, ro, rs1,
-                 U1, term1, weight, pos_d, neg_d, rv1, leaf, leaf_v)
+        _iterate(seat[0], n, F, top, mover, loc, child, c0, c1, p1, cum1, samples, reg0, avg0, s0, s1, inst0, ro,
+                 rs0, U0, term0, weight, pos_d, neg_d, rv0, leaf, leaf_v)
+        _iterate(seat[1], n, F, top, mover, loc, child, c1, c0, p0, cum0, samples, reg1, avg1, s1, s0, inst1, ro,
+                 rs1, U1, term1, weight, pos_d, neg_d, rv1, leaf, leaf_v)
 
 
 @njit(cache=True)
