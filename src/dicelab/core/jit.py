@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import numba
+import numpy as np
 
 STAMP = "dicelab-sources.sha256"  # beside the cached functions: the fingerprint they were compiled from
 _PACKAGE = Path(__file__).resolve().parent.parent  # src/dicelab
@@ -152,3 +153,12 @@ def njit(*args: Any, **kwargs: Any) -> Any:
 
 
 __all__ = ["STAMP", "cache_dirs", "fingerprint", "njit", "refresh"]
+
+
+def readonly(array: Any, dtype: Any) -> Any:
+    """``array`` as a C-ordered, read-only view of ``dtype`` (a copy only where the order or type
+    differs). numba compiles a kernel once per argument type, and a read-only array is a type of its
+    own: a kernel handed tables read-only on some paths and writable on others is compiled twice."""
+    out = np.ascontiguousarray(array, dtype=dtype).view()
+    out.flags.writeable = False
+    return out

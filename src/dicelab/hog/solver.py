@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from dicelab.core.errors import require
-from dicelab.core.jit import njit
+from dicelab.core.jit import njit, readonly
 from dicelab.hog.rules import HogRules
 
 OPTIMISE = 0  # a table entry 0 means "choose the best number of dice here"
@@ -119,10 +119,7 @@ def sweep(a_table: np.ndarray, b_table: np.ndarray, rules: HogRules) -> Sweep:
     """Run the layered sweep; table entries are dice counts, or 0 where that side optimises."""
     g = rules.goal
     P = np.ascontiguousarray(rules.outcome_table())
-    # read-only views always: numba compiles once per argument type, and tables come both ways
-    a = np.ascontiguousarray(a_table, dtype=np.int64).view()
-    b = np.ascontiguousarray(b_table, dtype=np.int64).view()
-    a.flags.writeable = b.flags.writeable = False
+    a, b = readonly(a_table, np.int64), readonly(b_table, np.int64)  # one compiled sweep for every caller
     assert a.shape == (g, g) and b.shape == (g, g)
     U, Vt = np.zeros((g, g)), np.zeros((g, g))
     a_pick, b_pick = np.zeros((g, g), np.int64), np.zeros((g, g), np.int64)

@@ -16,7 +16,7 @@ import numpy as np
 from numba import prange
 
 from dicelab.core.errors import require
-from dicelab.core.jit import njit
+from dicelab.core.jit import njit, readonly
 from dicelab.core.results import BestResponse as CoreBestResponse
 from dicelab.core.results import HeadToHead
 from dicelab.pig.rules import PigRules
@@ -736,16 +736,6 @@ def _best_response(rb, adds, probs, tadds, tprobs, bust, reset, tol, max_passes,
 # public API
 # ---------------------------------------------------------------------------------------------
 
-def _frozen(table: np.ndarray) -> np.ndarray:
-    """``table`` as a read-only view (no copy when it is C-ordered bool already). numba compiles a
-    kernel once per argument type, and a read-only array is another type: the evaluation kernels
-    always get the strategies' tables read-only, so one compiled version serves every path (a cold
-    cache compiled ``_eval_win`` three times before, about 20 s of a fresh test run)."""
-    out = np.ascontiguousarray(table, dtype=np.bool_).view()
-    out.flags.writeable = False
-    return out
-
-
 
 def _args(rules: PigRules) -> tuple[np.ndarray, np.ndarray, float, float]:
     o = rules.outcomes
@@ -816,7 +806,7 @@ def evaluate(a: Any, b: Any, rules: PigRules | None = None) -> Evaluation:
     """
     rules = rules or PigRules()
     sa, sb = to_strategy(a), to_strategy(b)
-    ta, tb = _frozen(sa.table(rules)), _frozen(sb.table(rules))
+    ta, tb = readonly(sa.table(rules), np.bool_), readonly(sb.table(rules), np.bool_)
     adds, probs, bust, reset = _args(rules)
     out = np.zeros(5)
     t0 = time.perf_counter()
@@ -837,7 +827,7 @@ def reach_limits(table: np.ndarray, rules: PigRules) -> np.ndarray:
     """For each (x, y), the largest turn total reachable in one turn under ``table``."""
     g = table.shape[0]
     out = np.zeros((g, g), dtype=np.int64)
-    _reach_limit(_frozen(table), _args(rules)[0], out)
+    _reach_limit(readonly(table, np.bool_), _args(rules)[0], out)
     return out
 
 
@@ -848,7 +838,7 @@ def evaluate_many(
     ``pairs`` (m, 2) indices. Returns (m, 5): a_first, b_first, stalemate_a_first,
     stalemate_b_first, passes. Results do not depend on the number of threads."""
     adds, probs, bust, reset = _args(rules)
-    tables = _frozen(tables)
+    tables = readonly(tables, np.bool_)  # read-only on every path: one compiled kernel
     if limits is None:
         limits = np.stack([reach_limits(t, rules) for t in tables])
     limits = np.require(limits, np.int64, ["C", "W"])  # as evaluate's: one compiled kernel
@@ -906,7 +896,7 @@ def best_response(b: Any, rules: PigRules | None = None) -> BestResponse:
     """
     rules = rules or PigRules()
     sb = to_strategy(b)
-    tb = _frozen(sb.table(rules))
+    tb = readonly(sb.table(rules), np.bool_)
     g = rules.goal
     adds, probs, bust, reset = _args(rules)
     A0 = np.zeros((g, g))
