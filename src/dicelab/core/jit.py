@@ -152,9 +152,6 @@ def njit(*args: Any, **kwargs: Any) -> Any:
     return wrap
 
 
-__all__ = ["STAMP", "cache_dirs", "fingerprint", "njit", "refresh"]
-
-
 def readonly(array: Any, dtype: Any) -> Any:
     """``array`` as a C-ordered, read-only view of ``dtype`` (a copy only where the order or type
     differs). numba compiles a kernel once per argument type, and a read-only array is a type of its
@@ -162,3 +159,6 @@ def readonly(array: Any, dtype: Any) -> Any:
     out = np.ascontiguousarray(array, dtype=dtype).view()
     out.flags.writeable = False
     return out
+
+
+__all__ = ["STAMP", "cache_dirs", "fingerprint", "njit", "readonly", "refresh"]
