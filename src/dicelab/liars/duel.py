@@ -498,7 +498,7 @@ def _all_blocks(i, n, F, top, mover, loc, sloc, child, c_own, c_opp, p_opp, cum_
     n_g = p_opp.shape[0] if samples == 0 else samples
     gs = np.empty(ro.shape[1], np.int64)
     ws = np.empty(ro.shape[1])
-    kk = 0
+    kk = np.int64(0)
     while kk < n_g:
         nb, kk = _next_block(kk, n_g, samples, p_opp, cum_opp, gs, ws)
         if nb == 0:

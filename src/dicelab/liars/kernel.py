@@ -161,7 +161,7 @@ def play_games(
             counts[p] = n_dice
         total = max_total
         alive = n_players
-        starter = 0
+        starter = np.int64(0)
         n_rows = 0
         last_a = -1
         agent_tracked = kinds[0] == KIND_AGENT and learn
@@ -178,13 +178,13 @@ def play_games(
                             hc[p, f] += 1
                     else:
                         hc[p, die] += 1
-            q = 0
-            f = 0
+            q = np.int64(0)
+            f = np.int64(0)
             bidder = -1
             cur = starter
             while True:
                 if tracking:
-                    s = _agent_state(hc, counts, q, f, total, wild_face, tails, n_dice, faces, raise_buckets, 0)
+                    s = _agent_state(hc, counts, q, f, total, wild_face, tails, n_dice, faces, raise_buckets, np.int64(0))
                     tr_s[n_rows] = s
                     tr_tot[n_rows] = total
                     tr_own[n_rows] = counts[0]

@@ -206,9 +206,9 @@ def _pass(i, n, F, top, mover, loc, child, sloc, s_opp, c_i, c_j, p_i, p_j, choi
         for h in range(Q.shape[1]):
             Q[r, h] = 0.0
     total = 0.0
-    kk = 0
+    kk = np.int64(0)
     while True:
-        nb, kk = _next_block(kk, p_j.shape[0], 0, p_j, p_j, gs, ws)
+        nb, kk = _next_block(kk, p_j.shape[0], np.int64(0), p_j, p_j, gs, ws)
         if nb == 0:
             return total
         total = _block(i, n, F, top, mover, loc, child, sloc, s_opp, c_i, c_j, p_i, gs, ws, nb, choice, Q, V, vidx,
@@ -502,8 +502,8 @@ def _rounds(i, rounds, seed, n, F, child, vidx, V, pchild, ploc, s_opp, c_own, c
         g = _draw(cum_opp)
         for x in range(Hj):
             ro[x] = p_opp[x]
-        d = 0
-        m = 0  # the responder's node and the policy's after path[0..d-1]
+        d = np.int64(0)
+        m = np.int64(0)  # the responder's node and the policy's after path[0..d-1]
         pm = 0
         track = PV.shape[0] > 0
         sign = 1.0 if i == 0 else -1.0
@@ -578,7 +578,7 @@ def _exact(i, n, F, child, vidx, V, pchild, ploc, s_opp, c_own, c_opp, p_own, p_
         ro[0, g] = p_opp[g]
     for h in range(Hi):
         live[0, h] = True
-    d = 0
+    d = np.int64(0)
     entering = True
     while True:
         mover = d % 2

@@ -325,7 +325,7 @@ def _turn_laws(ra, rb, la, lb, reach, adds, probs, bust, reset):
     sc = np.empty((nb, 7))
     q = np.empty(2 * g + maxd + 2)
     b = 0
-    n = 0
+    n = np.int64(0)
     ptr[0] = 0
     for s in range(2 * g - 2, -1, -1):
         xlo = max(s - g + 1, 0)
@@ -562,7 +562,7 @@ def _br_pass(rb, lb, adds, probs, tadds, tprobs, bust, reset, A0, B0, pol, al, b
             y = s - x
             # ---- B's fixed turn: b0 = gamma + delta * a0, from the turn's law
             n, win, bm, rm, h0 = _turn_law(rb, y, x, g - y, lb[y, x], tadds, tprobs, bust, reset,
-                                           q, ci, cv, 0)
+                                           q, ci, cv, np.int64(0))
             gamma = 0.0
             held = 0.0
             for i in range(n):

@@ -170,7 +170,7 @@ def _play_all(T, atom_gain, atom_kind, states, n_games, batch, counts):
         if m > batch:
             m = batch
         s = states[b].copy()
-        _play_batch(T, atom_gain, atom_kind, s, start, m, counts[b], False, dummy, 0)
+        _play_batch(T, atom_gain, atom_kind, s, start, m, counts[b], np.bool_(False), dummy, np.int64(0))
 
 
 @njit(cache=True, parallel=True)
@@ -180,7 +180,7 @@ def _repeat_counts(T, atom_gain, atom_kind, states, n_games, counts):
     dummy = np.zeros((1, 8), dtype=np.int64)
     for r in prange(states.shape[0]):
         s = states[r].copy()
-        _play_batch(T, atom_gain, atom_kind, s, 0, n_games, counts[r], False, dummy, 0)
+        _play_batch(T, atom_gain, atom_kind, s, np.int64(0), n_games, counts[r], np.bool_(False), dummy, np.int64(0))
 
 
 @njit(cache=True, parallel=True)
@@ -192,7 +192,7 @@ def _win_paths(T, atom_gain, atom_kind, states, n_games, wins):
         s = states[r].copy()
         c = np.zeros(6, dtype=np.int64)
         for n in range(n_games):
-            _play_batch(T, atom_gain, atom_kind, s, n, 1, c, False, dummy, 0)
+            _play_batch(T, atom_gain, atom_kind, s, n, np.int64(1), c, np.bool_(False), dummy, np.int64(0))
             wins[r, n] = c[0] + c[3]
 
 

@@ -143,7 +143,7 @@ def _vi_sweeps(T, G, F, pol, sweeps, tol):
             s = T - o
             for i in range(min(PITS, s - 1), -1, -1):
                 m = s - i
-                q = _throw_value(0, 0, i, m, o, G, F)
+                q = _throw_value(np.int64(0), np.int64(0), i, m, o, G, F)
                 st = 1.0 - F[0, i, o, m]
                 d = abs(q - F[0, i, m, o])
                 if d > delta:
@@ -167,7 +167,7 @@ def _improve_layer(T, G, F, pol):
         s = T - o
         for i in range(min(PITS, s - 1) + 1):
             m = s - i
-            q = _throw_value(0, 0, i, m, o, G, F)
+            q = _throw_value(np.int64(0), np.int64(0), i, m, o, G, F)
             st = 1.0 - F[0, i, o, m]
             a = pol[0, i, m, o]
             if q > st + TIE:
@@ -196,7 +196,7 @@ def _solve_two(N, max_iter):
                 G[0, i, T - o - i, o] = 0.5
         _vi_sweeps(T, G, F, pol, 60, 1e-7)
         for it in range(max_iter):
-            _evaluate_layer(T, 1, G, F, pol, idx, coef)
+            _evaluate_layer(T, np.int64(1), G, F, pol, idx, coef)
             iters[T] = it + 1
             if _improve_layer(T, G, F, pol) == 0:
                 break
@@ -211,7 +211,7 @@ def _evaluate_two(N, pol):
     idx = np.zeros((2, PITS + 1, N + 1), dtype=np.int64)
     coef = np.zeros((12, 7))
     for T in range(2, N + 1):
-        _evaluate_layer(T, 2, G, F, pol, idx, coef)
+        _evaluate_layer(T, np.int64(2), G, F, pol, idx, coef)
     return G, F
 
 
@@ -229,13 +229,13 @@ def _best_response_two(N, pol, max_iter):
     worst = 0
     for T in range(2, N + 1):
         for it in range(max_iter):
-            _evaluate_layer(T, 2, G, F, pol, idx, coef)
+            _evaluate_layer(T, np.int64(2), G, F, pol, idx, coef)
             changed = 0
             for o in range(1, T):
                 s = T - o
                 for i in range(min(PITS, s - 1) + 1):
                     m = s - i
-                    q = _throw_value(0, 1, i, m, o, G, F)
+                    q = _throw_value(np.int64(0), np.int64(1), i, m, o, G, F)
                     st = 1.0 - F[1, i, o, m]
                     a = pol[0, i, m, o]
                     if q > st + TIE:
@@ -260,7 +260,7 @@ def _residual_two(N, G, F, pol):
             s = T - o
             for i in range(min(PITS, s - 1) + 1):
                 m = s - i
-                q = _throw_value(0, 0, i, m, o, G, F)
+                q = _throw_value(np.int64(0), np.int64(0), i, m, o, G, F)
                 st = 1.0 - F[0, i, o, m]
                 r = max(r, abs(q - F[0, i, m, o]))
                 r = max(r, abs(max(q, st) - G[0, i, m, o]))
