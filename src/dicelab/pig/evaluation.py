@@ -489,13 +489,13 @@ def _eval_pair(ra, rb, la, lb, adds, probs, bust, reset, tol, max_passes, out, f
     reach = np.ones((g, g), dtype=np.bool_)
     _reach_blocks(ra, rb, la, lb, adds, reset > 0.0, reach, fill)
     passes, stalled = _eval_win(
-        ra, rb, la, lb, reach, adds, probs, bust, reset, tol, max_passes, A0, B0, False
+        ra, rb, la, lb, reach, adds, probs, bust, reset, tol, max_passes, A0, B0, np.bool_(False)
     )
     a_first = A0[0, 0]
     a_second = B0[0, 0]  # P(A wins | B moves first)
     if stalled:
         p2, _ = _eval_win(
-            rb, ra, lb, la, reach.T.copy(), adds, probs, bust, reset, tol, max_passes, A0, B0, False
+            rb, ra, lb, la, reach.T.copy(), adds, probs, bust, reset, tol, max_passes, A0, B0, np.bool_(False)
         )
         passes += p2
         b_first = A0[0, 0]
@@ -677,7 +677,6 @@ def _br_pass(rb, lb, adds, probs, tadds, tprobs, bust, reset, A0, B0, pol, al, b
     return change, most, stalled
 
 
-@njit(cache=True, nogil=True)
 def _best_response(rb, adds, probs, tadds, tprobs, bust, reset, tol, max_passes, A0, B0, pol):
     """Best-response passes until the reset targets settle (two dice) or once (no resets).
     Returns (passes, most rounds of a block, whether the last pass had a stalled block).
@@ -685,20 +684,14 @@ def _best_response(rb, adds, probs, tadds, tprobs, bust, reset, tol, max_passes,
     With resets: policy iteration over the whole table. After each best-response pass the values
     of A's current choices are found exactly by the accelerated evaluation (:func:`_eval_win`,
     warm-started), and the next pass improves the choices; it ends when a pass moves no reset
-    target by more than ``tol`` (then no choice changed either).
+    target by more than ``tol`` (then no choice changed either). The loop runs here and the passes
+    compiled: the evaluation reads the choices read-only, as every other caller's tables, so one
+    compiled evaluation serves them all.
     """
     g = rb.shape[0]
-    n = g + 64
-    for m in range(adds.shape[0]):
-        n += adds[m]
-    al = np.empty(n)
-    be = np.empty(n)
-    bb = np.empty(n)
-    vr = np.empty(n)
-    vh = np.empty(n)
-    q = np.empty(n)
+    n = g + 64 + int(adds.sum())
+    al, be, bb, vr, vh, q, cv = (np.empty(n) for _ in range(7))
     ci = np.empty(n, dtype=np.int64)
-    cv = np.empty(n)
     A0[:, :] = 0.0
     B0[:, :] = 0.0
     passes = 0
@@ -708,28 +701,26 @@ def _best_response(rb, adds, probs, tadds, tprobs, bust, reset, tol, max_passes,
     if reset > 0.0:
         _reach_limit(rb, adds, lb)  # the evaluation passes below skip what B never reaches
     else:  # one pass: B's turn laws (:func:`_turn_law`) skip what B never reaches themselves
-        for y in range(g):
-            for x in range(g):
-                lb[y, x] = g - 1 - y
+        lb[:, :] = (g - 1 - np.arange(g))[:, None]
     everywhere = np.ones((g, g), dtype=np.bool_)
+    choices = readonly(pol, np.bool_)  # a read-only view: the passes write pol, the evaluation reads it
     while True:
         change, m, stalled = _br_pass(
             rb, lb, adds, probs, tadds, tprobs, bust, reset, A0, B0, pol, al, be, bb, vr, vh,
             q, ci, cv,
         )
         passes += 1
-        if m > most:
-            most = m
+        most = max(most, int(m))
         if reset == 0.0 or change <= tol or passes >= max_passes:
             break
         # policy iteration over the whole table: the exact values of the current choices
         # (accelerated, warm-started), then the next best-response pass improves on them
-        _reach_limit(pol, adds, la)
+        _reach_limit(choices, adds, la)
         p2, _ = _eval_win(
-            pol, rb, la, lb, everywhere, adds, probs, bust, reset, tol, max_passes, A0, B0, True
+            choices, rb, la, lb, everywhere, adds, probs, bust, reset, tol, max_passes, A0, B0, True
         )
-        passes += p2
-    return passes, most, stalled
+        passes += int(p2)
+    return passes, most, bool(stalled)
 
 
 # ---------------------------------------------------------------------------------------------
