@@ -13,6 +13,13 @@ them, so numba compiles them afresh once. Games do not import each other and cor
 kernels, so a game's cache depends on its own package only. Cache directories: the source
 folder's ``__pycache__`` (numba's default), ``NUMBA_CACHE_DIR`` where set, and numba's user-wide
 folder (for a read-only install).
+
+Compile once per argument type. numba compiles a kernel again for every new tuple of argument
+types, and two of them are easy to create by accident: a read-only array is a type of its own (so
+tables go through :func:`readonly` on every path), and a constant written in a jitted caller,
+``f(0, False)``, is typed ``Literal[int](0), Literal[bool](False)``, not ``int64, bool`` as the same
+values computed at run time or passed from Python are. Jitted callers therefore pass
+``np.int64(0)`` and ``np.bool_(False)`` where a constant would do; do not "simplify" them back.
 """
 
 from __future__ import annotations

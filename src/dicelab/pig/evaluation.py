@@ -703,7 +703,11 @@ def _best_response(rb, adds, probs, tadds, tprobs, bust, reset, tol, max_passes,
     else:  # one pass: B's turn laws (:func:`_turn_law`) skip what B never reaches themselves
         lb[:, :] = (g - 1 - np.arange(g))[:, None]
     everywhere = np.ones((g, g), dtype=np.bool_)
-    choices = readonly(pol, np.bool_)  # a read-only view: the passes write pol, the evaluation reads it
+    # a read-only view of pol, never a copy: the passes write pol and the evaluation must read
+    # the choices they made (readonly() would copy a pol of another order or type)
+    choices = pol.view()
+    choices.flags.writeable = False
+    assert choices.dtype == np.bool_ and choices.flags.c_contiguous
     while True:
         change, m, stalled = _br_pass(
             rb, lb, adds, probs, tadds, tprobs, bust, reset, A0, B0, pol, al, be, bb, vr, vh,
