@@ -10,7 +10,7 @@ again, or, for a size too big to train on demand, dropped until ``train-all`` ru
 A size is *available* when its recipe is quick (estimated under :data:`QUICK_WORK`, a few seconds)
 or its policy is on disk already. :func:`policy` returns it (memory, else disk, else a quick
 training) or None. Policies in memory live in one bounded cache, as float16 (half the memory;
-probabilities to about 3 significant digits: all 25 sizes up to 5 v 5 at 6 faces take 849 MiB
+probabilities to about 3 significant digits: all 25 sizes up to 5 v 5 at 6 faces take 982 MiB
 with ones wild and 1,100 with nothing wild, the trees counted at their row bound: :data:`CACHE_MIB`);
 :func:`usable_sizes` names the sizes a table may meet in two-player rounds that fit there together.
 """
@@ -74,11 +74,12 @@ ENUMERATED = frozenset({((4, 4), 6)})
 # (3 v 5 and 5 v 3: 0.130 -> 0.067 ones wild, 0.130 -> 0.051 nothing wild, 0.140 -> 0.079 the
 # highest face wild; 4 v 5 and 5 v 4: 0.128 -> 0.093 and 0.119 -> 0.117 ones wild, 0.095 -> 0.030 and
 # 0.097 -> 0.039 nothing wild; every tree wins head to head), and 5 v 5 with nothing wild (0.107 ->
-# 0.054, LBR 0.030 -> -0.009, about 90 CPU minutes; with ones wild about twice that, not measured).
+# 0.054, LBR 0.030 -> -0.009, about 90 CPU minutes) and with ones wild (0.106 -> 0.085, LBR 0.012 ->
+# 0.008, about 113 CPU minutes; 2026-12-02).
 # "Context trees at 3 v 5 and 5 v 3", "The same tree at 4 v 5 and 5 v 4", "The same tree at 5 v 5"
 TREE_SIZES = frozenset({((3, 4), 6), ((4, 3), 6)})
 FIVE_DICE_TREES = (frozenset((d, 6, w) for d in ((3, 5), (5, 3), (4, 5), (5, 4)) for w in ("ones", "none", "highest"))
-                   | {((5, 5), 6, "none")})
+                   | {((5, 5), 6, "none"), ((5, 5), 6, "ones")})
 TREE_RULES = frozenset({((4, 4), 6, "none"), ((4, 4), 6, "ones")}) | FIVE_DICE_TREES
 # Per-size changes to TREE. ``longest``: contexts up to that many bids; ``rows``: a multiple of the
 # row bound; ``warm``: each step of growth continues the one before (contexts.warm_start) for
@@ -141,9 +142,9 @@ MORE_SAMPLES = {6: 64}
 # the sizes facing 1 or 2 dice keep 64 drawn. "Every opponent hand at the 5-dice sizes"
 ENUMERATED_RULES = frozenset(((a, b), 6, w) for a in range(1, 6) for b in range(1, 6) if 5 in (a, b)
                              for w in ("ones", "highest"))
-# every size a 5-dice duel table meets, float16, counted at the trees' row bounds: 849 MiB at 6 faces
-# with ones wild (4 v 4 68 MiB, 3 v 4 and 4 v 3 115 each, 3 v 3 76, 4 v 5 and 5 v 4 82 each, 3 v 5
-# 167, 5 v 3 42) and 1,100 with nothing wild (5 v 5 168, 4 v 5 and 5 v 4 165 each, 3 v 5 250, 5 v 3
+# every size a 5-dice duel table meets, float16, counted at the trees' row bounds: 982 MiB at 6 faces
+# with ones wild (5 v 5 168 MiB, 4 v 4 68, 3 v 4 and 4 v 3 115 each, 3 v 3 76, 4 v 5 and 5 v 4 82
+# each, 3 v 5 167, 5 v 3 42) and 1,100 with nothing wild (5 v 5 168, 4 v 5 and 5 v 4 165 each, 3 v 5 250, 5 v 3
 # 83): 1,376 MiB keeps all 25 within the 4/5 usable_sizes allows (raised with each tree; the
 # history is in BENCHMARKS.md)
 CACHE_MIB = 1376
