@@ -21,6 +21,13 @@ from dicelab.liars.rules import Bid, LiarsRules
 PLAY = liars.PLAY
 
 
+def _clear_recipe_caches() -> None:
+    """Forget the library's memoised recipes, table sizes, work and cache names (after a test
+    changes what they are computed from)."""
+    for f in (library._recipe, library.table_bytes, library.work, library._cache_name):
+        f.cache_clear()
+
+
 def hands(n, faces):
     """Every ordered hand of n dice, each with chance faces**-n."""
     return [tuple(sorted(h)) for h in itertools.product(range(1, faces + 1), repeat=n)]
@@ -408,8 +415,7 @@ def test_a_tree_recipe_trains_saves_loads_and_plays_through_the_cache(cache_dir,
     monkeypatch.setattr(library, "default_window",  # the solver's default short, the wide one not
                         lambda duel, cells=None: 2 if duel == d and cells is None else
                         real(duel, *([] if cells is None else [cells])))
-    for f in (library._recipe, library.table_bytes, library.work, library._cache_name):
-        f.cache_clear()
+    _clear_recipe_caches()
     library._policies.discard(library._key(d))  # another test's window policy of this size
     try:
         r = library.recipe(d)
@@ -434,8 +440,7 @@ def test_a_tree_recipe_trains_saves_loads_and_plays_through_the_cache(cache_dir,
     finally:
         monkeypatch.undo()
         library._policies.discard(library._key(d))
-        for f in (library._recipe, library.table_bytes, library.work, library._cache_name):
-            f.cache_clear()
+        _clear_recipe_caches()
 
 
 def test_3v4_and_4v3_grow_a_tree_and_the_cache_counts_its_rows():
@@ -481,8 +486,7 @@ def test_a_tree_size_trains_saves_loads_and_plays_through_the_cache(cache_dir, m
     # the same code path as 3 v 4 with 6 faces, at a size that trains in seconds
     d = Duel((2, 1), 3, "none")
     monkeypatch.setattr(library, "TREE_SIZES", frozenset({((2, 1), 3)}))
-    for f in (library._recipe, library.table_bytes, library.work, library._cache_name):
-        f.cache_clear()
+    _clear_recipe_caches()
     library._policies.discard(library._key(d))
     try:
         r = library.recipe(d)
@@ -505,8 +509,7 @@ def test_a_tree_size_trains_saves_loads_and_plays_through_the_cache(cache_dir, m
     finally:
         monkeypatch.undo()
         library._policies.discard(library._key(d))
-        for f in (library._recipe, library.table_bytes, library.work, library._cache_name):
-            f.cache_clear()
+        _clear_recipe_caches()
 
 
 @pytest.mark.slow
@@ -747,7 +750,7 @@ def test_a_tree_at_3v5_ones_wild_beats_the_enumerated_window(cache_dir):
     # (the recipe there is the whole bound with 7-bid contexts since: the test below; this one trains
     # the quarter-bound tree it measured)
     d = Duel((3, 5), 6, "ones")
-    tree = _train_with(d, {"longest": 5, "rows": 0.25, "warm": True, "iterations": 600})
+    tree = _train_with(d, library.FIVE_DICE_TREE)
     window = train_duel(d, iterations=300, seed=0, window=2, method="abstract")
     assert head_to_head(tree, window, rounds=200_000, seed=3)["ci_low"] > 0.5
     a, b = (learned_br(p, rounds=100_000, seed=1, window=3) for p in (tree, window))
@@ -765,13 +768,11 @@ def _train_with(d: Duel, override: dict) -> DuelPolicy:
     before = library.TREE_OVERRIDES[key]
     library.TREE_OVERRIDES[key] = override
     try:
-        for f in (library._recipe, library.table_bytes, library.work, library._cache_name):
-            f.cache_clear()
+        _clear_recipe_caches()
         return library._train(d)
     finally:
         library.TREE_OVERRIDES[key] = before
-        for f in (library._recipe, library.table_bytes, library.work, library._cache_name):
-            f.cache_clear()
+        _clear_recipe_caches()
 
 
 @pytest.mark.slow
@@ -790,7 +791,7 @@ def test_the_whole_bound_with_7_bid_contexts_at_3v5_and_5v3_ones_wild_beats_the_
     r = library.recipe(d)
     assert (r["method"], r["window"], r["tree_longest"], r["tree_warm"], r["iterations"]) == ("abstract", 2, 7, True, 600)
     new = library._train(d)
-    quarter = _train_with(d, {"longest": 5, "rows": 0.25, "warm": True, "iterations": 600})
+    quarter = _train_with(d, library.FIVE_DICE_TREE)
     assert head_to_head(new, quarter, rounds=1_000_000, seed=5)["ci_low"] > 0.5
     a, b = (learned_br(p, rounds=500_000, seed=4, window=3) for p in (new, quarter))
     gap = b["exploitability_lower"] - a["exploitability_lower"]

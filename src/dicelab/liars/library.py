@@ -109,11 +109,13 @@ TREE_RULES = frozenset({((4, 4), 6, "none"), ((4, 4), 6, "ones")}) | FIVE_DICE_T
 #   0.5017 [0.5010, 0.5024] over 1,000,000 rounds a seat, for about 3 times the training (4,365 s)
 #   and 125 MiB more of the cache; 5 v 3 the same: 0.0730 -> 0.0463 +- 0.0019, LBR -0.020, 0.5021
 #   [0.5014, 0.5028], 4,049 s (2026-12-02, "The whole row bound at 3 v 5 and 5 v 3 with ones wild").
-# the 5-dice trees' rows, a multiple of the row bound (a quarter where not named), and their longest
-# contexts (5 bids where not named)
-FIVE_DICE_ROWS = {((4, 5), 6, "none"): 0.5, ((5, 4), 6, "none"): 0.5, ((5, 3), 6, "none"): 0.5,
-                  ((3, 5), 6, "none"): 1.5, ((3, 5), 6, "ones"): 1.0, ((5, 3), 6, "ones"): 1.0}
-FIVE_DICE_LONGEST = {((3, 5), 6, "ones"): 7, ((5, 3), 6, "ones"): 7}
+# the 5-dice trees' recipe (FIVE_DICE_TREE) and where a size grew past it (FIVE_DICE_GROWN)
+FIVE_DICE_TREE = {"longest": 5, "rows": 0.25, "warm": True, "iterations": 600}
+FIVE_DICE_GROWN: dict[tuple[tuple[int, ...], int, str], dict[str, Any]] = {
+    ((4, 5), 6, "none"): {"rows": 0.5}, ((5, 4), 6, "none"): {"rows": 0.5}, ((5, 3), 6, "none"): {"rows": 0.5},
+    ((3, 5), 6, "none"): {"rows": 1.5},
+    ((3, 5), 6, "ones"): {"rows": 1.0, "longest": 7}, ((5, 3), 6, "ones"): {"rows": 1.0, "longest": 7},
+}
 TREE_OVERRIDES: dict[tuple[tuple[int, ...], int, str], dict[str, Any]] = {
     ((3, 3), 6, "none"): {"longest": 5},
     ((3, 3), 6, "ones"): {"longest": 7, "rows": 4.0, "warm": True, "iterations": 600},
@@ -123,8 +125,7 @@ TREE_OVERRIDES: dict[tuple[tuple[int, ...], int, str], dict[str, Any]] = {
     ((4, 3), 6, "ones"): {"longest": 7, "rows": 2.0, "warm": True, "iterations": 600},
     ((4, 4), 6, "none"): {"rows": 0.5, "warm": True},
     ((4, 4), 6, "ones"): {"longest": 5, "rows": 0.5, "warm": True, "iterations": 600},
-    **{key: {"longest": FIVE_DICE_LONGEST.get(key, 5), "rows": FIVE_DICE_ROWS.get(key, 0.25), "warm": True,
-             "iterations": 600} for key in FIVE_DICE_TREES},
+    **{key: {**FIVE_DICE_TREE, **FIVE_DICE_GROWN.get(key, {})} for key in FIVE_DICE_TREES},
 }
 WARM_STEP_ITERATIONS = 50
 # ns per (row x own hand x opponent hand) per iteration, one core, by wild rule (train-all from an
