@@ -10,7 +10,7 @@ again, or, for a size too big to train on demand, dropped until ``train-all`` ru
 A size is *available* when its recipe is quick (estimated under :data:`QUICK_WORK`, a few seconds)
 or its policy is on disk already. :func:`policy` returns it (memory, else disk, else a quick
 training) or None. Policies in memory live in one bounded cache, as float16 (half the memory;
-probabilities to about 3 significant digits: all 25 sizes up to 5 v 5 at 6 faces take 1,107 MiB
+probabilities to about 3 significant digits: all 25 sizes up to 5 v 5 at 6 faces take 1,175 MiB
 with ones wild and 1,100 with nothing wild, the trees counted at their row bound: :data:`CACHE_MIB`);
 :func:`usable_sizes` names the sizes a table may meet in two-player rounds that fit there together.
 """
@@ -70,7 +70,7 @@ TREE_ROWS = 4 / 3
 ENUMERATED = frozenset({((4, 4), 6)})
 # The sizes that grow a context tree on the window of 2 with every hand enumerated, in every wild rule
 # (3 v 4 and 4 v 3: nothing wild 0.096 -> 0.005 against the filed policy), in some (4 v 4: nothing
-# wild 0.070 -> 0.0124, ones wild 0.128 -> 0.083), and at the sizes with a 5-dice seat below 5 v 5
+# wild 0.070 -> 0.0124, ones wild 0.128 -> 0.083 -> 0.067), and at the sizes with a 5-dice seat below 5 v 5
 # (3 v 5 and 5 v 3: 0.130 -> 0.067 ones wild, 0.130 -> 0.051 nothing wild, 0.140 -> 0.079 the
 # highest face wild; 4 v 5 and 5 v 4: 0.128 -> 0.093 and 0.119 -> 0.117 ones wild, 0.095 -> 0.030 and
 # 0.097 -> 0.039 nothing wild; every tree wins head to head), and 5 v 5 with nothing wild (0.107 ->
@@ -92,7 +92,10 @@ TREE_RULES = frozenset({((4, 4), 6, "none"), ((4, 4), 6, "ones")}) | FIVE_DICE_T
 # - 3 v 4 and 4 v 3, ones wild: twice the rows, 7-bid contexts: 0.0557 -> 0.0430 and 0.0498 -> 0.0392;
 #   nothing wild, grown warm: the same bound as cold (0.0107, 0.0113) in about half the time.
 # - 4 v 4: half the row bound, warm (nothing wild 0.0124; the full bound 0.0115 for 50% more time);
-#   ones wild with 5-bid contexts and 600 at the end (0.0828).
+#   ones wild with 5-bid contexts and 600 at the end (0.0828); since the whole bound with 7-bid contexts,
+#   0.0832 -> 0.0668 +- 0.0020 (memory 6 -> 8, 500,000 rounds), LBR -0.020, winning head to head 0.5009
+#   [0.5002, 0.5016] over 1,000,000 rounds a seat, for 1.5 times the training (3,007 s; 2026-12-02,
+#   "The whole row bound at 4 v 4 with ones wild").
 # - 3 v 5 to 5 v 5: a quarter of their row bound (100,000 rounds, +- 0.0044; above); with nothing
 #   wild 4 v 5 and 5 v 4 half of it: 0.0303 -> 0.0170 and 0.0387 -> 0.0261 (500,000 rounds, +- 0.0020),
 #   LBR -0.015 both, for about 2.2 times the training ("Half the row bound at 4 v 5 and 5 v 4").
@@ -124,7 +127,7 @@ TREE_OVERRIDES: dict[tuple[tuple[int, ...], int, str], dict[str, Any]] = {
     ((3, 4), 6, "ones"): {"longest": 7, "rows": 2.0, "warm": True, "iterations": 600},
     ((4, 3), 6, "ones"): {"longest": 7, "rows": 2.0, "warm": True, "iterations": 600},
     ((4, 4), 6, "none"): {"rows": 0.5, "warm": True},
-    ((4, 4), 6, "ones"): {"longest": 5, "rows": 0.5, "warm": True, "iterations": 600},
+    ((4, 4), 6, "ones"): {"longest": 7, "rows": 1.0, "warm": True, "iterations": 600},
     **{key: {**FIVE_DICE_TREE, **FIVE_DICE_GROWN.get(key, {})} for key in FIVE_DICE_TREES},
 }
 WARM_STEP_ITERATIONS = 50
@@ -144,12 +147,12 @@ MORE_SAMPLES = {6: 64}
 # the sizes facing 1 or 2 dice keep 64 drawn. "Every opponent hand at the 5-dice sizes"
 ENUMERATED_RULES = frozenset(((a, b), 6, w) for a in range(1, 6) for b in range(1, 6) if 5 in (a, b)
                              for w in ("ones", "highest"))
-# every size a 5-dice duel table meets, float16, counted at the trees' row bounds: 1,107 MiB at 6
-# faces with ones wild (5 v 5 168 MiB, 4 v 4 68, 3 v 4 and 4 v 3 115 each, 3 v 3 76, 4 v 5 and 5 v 4
-# 82 each, 3 v 5 and 5 v 3 167 each) and 1,100 with nothing wild (5 v 5 168, 4 v 5 and 5 v 4 165 each, 3 v 5 250, 5 v 3
-# 83): 1,392 MiB keeps all 25 within the 4/5 usable_sizes allows (raised with each tree; the
-# history is in BENCHMARKS.md)
-CACHE_MIB = 1392
+# every size a 5-dice duel table meets, float16, counted at the trees' row bounds: 1,175 MiB at 6
+# faces with ones wild (5 v 5 168 MiB, 4 v 4 137, 3 v 4 and 4 v 3 115 each, 3 v 3 76, 4 v 5 and 5 v 4
+# 82 each, 3 v 5 and 5 v 3 167 each) and 1,100 with nothing wild (5 v 5 168, 4 v 5 and 5 v 4 165
+# each, 3 v 5 250, 5 v 3 83): 1,472 MiB keeps all 25 within the 4/5 usable_sizes allows (raised with
+# each tree; the history is in BENCHMARKS.md)
+CACHE_MIB = 1472
 _policies = bounded_cache("liars duel policies", CACHE_MIB)
 
 
