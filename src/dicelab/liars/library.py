@@ -114,21 +114,21 @@ TREE_RULES = frozenset({((4, 4), 6, "none"), ((4, 4), 6, "ones")}) | FIVE_DICE_T
 #   [0.5014, 0.5028], 4,049 s (2026-12-02, "The whole row bound at 3 v 5 and 5 v 3 with ones wild").
 # the 5-dice trees' recipe (FIVE_DICE_TREE) and where a size grew past it (FIVE_DICE_GROWN)
 FIVE_DICE_TREE = {"longest": 5, "rows": 0.25, "warm": True, "iterations": 600}
+# the ones-wild trees grown to 7-bid contexts (3 v 3 to 4 v 4, 3 v 5 and 5 v 3), each with its multiple
+# of the row bound
+LONG_ONES = {"longest": 7, "warm": True, "iterations": 600}
+LONG_ONES_ROWS = {(3, 3): 4.0, (3, 4): 2.0, (4, 3): 2.0, (4, 4): 1.0, (3, 5): 1.0, (5, 3): 1.0}
 FIVE_DICE_GROWN: dict[tuple[tuple[int, ...], int, str], dict[str, Any]] = {
     ((4, 5), 6, "none"): {"rows": 0.5}, ((5, 4), 6, "none"): {"rows": 0.5}, ((5, 3), 6, "none"): {"rows": 0.5},
     ((3, 5), 6, "none"): {"rows": 1.5},
-    ((3, 5), 6, "ones"): {"rows": 1.0, "longest": 7}, ((5, 3), 6, "ones"): {"rows": 1.0, "longest": 7},
 }
 TREE_OVERRIDES: dict[tuple[tuple[int, ...], int, str], dict[str, Any]] = {
     ((3, 3), 6, "none"): {"longest": 5},
-    ((3, 3), 6, "ones"): {"longest": 7, "rows": 4.0, "warm": True, "iterations": 600},
     ((3, 4), 6, "none"): {"warm": True},
     ((4, 3), 6, "none"): {"warm": True},
-    ((3, 4), 6, "ones"): {"longest": 7, "rows": 2.0, "warm": True, "iterations": 600},
-    ((4, 3), 6, "ones"): {"longest": 7, "rows": 2.0, "warm": True, "iterations": 600},
     ((4, 4), 6, "none"): {"rows": 0.5, "warm": True},
-    ((4, 4), 6, "ones"): {"longest": 7, "rows": 1.0, "warm": True, "iterations": 600},
     **{key: {**FIVE_DICE_TREE, **FIVE_DICE_GROWN.get(key, {})} for key in FIVE_DICE_TREES},
+    **{(dice, 6, "ones"): {**LONG_ONES, "rows": rows} for dice, rows in LONG_ONES_ROWS.items()},
 }
 WARM_STEP_ITERATIONS = 50
 # ns per (row x own hand x opponent hand) per iteration, one core, by wild rule (train-all from an
