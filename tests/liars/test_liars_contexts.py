@@ -115,7 +115,8 @@ def test_the_window_copy_plays_the_same_and_a_saved_tree_loads_the_same(tmp_path
     dag = build_dag(duel.n_bids, 2, have, 5)
     pol = train_duel(duel, iterations=60, method="abstract", window=2, dag=dag)
     wide = as_window_policy(pol)
-    assert wide.dag.window == 5 and wide.dag.contexts is None
+    # the window as long as the longest context the tree holds (the bound of 5 need not be reached)
+    assert wide.dag.window == pol.dag.memory == max(len(c) for _, c in have) and wide.dag.contexts is None
     back = DuelPolicy.load(pol.save(str(tmp_path / "tree")))
     assert back.dag.longest == 5 and contexts_of(back.dag) == have
     hands = [duel.hands(i)[0] for i in (0, 1)]
@@ -352,6 +353,25 @@ def test_the_default_refinement_of_a_tree_is_the_largest_within_the_budgets():
     assert fits((dag_nodes(12, 12), dag_rows(12, 12)), 2**30, 3e9)
     w3 = build_dag(duel.n_bids, 3)  # a window: the next window, exactly
     assert refinement_size(build_dag(duel.n_bids, 2)) == (w3.n_nodes, sum(w3.rows))
+
+
+def test_a_tree_remembers_its_longest_context_not_the_bound_it_was_grown_under():
+    # a tree grows one bid a step: from a window of 2 in two steps it holds 4 bids at most, whatever
+    # bound it was grown under. Its memory (what the details line and the graders report, and where a
+    # responder refines it from) is the longest context it holds
+    from dicelab.liars.responder import refined_dag
+
+    n = 9
+    have = _grown(n, 2, 7, 2, 3)
+    deepest = max(len(c) for _, c in have)
+    assert 3 <= deepest <= 4
+    loose, tight = build_dag(n, 2, have, 7), build_dag(n, 2, have, deepest)
+    assert loose.memory == tight.memory == deepest
+    assert np.array_equal(loose.child, tight.child) and loose.rows == tight.rows
+    for extra in (1, 2):  # refined by a responder: the same nodes either way
+        a, b = refined_dag(loose, extra), refined_dag(tight, extra)
+        assert a.memory == b.memory == deepest + extra and contexts_of(a) == contexts_of(b)
+    assert build_dag(n, 3, set(), 7).memory == 3
 
 
 def test_a_responder_window_whose_codes_overflow_is_refused_in_one_line():

@@ -270,7 +270,7 @@ def as_window_policy(policy: DuelPolicy) -> DuelPolicy:
     dag = policy.dag
     if dag.contexts is None:
         return policy
-    wide = build_dag(dag.n, dag.longest)
+    wide = build_dag(dag.n, dag.memory)
     n = dag.n
     s = [np.zeros((wide.rows[i], policy.strategy[i].shape[1]), dtype=np.float32) for i in (0, 1)]
     for m, (p, last) in enumerate(node_keys(wide)):

@@ -144,8 +144,15 @@ class Dag:
 
     @property
     def memory(self) -> int:
-        """The most bids a node remembers."""
-        return max(self.window, self.longest)
+        """The most bids a node remembers: the window, or the longest context the tree holds (which
+        may stop short of ``longest``, the bound it was grown under and its codes are built on: a
+        tree grows one bid a step, so a window of 2 grown in three steps holds 5 bids at most)."""
+        if self.contexts is None or len(self.contexts) == 0:
+            return self.window
+        top, length = int(self.contexts[-1]), self.window  # the codes of longer contexts come after
+        while length < self.longest and context_offset(self.n, self.window, length + 1) <= top:
+            length += 1
+        return length
 
     def _find(self, c: int) -> int:
         k = int(np.searchsorted(self.codes, c))
@@ -644,7 +651,7 @@ class DuelPolicy:
         if d.older:
             return f"window {d.window} and the face of the bid before it" if d.older == 1 else \
                 f"window {d.window} and the faces of the {d.older} bids before it"
-        return f"window {d.window}" if d.contexts is None else f"{d.window} to {d.longest} bids (a context tree)"
+        return f"window {d.window}" if d.contexts is None else f"{d.window} to {d.memory} bids (a context tree)"
 
     # -- the function API (web lab, bots) -----------------------------------------------------------
     def _locate(self, seat: int, hand: tuple[int, ...] | list[int], history: list[Bid] | tuple[Bid, ...]
