@@ -451,6 +451,26 @@ def test_a_tree_recipe_trains_saves_loads_and_plays_through_the_cache(cache_dir,
         _clear_recipe_caches()
 
 
+def test_every_tree_recipe_can_grow_into_its_longest_context():
+    # a tree grows one bid a step from its window, each step 1.5 times the rows, the last while the
+    # next would pass the bound: a bound on the contexts its steps cannot reach names a tree it is not
+    # (4 v 5, ones wild, bound 7 at a quarter of the row bound: three steps, 5 bids, the same tree)
+    from dicelab.liars.duel import dag_rows
+
+    trees = 0
+    for wild in ("none", "ones", "highest"):
+        for d in library.all_duels(5, 6, wild):
+            r = library.recipe(d)
+            if not r.get("tree_rows"):
+                continue
+            rows, steps = dag_rows(d.n_bids, r["window"]), 0
+            while rows * r["tree_grow"] <= r["tree_rows"]:
+                rows, steps = rows * r["tree_grow"], steps + 1
+            assert r["window"] + steps >= r["tree_longest"], (d, r["window"], steps, r["tree_longest"])
+            trees += 1
+    assert trees >= 22
+
+
 def test_3v4_and_4v3_grow_a_tree_and_the_cache_counts_its_rows():
     # issue 26 (BENCHMARKS.md): the sizes the context tree was measured at, and nowhere else
     from dicelab.liars.duel import dag_rows
