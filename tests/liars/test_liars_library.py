@@ -821,36 +821,18 @@ def _train_with(d: Duel, override: dict) -> DuelPolicy:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("dice", [(3, 5), (5, 3)])
-def test_the_whole_bound_with_7_bid_contexts_at_3v5_and_5v3_ones_wild_beats_the_quarter(cache_dir, dice):
-    # issue 26, item 2 (BENCHMARKS.md, "The whole row bound at 3 v 5 and 5 v 3 with ones wild"): the
-    # recipe at 3 v 5 and 5 v 3 with ones wild grows its tree to the whole row bound with contexts to 7 bids
-    # (about 4,000 to 4,400 CPU seconds) where it stopped at a quarter with 5 (1,300 to 1,450).
-    # Measured, learned responder (window 3, seed 4, 500,000 rounds a seat, +- 0.0019): 3 v 5 0.0431
-    # against 0.0650, 5 v 3 0.0463 against 0.0730; head to head (1,000,000 rounds a seat, seed 5) 0.5017
-    # [0.5010, 0.5024] and 0.5021 [0.5014, 0.5028]
-    from dicelab.liars.lbr import head_to_head
-    from dicelab.liars.responder import learned_br
-
-    d = Duel(dice, 6, "ones")
-    r = library.recipe(d)
-    assert (r["method"], r["window"], r["tree_longest"], r["tree_warm"], r["iterations"]) == ("abstract", 2, 7, True, 600)
-    new = library._train(d)
-    quarter = _train_with(d, library.FIVE_DICE_TREE)
-    assert head_to_head(new, quarter, rounds=1_000_000, seed=5)["ci_low"] > 0.5
-    a, b = (learned_br(p, rounds=500_000, seed=4, window=3) for p in (new, quarter))
-    _assert_clearly_lower(a, b)
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("dice", [(4, 5), (5, 4)])
-def test_half_the_bound_with_7_bid_contexts_at_4v5_and_5v4_ones_wild_beats_the_quarter(cache_dir, dice):
-    # issue 26, item 2 (BENCHMARKS.md, "Half the row bound at 4 v 5 and 5 v 4 with ones wild"): the
-    # recipe at 4 v 5 and 5 v 4 with ones wild grows its tree to half the row bound, five steps, so up
-    # to 7-bid contexts (about 4,900 to 5,000 CPU seconds each), where it stopped at a quarter, three
-    # steps and 5 bids (about 2,300). Measured, learned responder (window 3, seed 1, 100,000 rounds a
-    # seat, +- 0.0044): 4 v 5 0.0692 against 0.0928, 5 v 4 0.0753 against 0.1171; head to head
-    # (1,000,000 rounds a seat, seed 5) 0.5029 [0.5022, 0.5035] and 0.5026 [0.5019, 0.5033]
+@pytest.mark.parametrize("dice,rounds,seed", [((3, 5), 500_000, 4), ((5, 3), 500_000, 4),
+                                              ((4, 5), 100_000, 1), ((5, 4), 100_000, 1)])
+def test_7_bid_contexts_with_more_rows_at_the_5_dice_sizes_ones_wild_beat_the_quarter(cache_dir, dice, rounds, seed):
+    # issue 26, item 2 (BENCHMARKS.md, "The whole row bound at 3 v 5 and 5 v 3 with ones wild", "Half
+    # the row bound at 4 v 5 and 5 v 4 with ones wild"): the recipe with ones wild at 3 v 5 and 5 v 3
+    # grows its tree to the whole row bound with contexts to 7 bids (about 4,000 to 4,400 CPU seconds),
+    # at 4 v 5 and 5 v 4 to half of it (five steps of growth, so up to 7 bids; about 4,900 to 5,000),
+    # where it stopped at a quarter, three steps and 5 bids (1,300 to 2,300). Measured, learned
+    # responder (window 3): 3 v 5 0.0431 against 0.0650, 5 v 3 0.0463 against 0.0730 (seed 4, 500,000
+    # rounds a seat, +- 0.0019); 4 v 5 0.0692 against 0.0928, 5 v 4 0.0753 against 0.1171 (seed 1,
+    # 100,000 rounds, +- 0.0044); head to head (1,000,000 rounds a seat, seed 5) 0.5017 [0.5010,
+    # 0.5024], 0.5021 [0.5014, 0.5028], 0.5029 [0.5022, 0.5035] and 0.5026 [0.5019, 0.5033]
     from dicelab.liars.lbr import head_to_head
     from dicelab.liars.responder import learned_br
 
@@ -861,7 +843,7 @@ def test_half_the_bound_with_7_bid_contexts_at_4v5_and_5v4_ones_wild_beats_the_q
     quarter = _train_with(d, library.FIVE_DICE_TREE)
     assert new.dag.memory > quarter.dag.memory == 5
     assert head_to_head(new, quarter, rounds=1_000_000, seed=5)["ci_low"] > 0.5
-    a, b = (learned_br(p, rounds=100_000, seed=1, window=3) for p in (new, quarter))
+    a, b = (learned_br(p, rounds=rounds, seed=seed, window=3) for p in (new, quarter))
     _assert_clearly_lower(a, b)
 
 
