@@ -716,27 +716,6 @@ def test_the_4v4_tree_holds_up_and_beats_the_window_2_policies(cache_dir, wild):
 
 
 @pytest.mark.slow
-def test_the_whole_bound_with_7_bid_contexts_at_4v4_ones_wild_beats_half_with_5(cache_dir):
-    # issue 26, item 2 (BENCHMARKS.md, "The whole row bound at 4 v 4 with ones wild"): the recipe at
-    # 4 v 4 with ones wild grows its tree to the whole row bound with contexts to 7 bids (about 3,000
-    # CPU seconds) where it stopped at half with 5 (about 2,000). Measured: learned responder (window 3,
-    # seed 4, 500,000 rounds a seat) 0.0668 +- 0.0020 (memory 8) against 0.0832 (memory 6); head to
-    # head 0.5009 [0.5002, 0.5016] (1,000,000 rounds a seat, seed 5); LBR -0.020 against -0.022
-    from dicelab.liars.lbr import head_to_head
-    from dicelab.liars.responder import learned_br
-
-    d = Duel((4, 4), 6, "ones")
-    r = library.recipe(d)
-    assert (r["tree_longest"], r["tree_warm"], r["iterations"]) == (7, True, 600)
-    new = library._train(d)
-    half = _train_with(d, {"longest": 5, "rows": 0.5, "warm": True, "iterations": 600})
-    assert new.dag.longest == 7 and half.dag.longest == 5
-    assert head_to_head(new, half, rounds=1_000_000, seed=5)["ci_low"] > 0.5
-    a, b = (learned_br(p, rounds=500_000, seed=4, window=3) for p in (new, half))
-    _assert_clearly_lower(a, b)
-
-
-@pytest.mark.slow
 def test_64_sampled_hands_at_5v5_beat_16_and_hold_up_better(cache_dir):
     # issue 26, item 2 (BENCHMARKS.md): at 5 v 5 with 6 faces, nothing wild, the recipe's mccfr draws
     # 64 opponent hands per update (about 3 CPU minutes) where the filed policy drew 16 (about 1). The
@@ -820,19 +799,28 @@ def _train_with(d: Duel, override: dict) -> DuelPolicy:
         _clear_recipe_caches()
 
 
+HALF_WITH_5 = {"longest": 5, "rows": 0.5, "warm": True, "iterations": 600}  # 4 v 4 ones wild until 2026-12-02
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("dice,rounds,seed", [((3, 5), 500_000, 4), ((5, 3), 500_000, 4),
-                                              ((4, 5), 100_000, 1), ((5, 4), 100_000, 1)])
-def test_7_bid_contexts_with_more_rows_at_the_5_dice_sizes_ones_wild_beat_the_quarter(cache_dir, dice, rounds, seed):
-    # issue 26, item 2 (BENCHMARKS.md, "The whole row bound at 3 v 5 and 5 v 3 with ones wild", "Half
-    # the row bound at 4 v 5 and 5 v 4 with ones wild"): the recipe with ones wild at 3 v 5 and 5 v 3
-    # grows its tree to the whole row bound with contexts to 7 bids (about 4,000 to 4,400 CPU seconds),
-    # at 4 v 5 and 5 v 4 to half of it (five steps of growth, so up to 7 bids; about 4,900 to 5,000),
-    # where it stopped at a quarter, three steps and 5 bids (1,300 to 2,300). Measured, learned
-    # responder (window 3): 3 v 5 0.0431 against 0.0650, 5 v 3 0.0463 against 0.0730 (seed 4, 500,000
-    # rounds a seat, +- 0.0019); 4 v 5 0.0692 against 0.0928, 5 v 4 0.0753 against 0.1171 (seed 1,
-    # 100,000 rounds, +- 0.0044); head to head (1,000,000 rounds a seat, seed 5) 0.5017 [0.5010,
-    # 0.5024], 0.5021 [0.5014, 0.5028], 0.5029 [0.5022, 0.5035] and 0.5026 [0.5019, 0.5033]
+@pytest.mark.parametrize("dice,before,rounds,seed", [((4, 4), HALF_WITH_5, 500_000, 4),
+                                                     ((3, 5), library.FIVE_DICE_TREE, 500_000, 4),
+                                                     ((5, 3), library.FIVE_DICE_TREE, 500_000, 4),
+                                                     ((4, 5), library.FIVE_DICE_TREE, 100_000, 1),
+                                                     ((5, 4), library.FIVE_DICE_TREE, 100_000, 1)])
+def test_7_bid_contexts_with_more_rows_at_ones_wild_beat_the_tree_before(cache_dir, dice, before, rounds, seed):
+    # issue 26, item 2 (BENCHMARKS.md, "The whole row bound at 4 v 4 with ones wild", "The whole row
+    # bound at 3 v 5 and 5 v 3 with ones wild", "Half the row bound at 4 v 5 and 5 v 4 with ones
+    # wild"): the recipe with ones wild grows its tree with contexts to 7 bids and more rows, where it
+    # stopped at 5 bids: at 4 v 4 the whole row bound where it had half (about 3,000 CPU seconds
+    # against 2,000); at 3 v 5 and 5 v 3 the whole bound (about 4,000 to 4,400), at 4 v 5 and 5 v 4
+    # half of it (five steps of growth, so up to 7 bids; about 4,900 to 5,000), where they had a
+    # quarter, three steps and 5 bids (1,300 to 2,300). Measured, learned responder (window 3): 4 v 4
+    # 0.0668 +- 0.0020 against 0.0832, 3 v 5 0.0431 against 0.0650, 5 v 3 0.0463 against 0.0730 (seed
+    # 4, 500,000 rounds a seat, +- 0.0019 at the 5-dice sizes); 4 v 5 0.0692 against 0.0928, 5 v 4
+    # 0.0753 against 0.1171 (seed 1, 100,000 rounds, +- 0.0044); head to head (1,000,000 rounds a seat,
+    # seed 5) 0.5009 [0.5002, 0.5016], 0.5017 [0.5010, 0.5024], 0.5021 [0.5014, 0.5028], 0.5029
+    # [0.5022, 0.5035] and 0.5026 [0.5019, 0.5033]
     from dicelab.liars.lbr import head_to_head
     from dicelab.liars.responder import learned_br
 
@@ -840,10 +828,11 @@ def test_7_bid_contexts_with_more_rows_at_the_5_dice_sizes_ones_wild_beat_the_qu
     r = library.recipe(d)
     assert (r["method"], r["window"], r["tree_longest"], r["tree_warm"], r["iterations"]) == ("abstract", 2, 7, True, 600)
     new = library._train(d)
-    quarter = _train_with(d, library.FIVE_DICE_TREE)
-    assert new.dag.memory > quarter.dag.memory == 5
-    assert head_to_head(new, quarter, rounds=1_000_000, seed=5)["ci_low"] > 0.5
-    a, b = (learned_br(p, rounds=rounds, seed=seed, window=3) for p in (new, quarter))
+    old = _train_with(d, before)
+    assert new.dag.longest == 7 and old.dag.longest == 5
+    assert new.dag.memory > old.dag.memory == 5
+    assert head_to_head(new, old, rounds=1_000_000, seed=5)["ci_low"] > 0.5
+    a, b = (learned_br(p, rounds=rounds, seed=seed, window=3) for p in (new, old))
     _assert_clearly_lower(a, b)
 
 
