@@ -107,6 +107,9 @@ TREE_RULES = frozenset({((4, 4), 6, "none"), ((4, 4), 6, "ones")}) | FIVE_DICE_T
 # - 3 v 5, nothing wild: one and a half times the bound, 0.0169 +- 0.0010 (2,000,000 rounds; item 2
 #   met), LBR -0.018, level head to head with half the bound, for 2.8 times its training (4,175 s)
 #   and 167 MiB more of the cache (2026-12-01, "One and a half times the row bound at 3 v 5").
+# - 5 v 3, nothing wild: contexts to 7 bids with half, the whole and 1.5 times the bound, 0.0344 ->
+#   0.0362, 0.0260 and 0.0247 +- 0.0019 (500,000 rounds), each a draw head to head: not adopted
+#   (2026-12-02, "Contexts to 7 bids at 5 v 3 with nothing wild, with more rows").
 # - 3 v 5, ones wild: the whole bound with 7-bid contexts (what 3 v 3 with ones wild needed), 0.0650
 #   (memory 6) -> 0.0431 +- 0.0019 (memory 8, 500,000 rounds), LBR -0.023, winning head to head
 #   0.5017 [0.5010, 0.5024] over 1,000,000 rounds a seat, for about 3 times the training (4,365 s)
