@@ -326,7 +326,7 @@ def test_the_abstract_recipe_keeps_at_least_three_bids_where_they_fit():
     assert library.recipe(Duel((3, 3), 6, "none"))["tree_rows"] == 133_422 * 4 // 3
     # contexts up to 5 bids only where that was measured better (3 v 3, nothing wild; the 5-dice
     # trees), up to 7 with ones wild at 3 v 3 (four times the rows), 3 v 4 and 4 v 3 (twice the rows),
-    # 4 v 4, 3 v 5 and 5 v 3 (the whole row bound), else 4
+    # 4 v 4 (1.5 times the row bound), 3 v 5 and 5 v 3 (the whole bound), else 4
     longest = {(a, b, w): library.recipe(Duel((a, b), 6, w))["tree_longest"]
                for a, b in ((3, 3), (3, 4), (4, 3)) for w in ("ones", "none", "highest")}
     for w in ("none", "ones"):
@@ -493,10 +493,10 @@ def test_3v4_and_4v3_grow_a_tree_and_the_cache_counts_its_rows():
         d = Duel((4, 4), 6, wild)
         r = library.recipe(d)
         assert r["method"] == "abstract" and r["window"] == 2 and r["samples"] == 0
-        # half the row bound with nothing wild; with ones wild the whole bound and contexts to 7 bids
-        # (issue 26: half the bound with contexts to 5 left 0.0832, this 0.0668)
+        # half the row bound with nothing wild; with ones wild 1.5 times the bound and contexts to 7 bids
+        # (issue 26: half the bound with contexts to 5 left 0.0832, the whole bound 0.0668, this 0.0581)
         assert r["tree_longest"] == (4 if wild == "none" else 7)
-        part = 0.5 if wild == "none" else 1.0
+        part = 0.5 if wild == "none" else 1.5
         assert r["tree_rows"] == int(dag_rows(d.n_bids, library.MIN_ABSTRACT_WINDOW) * library.TREE_ROWS * part)
         assert library.table_bytes(d) == pytest.approx(r["tree_rows"] * 2 * 126, rel=0.05)
     for dice, wild in itertools.product(((3, 4), (4, 3)), ("ones", "none")):
@@ -686,13 +686,13 @@ def test_the_ones_wild_tree_beats_the_window_2_recipe_and_holds_up_to_lbr(cache_
 @pytest.mark.parametrize("wild", ["none", "ones"])
 def test_the_4v4_tree_holds_up_and_beats_the_window_2_policies(cache_dir, wild):
     # issue 26, item 2 (BENCHMARKS.md): 4 v 4 with 6 faces, the recipe (a context tree on the window of
-    # 2, grown warm; nothing wild half the usual row bound, about 20 CPU minutes; ones wild the whole
-    # bound with 7-bid contexts since 2026-12-02, about 50) against the window-2 policies before it:
+    # 2, grown warm; nothing wild half the usual row bound, about 20 CPU minutes; ones wild 1.5 times
+    # the bound with 7-bid contexts since 2026-12-02, about 75) against the window-2 policies before it:
     # the abstract one (about 4 and 6 minutes) and the sampled one the issue was filed against. The
     # learned responder remembers one bid more than the tree's longest context (about 8 minutes, 5 GB),
     # 3 against the window (a weaker bound there: the comparison is conservative). Measured (1,000,000
     # rounds a seat): nothing wild 0.0124 +- 0.0014 against 0.0703, ones wild 0.0828 (half the bound,
-    # 5-bid contexts; the whole bound: 0.0668 +- 0.0020 over 500,000, the test below) against 0.1284;
+    # 5-bid contexts; 1.5 times the bound: 0.0581 +- 0.0020 over 500,000, the test below) against 0.1284;
     # only nothing wild is within 0.02
     from dicelab.liars.duel import train_duel
     from dicelab.liars.lbr import head_to_head, lbr
@@ -803,24 +803,27 @@ HALF_WITH_5 = {"longest": 5, "rows": 0.5, "warm": True, "iterations": 600}  # 4 
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("dice,before,rounds,seed", [((4, 4), HALF_WITH_5, 500_000, 4),
-                                                     ((3, 5), library.FIVE_DICE_TREE, 500_000, 4),
-                                                     ((5, 3), library.FIVE_DICE_TREE, 500_000, 4),
-                                                     ((4, 5), library.FIVE_DICE_TREE, 100_000, 1),
-                                                     ((5, 4), library.FIVE_DICE_TREE, 100_000, 1)])
-def test_7_bid_contexts_with_more_rows_at_ones_wild_beat_the_tree_before(cache_dir, dice, before, rounds, seed):
-    # issue 26, item 2 (BENCHMARKS.md, "The whole row bound at 4 v 4 with ones wild", "The whole row
-    # bound at 3 v 5 and 5 v 3 with ones wild", "Half the row bound at 4 v 5 and 5 v 4 with ones
-    # wild"): the recipe with ones wild grows its tree with contexts to 7 bids and more rows, where it
-    # stopped at 5 bids: at 4 v 4 the whole row bound where it had half (about 3,000 CPU seconds
-    # against 2,000); at 3 v 5 and 5 v 3 the whole bound (about 4,000 to 4,400), at 4 v 5 and 5 v 4
-    # half of it (five steps of growth, so up to 7 bids; about 4,900 to 5,000), where they had a
-    # quarter, three steps and 5 bids (1,300 to 2,300). Measured, learned responder (window 3): 4 v 4
-    # 0.0668 +- 0.0020 against 0.0832, 3 v 5 0.0431 against 0.0650, 5 v 3 0.0463 against 0.0730 (seed
-    # 4, 500,000 rounds a seat, +- 0.0019 at the 5-dice sizes); 4 v 5 0.0692 against 0.0928, 5 v 4
-    # 0.0753 against 0.1171 (seed 1, 100,000 rounds, +- 0.0044); head to head (1,000,000 rounds a seat,
-    # seed 5) 0.5009 [0.5002, 0.5016], 0.5017 [0.5010, 0.5024], 0.5021 [0.5014, 0.5028], 0.5029
-    # [0.5022, 0.5035] and 0.5026 [0.5019, 0.5033]
+@pytest.mark.parametrize("dice,before,rounds,seed,wins", [((4, 4), HALF_WITH_5, 500_000, 4, False),
+                                                          ((3, 5), library.FIVE_DICE_TREE, 500_000, 4, True),
+                                                          ((5, 3), library.FIVE_DICE_TREE, 500_000, 4, True),
+                                                          ((4, 5), library.FIVE_DICE_TREE, 100_000, 1, True),
+                                                          ((5, 4), library.FIVE_DICE_TREE, 100_000, 1, True)])
+def test_7_bid_contexts_with_more_rows_at_ones_wild_beat_the_tree_before(cache_dir, dice, before, rounds, seed,
+                                                                         wins):
+    # issue 26, item 2 (BENCHMARKS.md, "The whole row bound at 4 v 4 with ones wild", "One and a half
+    # times the row bound at 4 v 4", "The whole row bound at 3 v 5 and 5 v 3 with ones wild", "Half
+    # the row bound at 4 v 5 and 5 v 4 with ones wild"): the recipe with ones wild grows its tree with
+    # contexts to 7 bids and more rows, where it stopped at 5 bids: at 4 v 4 1.5 times the row bound
+    # where it had half (about 4,500 CPU seconds against 2,000); at 3 v 5 and 5 v 3 the whole bound
+    # (about 4,000 to 4,400), at 4 v 5 and 5 v 4 half of it (five steps of growth, so up to 7 bids;
+    # about 4,900 to 5,000), where they had a quarter, three steps and 5 bids (1,300 to 2,300).
+    # Measured, learned responder (window 3): 4 v 4 0.0581 +- 0.0020 against 0.0832, 3 v 5 0.0431
+    # against 0.0650, 5 v 3 0.0463 against 0.0730 (seed 4, 500,000 rounds a seat, +- 0.0019 at the
+    # 5-dice sizes); 4 v 5 0.0692 against 0.0928, 5 v 4 0.0753 against 0.1171 (seed 1, 100,000
+    # rounds, +- 0.0044); head to head (1,000,000 rounds a seat, seed 5) 0.5017 [0.5010, 0.5024],
+    # 0.5021 [0.5014, 0.5028], 0.5029 [0.5022, 0.5035] and 0.5026 [0.5019, 0.5033]; at 4 v 4 a draw,
+    # 0.5005 [0.4998, 0.5012] (the whole bound won, 0.5009 [0.5002, 0.5016]; 1.5 times drew with it):
+    # there only the learned responder tells the trees apart, and the head to head must not lose
     from dicelab.liars.lbr import head_to_head
     from dicelab.liars.responder import learned_br
 
@@ -831,7 +834,8 @@ def test_7_bid_contexts_with_more_rows_at_ones_wild_beat_the_tree_before(cache_d
     old = _train_with(d, before)
     assert new.dag.longest == 7 and old.dag.longest == 5
     assert new.dag.memory > old.dag.memory == 5
-    assert head_to_head(new, old, rounds=1_000_000, seed=5)["ci_low"] > 0.5
+    h = head_to_head(new, old, rounds=1_000_000, seed=5)
+    assert (h["ci_low"] > 0.5) if wins else (h["ci_high"] > 0.5), h
     a, b = (learned_br(p, rounds=rounds, seed=seed, window=3) for p in (new, old))
     _assert_clearly_lower(a, b)
 
