@@ -866,7 +866,7 @@ def test_7_bid_contexts_with_more_rows_at_ones_wild_beat_the_tree_before(cache_d
 def test_smaller_growth_steps_beat_the_tree_before(cache_dir, dice, wild, grow, before, rounds, seed, exact_gap):
     # issue 26, item 2 (BENCHMARKS.md, "Smaller steps of growth at 5 v 3 with nothing wild", "... at
     # 3 v 4 and 4 v 3 with ones wild", "Smaller steps with the whole row bound at 5 v 3"): the recipe
-    # grows its tree by 1.125 times the rows a step instead of 1.5, choosing the contexts from the
+    # grows its tree by 1.125 (or 1.25) times the rows a step instead of 1.5, choosing the contexts from the
     # regrets about three times as often. 3 v 4 with ones wild against the same tree grown 1.5 times a
     # step (about 3,500 CPU seconds against 2,100): learned responder (window 3, seed 1, 1,000,000
     # rounds a seat) 0.0376 against 0.0408 +- 0.0014, the exact abstract part 0.0357 against 0.0365,
