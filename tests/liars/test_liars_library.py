@@ -897,7 +897,6 @@ def test_smaller_growth_steps_beat_the_tree_before(cache_dir, dice, wild, grow, 
     assert gap > (a["exploitability_lower_ci"] ** 2 + b["exploitability_lower_ci"] ** 2) ** 0.5, (a, b)
 
 
-
 @pytest.mark.slow
 def test_three_times_the_rows_at_4v3_ones_wild_beat_twice(cache_dir):
     # issue 26, item 2 (BENCHMARKS.md, "Three times the row bound at 4 v 3 with ones wild"): the
@@ -921,6 +920,7 @@ def test_three_times_the_rows_at_4v3_ones_wild_beat_twice(cache_dir):
     a, b = (learned_br(p, rounds=1_000_000, seed=1, window=3) for p in (new, old))
     assert a["abstract_lower"] < b["abstract_lower"] - 0.004, (a, b)  # each the exact payoff of its responder
     _assert_clearly_lower(a, b)
+
 
 @pytest.mark.slow
 def test_a_tree_at_5v5_ones_wild_beats_the_enumerated_window(cache_dir):
