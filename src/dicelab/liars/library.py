@@ -97,7 +97,9 @@ TREE_RULES = frozenset({((4, 4), 6, "none"), ((4, 4), 6, "ones")}) | FIVE_DICE_T
 #   4 v 3 since three times the rows (LONG_ONES_ROWS), 0.0387 -> 0.0306 +- 0.0014 (seed 1, 1,000,000
 #   rounds), the exact part 0.0342 -> 0.0291, LBR -0.032, a draw head to head (0.5005 [0.4998,
 #   0.5012]), for 1.56 times the training (3,581 s) and 58 MiB more of the cache (2026-12-04,
-#   "Three times the row bound at 4 v 3 with ones wild");
+#   "Three times the row bound at 4 v 3 with ones wild"); the same at 3 v 4 gave 0.0376 -> 0.0359,
+#   within the interval, the exact part 0.0357 -> 0.0350, a draw, for 1.43 times the training: not
+#   adopted (2026-12-04, "Three times the row bound at 3 v 4 with ones wild").
 #   nothing wild, grown warm: the same bound as cold (0.0107, 0.0113) in about half the time.
 # - 4 v 4: half the row bound, warm (nothing wild 0.0124; the full bound 0.0115 for 50% more time);
 #   ones wild with 5-bid contexts and 600 at the end (0.0828); since the whole bound with 7-bid contexts,
