@@ -11,6 +11,7 @@ core and survive each other; each prints exactly one JSON object.
   its bound with the 95% half-width and the exact part (``abstract_lower``).
 - ``lbr FILE [--rounds N] [--seed S]``: local best response.
 - ``h2h FILE_A FILE_B [--rounds N] [--seed S]``: A's win share with its 95% Wilson interval.
+- ``--threshold TAU`` (``grade``, ``h2h``): the policy thresholded first (actions under ``TAU`` dropped).
 - ``pool JSON ...``: independent ``grade`` runs of one policy (other seeds) pooled into one bound:
   the mean weighted by rounds, the half-width from the runs' half-widths.
 
@@ -30,6 +31,8 @@ import math
 import sys
 import time
 from typing import Any, NoReturn
+
+import numpy as np
 
 from dicelab.core.errors import DicelabError
 from dicelab.liars import library
@@ -58,6 +61,27 @@ def train(duel: Duel, override: dict[str, Any] | None, out: str) -> dict[str, An
     return {"dice": list(duel.dice), "wild": duel.wild, "override": override or {}, "recipe": r,
             "estimated_seconds": round(library.estimated_seconds(duel)), "cpu_seconds": round(cpu),
             "rows": int(sum(pol.dag.rows)), "memory": pol.dag.memory, "out": out}
+
+
+def threshold(p: DuelPolicy, tau: float) -> DuelPolicy:
+    """Thresholding (Ganzfried, Sandholm and Waugh, 2012): at every node and hand, the actions played
+    with probability under ``tau`` dropped and the rest renormalised (a hand whose actions are all under
+    ``tau`` keeps its mix)."""
+    d = p.dag
+    strategy = [p.strategy[0].astype(np.float64), p.strategy[1].astype(np.float64)]
+    for m in range(d.n_nodes):
+        k = d.n - 1 - int(d.top[m]) + (1 if m else 0)  # raises, then the call (none at the root)
+        block = strategy[int(d.mover[m])][d.loc[m]:d.loc[m] + k]
+        kept = np.where(block < tau, 0.0, block)
+        total = kept.sum(axis=0)
+        ok = total > 0
+        block[:, ok] = kept[:, ok] / total[ok]
+    return DuelPolicy(p.duel, p.dag, (strategy[0].astype(np.float32), strategy[1].astype(np.float32)), dict(p.meta))
+
+
+def load(path: str, tau: float = 0.0) -> DuelPolicy:
+    p = DuelPolicy.load(path)
+    return threshold(p, tau) if tau > 0 else p
 
 
 def grade(pol: DuelPolicy, rounds: int, seed: int, window: int) -> dict[str, Any]:
@@ -111,6 +135,7 @@ def main(argv: list[str] | None = None) -> int:
     g.add_argument("--rounds", type=int, default=500_000)
     g.add_argument("--seed", type=int, default=4)
     g.add_argument("--window", type=int, default=3)
+    g.add_argument("--threshold", type=float, default=0.0, help="grade the policy thresholded at this probability")
     b = sub.add_parser("lbr")
     b.add_argument("file")
     b.add_argument("--rounds", type=int, default=40_000)
@@ -120,9 +145,12 @@ def main(argv: list[str] | None = None) -> int:
     h.add_argument("file_b")
     h.add_argument("--rounds", type=int, default=1_000_000)
     h.add_argument("--seed", type=int, default=5)
+    h.add_argument("--threshold", type=float, default=0.0, help="A thresholded at this probability")
     p = sub.add_parser("pool")
     p.add_argument("runs", nargs="+", type=json_arg)
     args = ap.parse_args(argv)
+    if not 0.0 <= getattr(args, "threshold", 0.0) < 1.0:
+        ap.error(f"--threshold must be a probability from 0 to under 1, got {args.threshold}")
     try:
         out = run(ap, args)
     except (OSError, DicelabError) as e:
@@ -139,13 +167,13 @@ def run(ap: Parser, args: argparse.Namespace) -> dict[str, Any]:
             ap.error("--override must be a JSON object, such as '{\"rows\": 2.0}'")
         out = train(Duel((args.a, args.b), 6, args.wild), args.override, args.out)
     elif args.cmd == "grade":
-        out = grade(DuelPolicy.load(args.file), args.rounds, args.seed, args.window)
+        out = grade(load(args.file, args.threshold), args.rounds, args.seed, args.window)
     elif args.cmd == "lbr":
         r = lbr(DuelPolicy.load(args.file), rounds=args.rounds, seed=args.seed)
         out = {"rounds": args.rounds, "seed": args.seed, "lbr": r["exploitability_lower"],
                "lbr_ci": r["exploitability_lower_ci"]}
     elif args.cmd == "h2h":
-        r = head_to_head(DuelPolicy.load(args.file_a), DuelPolicy.load(args.file_b), rounds=args.rounds, seed=args.seed)
+        r = head_to_head(load(args.file_a, args.threshold), DuelPolicy.load(args.file_b), rounds=args.rounds, seed=args.seed)
         out = {"rounds_per_seat": args.rounds, "seed": args.seed, "win_rate": r["win_rate"],
                "ci_low": r["ci_low"], "ci_high": r["ci_high"]}
     else:

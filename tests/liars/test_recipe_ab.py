@@ -66,6 +66,32 @@ def test_train_and_grade_report_what_the_library_computes(ab, tmp_path, capsys):
     assert h["ci_low"] <= h["win_rate"] <= h["ci_high"]
 
 
+def test_thresholding_drops_the_rare_actions_and_keeps_each_mix_a_distribution(ab, tmp_path):
+    import numpy as np
+
+    from dicelab.liars.duel import train_duel
+
+    p = train_duel(Duel((1, 2), 6, "ones"), iterations=60, seed=0, window=4, method="abstract")
+    tau = 0.05
+    q = ab.threshold(p, tau)
+    d, dropped = p.dag, 0
+    for m in range(d.n_nodes):  # by hand, node by node: the slow reference
+        k = d.n - 1 - int(d.top[m]) + (1 if m else 0)
+        s = int(d.mover[m])
+        before = p.strategy[s][d.loc[m]:d.loc[m] + k].astype(np.float64)
+        after = q.strategy[s][d.loc[m]:d.loc[m] + k].astype(np.float64)
+        for h in range(before.shape[1]):
+            assert after[:, h].sum() == pytest.approx(1.0, abs=1e-5)
+            if (before[:, h] >= tau).any():
+                assert ((after[:, h] == 0) == (before[:, h] < tau)).all()
+                assert after[:, h] == pytest.approx(np.where(before[:, h] < tau, 0, before[:, h]) / before[before[:, h] >= tau, h].sum(), abs=1e-5)
+                dropped += int((before[:, h] < tau).sum() - (before[:, h] == 0).sum())
+            else:
+                assert after[:, h] == pytest.approx(before[:, h], abs=1e-6)
+    assert dropped > 0  # the policy had rare actions to drop
+    assert ab.threshold(p, 0.0).strategy[0] == pytest.approx(p.strategy[0])
+
+
 def test_pool_weights_by_rounds_and_shrinks_the_interval_by_the_root_of_the_runs(ab):
     runs = [{"rounds": 4_000_000, "seed": s, "window": 3, "memory": 8, "learned": x, "learned_ci": 0.0007,
              "exact_part": 0.0168} for s, x in ((6, 0.0190), (7, 0.0196))]
@@ -83,7 +109,7 @@ RUN = json.dumps({"rounds": 1, "seed": 1, "window": 3, "memory": 8, "learned": 0
                                   ["train", "6", "3", "none", "--out", "x.npz"],
                                   ["train", "5", "3", "none", "--override", "[1]", "--out", "x.npz"],
                                   ["train", "5", "3", "none", "--override", "{rows", "--out", "x.npz"],
-                                  ["grade", "no-such-table.npz"], []])
+                                  ["grade", "no-such-table.npz"], ["grade", "t.npz", "--threshold", "1.5"], []])
 def test_bad_input_is_one_line_and_exit_2(ab, argv, capsys):
     with pytest.raises(SystemExit) as e:
         ab.main(argv)
