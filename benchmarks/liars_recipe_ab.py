@@ -40,11 +40,18 @@ from dicelab.liars.duel import Duel, DuelPolicy
 from dicelab.liars.lbr import head_to_head, lbr
 from dicelab.liars.responder import learned_br
 
+OVERRIDE_KEYS = ("rows", "longest", "grow", "warm", "iterations")  # what library._tree reads
+
 
 def with_override(duel: Duel, override: dict[str, Any] | None) -> None:
     """Merge ``override`` into the duel's ``TREE_OVERRIDES`` entry and forget the memoised recipes."""
     if not override:
         return
+    unknown = sorted(set(override) - set(OVERRIDE_KEYS))
+    if unknown:
+        raise DicelabError(f"unknown override keys {unknown}: allowed are {', '.join(OVERRIDE_KEYS)}")
+    if not library.recipe(duel).get("tree_rows"):
+        raise DicelabError(f"the {duel.dice[0]} v {duel.dice[1]} recipe grows no context tree: an override would change nothing")
     key = (duel.dice, duel.faces, duel.wild)
     library.TREE_OVERRIDES[key] = {**library.TREE_OVERRIDES.get(key, {}), **override}
     for f in (library._recipe, library.table_bytes, library.work, library._cache_name):
@@ -98,8 +105,10 @@ def pool(runs: list[dict[str, Any]]) -> dict[str, Any]:
     keys = ("rounds", "seed", "window", "memory", "learned", "learned_ci", "exact_part")
     if not all(isinstance(r, dict) and all(k in r for k in keys) for r in runs):
         raise ValueError(f"each run must be a grade's JSON object, with {', '.join(keys)}")
-    if not runs or len({(r["window"], r["memory"]) for r in runs}) != 1 or len({r["seed"] for r in runs}) != len(runs):
-        raise ValueError("pool needs runs of one responder (same window) with different seeds")
+    if not runs or len({(r["window"], r["memory"], r["exact_part"]) for r in runs}) != 1:
+        raise ValueError("pool needs runs of one responder against one policy (the same window and exact part)")
+    if len({r["seed"] for r in runs}) != len(runs):
+        raise ValueError("pool needs runs with different seeds")
     total = sum(r["rounds"] for r in runs)
     mean = sum(r["learned"] * r["rounds"] for r in runs) / total
     ci = math.sqrt(sum((r["learned_ci"] * r["rounds"] / total) ** 2 for r in runs))

@@ -98,6 +98,8 @@ def test_pool_weights_by_rounds_and_shrinks_the_interval_by_the_root_of_the_runs
     p = ab.pool(runs)
     assert p["rounds"] == 8_000_000 and p["learned"] == pytest.approx(0.0193)
     assert p["learned_ci"] == pytest.approx(0.0007 / math.sqrt(2))
+    with pytest.raises(ValueError, match="one policy"):
+        ab.pool([runs[0], {**runs[1], "exact_part": 0.0185}])
     uneven = ab.pool([{**runs[0], "rounds": 1_000_000}, runs[1]])
     assert uneven["learned"] == pytest.approx((0.0190 + 4 * 0.0196) / 5)
 
@@ -109,6 +111,8 @@ RUN = json.dumps({"rounds": 1, "seed": 1, "window": 3, "memory": 8, "learned": 0
                                   ["train", "6", "3", "none", "--out", "x.npz"],
                                   ["train", "5", "3", "none", "--override", "[1]", "--out", "x.npz"],
                                   ["train", "5", "3", "none", "--override", "{rows", "--out", "x.npz"],
+                                  ["train", "5", "3", "none", "--override", '{"row": 2}', "--out", "x.npz"],
+                                  ["train", "1", "2", "none", "--override", '{"rows": 2}', "--out", "x.npz"],
                                   ["grade", "no-such-table.npz"], ["grade", "t.npz", "--threshold", "1.5"], []])
 def test_bad_input_is_one_line_and_exit_2(ab, argv, capsys):
     with pytest.raises(SystemExit) as e:
