@@ -164,7 +164,8 @@ FIVE_DICE_GROWN: dict[tuple[tuple[int, ...], int, str], dict[str, Any]] = {
 # 0.0408 -> 0.0376 at memory 8; not 4 v 3 with ones wild, 0.0387 -> 0.0380 within the interval and
 # its exact part worse; 2026-12-02, "Smaller steps of growth"; 3 v 5 and 5 v 3 with ones wild in
 # steps of 1.25, 0.0431 -> 0.0360 and 0.0463 -> 0.0391; 2026-12-03, "Steps of 1.25"; not 3 v 5 in
-# steps of 1.125, 0.0368 and its exact part worse, 2026-12-04, "Steps of 1.125 at 3 v 5")
+# steps of 1.125, 0.0368 and its exact part worse, 2026-12-04, "Steps of 1.125 at 3 v 5"; not 3 v 3
+# with ones wild in steps of 1.125, 0.0183 -> 0.0271, 2026-12-04, "Steps of 1.125 at 3 v 3")
 FINER_STEPS = {((5, 3), 6, "none"): 1.125, ((3, 4), 6, "ones"): 1.125, ((3, 5), 6, "ones"): 1.25,
                ((5, 3), 6, "ones"): 1.25}
 TREE_OVERRIDES: dict[tuple[tuple[int, ...], int, str], dict[str, Any]] = {
