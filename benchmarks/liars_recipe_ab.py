@@ -54,8 +54,7 @@ def with_override(duel: Duel, override: dict[str, Any] | None) -> None:
         raise DicelabError(f"the {duel.dice[0]} v {duel.dice[1]} recipe grows no context tree: an override would change nothing")
     key = (duel.dice, duel.faces, duel.wild)
     library.TREE_OVERRIDES[key] = {**library.TREE_OVERRIDES.get(key, {}), **override}
-    for f in (library._recipe, library.table_bytes, library.work, library._cache_name):
-        f.cache_clear()
+    library.forget_recipes()
 
 
 def train(duel: Duel, override: dict[str, Any] | None, out: str) -> dict[str, Any]:

@@ -22,13 +22,6 @@ from dicelab.liars.rules import Bid, LiarsRules
 PLAY = liars.PLAY
 
 
-def _clear_recipe_caches() -> None:
-    """Forget the library's memoised recipes, table sizes, work and cache names (after a test
-    changes what they are computed from)."""
-    for f in (library._recipe, library.table_bytes, library.work, library._cache_name):
-        f.cache_clear()
-
-
 def _assert_clearly_lower(a: dict, b: dict, intervals: float = 2) -> None:
     """``a``'s lower bound on exploitability is below ``b``'s by more than ``intervals`` times the 95%
     interval of the difference (the two runs independent, their half-widths added in quadrature)."""
@@ -439,7 +432,7 @@ def test_a_tree_recipe_trains_saves_loads_and_plays_through_the_cache(cache_dir,
     monkeypatch.setattr(library, "default_window",  # the solver's default short, the wide one not
                         lambda duel, cells=None: 2 if duel == d and cells is None else
                         real(duel, *([] if cells is None else [cells])))
-    _clear_recipe_caches()
+    library.forget_recipes()
     library._policies.discard(library._key(d))  # another test's window policy of this size
     try:
         r = library.recipe(d)
@@ -464,7 +457,7 @@ def test_a_tree_recipe_trains_saves_loads_and_plays_through_the_cache(cache_dir,
     finally:
         monkeypatch.undo()
         library._policies.discard(library._key(d))
-        _clear_recipe_caches()
+        library.forget_recipes()
 
 
 def test_every_tree_recipe_can_grow_into_its_longest_context():
@@ -533,7 +526,7 @@ def test_a_tree_size_trains_saves_loads_and_plays_through_the_cache(cache_dir, m
     # the same code path as 3 v 4 with 6 faces, at a size that trains in seconds
     d = Duel((2, 1), 3, "none")
     monkeypatch.setattr(library, "TREE_SIZES", frozenset({((2, 1), 3)}))
-    _clear_recipe_caches()
+    library.forget_recipes()
     library._policies.discard(library._key(d))
     try:
         r = library.recipe(d)
@@ -556,7 +549,7 @@ def test_a_tree_size_trains_saves_loads_and_plays_through_the_cache(cache_dir, m
     finally:
         monkeypatch.undo()
         library._policies.discard(library._key(d))
-        _clear_recipe_caches()
+        library.forget_recipes()
 
 
 @pytest.mark.slow
@@ -808,11 +801,11 @@ def _train_with(d: Duel, override: dict) -> DuelPolicy:
     before = library.TREE_OVERRIDES[key]
     library.TREE_OVERRIDES[key] = override
     try:
-        _clear_recipe_caches()
+        library.forget_recipes()
         return library._train(d)
     finally:
         library.TREE_OVERRIDES[key] = before
-        _clear_recipe_caches()
+        library.forget_recipes()
 
 
 HALF_WITH_5 = {"longest": 5, "rows": 0.5, "warm": True, "iterations": 600}  # 4 v 4 ones wild until 2026-12-02

@@ -26,22 +26,17 @@ def ab():
     return module
 
 
-def _clear() -> None:
-    for f in (library._recipe, library.table_bytes, library.work, library._cache_name):
-        f.cache_clear()
-
-
 def test_an_override_changes_only_what_it_names(ab, monkeypatch):
     d = Duel((5, 3), 6, "none")
     monkeypatch.setattr(library, "TREE_OVERRIDES", dict(library.TREE_OVERRIDES))
-    _clear()
+    library.forget_recipes()
     before = library.recipe(d)
     try:
         ab.with_override(d, {"rows": 2.0})
         after = library.recipe(d)
     finally:
         monkeypatch.undo()
-        _clear()
+        library.forget_recipes()
     bound = dag_rows(d.n_bids, library.MIN_ABSTRACT_WINDOW) * library.TREE_ROWS
     assert after["tree_rows"] == int(bound * 2.0) != before["tree_rows"]
     assert {k: v for k, v in after.items() if k != "tree_rows"} == {k: v for k, v in before.items() if k != "tree_rows"}

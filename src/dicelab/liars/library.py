@@ -207,6 +207,13 @@ def recipe(duel: Duel) -> dict[str, Any]:
     return dict(_recipe(duel))
 
 
+def forget_recipes() -> None:
+    """Forget the memoised recipes, table sizes, work and cache names (after what they are computed
+    from, such as :data:`TREE_OVERRIDES`, changed: a recipe experiment or a test)."""
+    for f in (_recipe, table_bytes, work, _cache_name):
+        f.cache_clear()
+
+
 @lru_cache(maxsize=1024)
 def _recipe(duel: Duel) -> tuple[tuple[str, Any], ...]:
     """The one training recipe of ``duel`` (what the cache entry is keyed by): the solver's default
