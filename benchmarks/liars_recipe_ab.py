@@ -40,16 +40,14 @@ from dicelab.liars.duel import Duel, DuelPolicy
 from dicelab.liars.lbr import head_to_head, lbr
 from dicelab.liars.responder import learned_br
 
-OVERRIDE_KEYS = ("rows", "longest", "grow", "warm", "iterations")  # what library._tree reads
-
 
 def with_override(duel: Duel, override: dict[str, Any] | None) -> None:
     """Merge ``override`` into the duel's ``TREE_OVERRIDES`` entry and forget the memoised recipes."""
     if not override:
         return
-    unknown = sorted(set(override) - set(OVERRIDE_KEYS))
+    unknown = sorted(set(override) - set(library.TREE_OVERRIDE_KEYS))
     if unknown:
-        raise DicelabError(f"unknown override keys {unknown}: allowed are {', '.join(OVERRIDE_KEYS)}")
+        raise DicelabError(f"unknown override keys {unknown}: allowed are {', '.join(library.TREE_OVERRIDE_KEYS)}")
     if not library.recipe(duel).get("tree_rows"):
         raise DicelabError(f"the {duel.dice[0]} v {duel.dice[1]} recipe grows no context tree: an override would change nothing")
     key = (duel.dice, duel.faces, duel.wild)

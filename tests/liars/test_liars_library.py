@@ -382,12 +382,11 @@ def test_the_abstract_recipe_keeps_at_least_three_bids_where_they_fit():
                 assert r["tree_rows"] == 852_208 == int(dag_rows(48, 3) * library.TREE_ROWS * 1.5), r
             if dice in ((4, 5), (5, 4)) and w == "highest":  # a quarter (ones: 0.1283 -> 0.0928 at 4 v 5)
                 assert r["tree_rows"] == 228_360 == int(dag_rows(54, 3) * library.TREE_ROWS / 4), r
-            if dice in ((4, 5), (5, 4)) and w != "highest" and (dice, w) != ((5, 4), "none"):  # half the
-                # bound (0.0946 -> 0.0303 -> 0.0177 at 4 v 5 nothing wild; ones wild with 7-bid contexts
-                # 0.0928 -> 0.0692)
-                assert r["tree_rows"] == 456_720 == int(dag_rows(54, 3) * library.TREE_ROWS / 2), r
-            if dice == (5, 4) and w == "none":  # half (0.0387 -> 0.0261), since three quarters: 0.0206
-                assert r["tree_rows"] == 685_080 == int(dag_rows(54, 3) * library.TREE_ROWS * 3 / 4), r
+            if dice in ((4, 5), (5, 4)) and w != "highest":  # half the bound (0.0946 -> 0.0303 -> 0.0177
+                # at 4 v 5 nothing wild; ones wild with 7-bid contexts 0.0928 -> 0.0692); 5 v 4 nothing
+                # wild three quarters (half: 0.0387 -> 0.0261; three quarters: 0.0206)
+                rows, times = (685_080, 3 / 4) if (dice, w) == ((5, 4), "none") else (456_720, 1 / 2)
+                assert r["tree_rows"] == rows == int(dag_rows(54, 3) * library.TREE_ROWS * times), r
             if dice == (4, 4) and w == "highest":
                 assert "tree_rows" not in r, r  # the window of 2 (library.TREE_RULES)
             elif (*dice, w) in warm:

@@ -173,6 +173,7 @@ FIVE_DICE_GROWN: dict[tuple[tuple[int, ...], int, str], dict[str, Any]] = {
 # with ones wild in steps of 1.125, 0.0183 -> 0.0271, 2026-12-04, "Steps of 1.125 at 3 v 3")
 FINER_STEPS = {((5, 3), 6, "none"): 1.125, ((3, 4), 6, "ones"): 1.125, ((3, 5), 6, "ones"): 1.25,
                ((5, 3), 6, "ones"): 1.25}
+TREE_OVERRIDE_KEYS = ("rows", "longest", "grow", "warm", "iterations")  # what _tree reads of an entry
 TREE_OVERRIDES: dict[tuple[tuple[int, ...], int, str], dict[str, Any]] = {
     ((3, 3), 6, "none"): {"longest": 5},
     ((3, 4), 6, "none"): {"warm": True},
