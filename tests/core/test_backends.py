@@ -18,7 +18,7 @@ from dask import distributed  # the dask extra, installed by `make install`: no 
 
 from dicelab.core.errors import DicelabError
 from dicelab.pig.rules import PigGame, PigRules
-from dicelab.core.backends import Task, batches, check_backend, read_results, run_tasks, task_seed
+from dicelab.core.backends import Session, Task, batches, check_backend, read_results, run_tasks, task_seed
 
 try:  # ship this module's task functions to the Dask workers by value
     import cloudpickle
@@ -69,6 +69,14 @@ def crash_once(params: dict) -> dict:
         marker.write_text("crashed")
         os._exit(1)
     return {"y": params["index"] * 3}
+
+
+def timed(params: dict) -> dict:
+    """Sleep a little and write when the task ran (wall clock, start and end) to ``dir/key``."""
+    start = time.time()
+    time.sleep(params["sleep"])
+    Path(params["dir"], params["key"]).write_text(f"{start!r} {time.time()!r}")
+    return {"y": 1}
 
 
 # ---- fixtures -----------------------------------------------------------------------------------
@@ -185,6 +193,39 @@ def test_local_pool_retries_a_dead_worker(tmp_path):
     got = run_tasks(crash_once, tasks, workers=2, progress=False)
     assert (tmp_path / "m").exists()  # the crash did happen
     assert [r["y"] for r in got] == [3 * i for i in range(6)]
+
+
+def _ran_together(folder: Path, a: str, b: str) -> bool:
+    (s1, e1), (s2, e2) = (map(float, (folder / k).read_text().split()) for k in (a, b))
+    return s1 < e2 and s2 < e1
+
+
+@pytest.mark.parametrize("memory, together", [
+    # two fit the budget of 10: the two workers run them side by side
+    ({"a": 4, "b": 4, "c": 4, "d": 4}, {("a", "b"), ("c", "d")}),
+    # none fits beside another: one at a time though two workers are free
+    ({"a": 6, "b": 6, "c": 6}, set()),
+    # the large ones one after the other, the small ones beside them (the first in order that fits
+    # starts: c overtakes b); a task over the whole budget still runs, alone
+    ({"a": 8, "b": 8, "c": 1, "d": 30}, {("a", "c")}),
+])
+def test_local_tasks_start_only_where_their_memory_fits(tmp_path, memory, together):
+    tasks = [Task(k, {"key": k, "dir": str(tmp_path), "sleep": 0.6}, memory=m) for k, m in memory.items()]
+    with Session("local", workers=2, memory=10) as session:
+        got = session.run(timed, tasks, progress=False)
+    assert [r["y"] for r in got] == [1] * len(tasks)
+    keys = list(memory)
+    pairs = {(a, b) for i, a in enumerate(keys) for b in keys[i + 1:]}
+    for a, b in pairs:
+        if memory[a] + memory[b] > 10:  # the law: never together over the budget
+            assert not _ran_together(tmp_path, a, b), (a, b)
+    for a, b in together:  # and the workers are used where the budget allows
+        assert _ran_together(tmp_path, a, b), (a, b)
+
+
+def test_the_memory_budget_must_be_positive():
+    with pytest.raises(DicelabError, match="memory budget must be positive"):
+        Session("local", workers=2, memory=0)
 
 
 def test_resume_skips_finished_tasks(tmp_path):

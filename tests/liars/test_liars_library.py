@@ -16,7 +16,7 @@ import pytest
 from dicelab import liars
 from dicelab.core.errors import DicelabError
 from dicelab.liars import library
-from dicelab.liars.duel import Duel, DuelPolicy, uniform_policy
+from dicelab.liars.duel import Duel, DuelPolicy, train_duel, uniform_policy
 from dicelab.liars.rules import Bid, LiarsRules
 
 PLAY = liars.PLAY
@@ -260,6 +260,30 @@ def test_train_all_on_a_backend_fills_the_same_cache(cache_dir):
     assert library.on_disk(d)
     here = library._train(d)  # the same recipe and seed in this process: the same policy
     assert np.allclose(library.policy(d, train=False).strategy[0], here.strategy[0], atol=1e-3)
+
+
+def test_train_all_tells_local_workers_each_size_s_memory(cache_dir, monkeypatch):
+    # the tasks carry the training's peak memory, so two large sizes do not train side by side
+    seen: dict[str, float] = {}
+
+    def capture(fn, tasks, *args, **kwargs):
+        seen.update({t.key: t.memory for t in tasks})
+        raise DicelabError("captured")
+
+    monkeypatch.setattr("dicelab.core.jobs.run_job", capture)
+    duels = library.all_duels(2, 2, "none")
+    for d in duels:
+        library._policies.discard(library._key(d))
+    with pytest.raises(DicelabError, match="captured"):
+        library.train_all(2, 2, "none", backend={"backend": "local", "workers": 2})
+    assert sorted(seen.values()) == sorted(library.training_memory(d) for d in duels)
+    # the estimate covers what training really holds: its regrets and average strategy (float64)
+    d = Duel((2, 2), 2, "none")
+    r = library.recipe(d)
+    p = train_duel(d, iterations=50, window=r["window"], method=r["method"])
+    assert p.state is not None
+    held = sum(a.nbytes for a in p.state.values())
+    assert held <= library.training_memory(d) <= 20 * held + 2**20
 
 
 def test_the_duel_coach_names_what_it_values():

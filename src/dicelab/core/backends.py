@@ -61,6 +61,7 @@ from typing import Any, Self
 import numpy as np
 
 from dicelab.core.errors import DicelabError, require
+from dicelab.core.memory import available_bytes
 from dicelab.core.progress import progress_bar
 
 BACKENDS: tuple[str, ...] = ("local", "dask", "ray")
@@ -75,10 +76,13 @@ TaskFn = Callable[[dict[str, Any]], Mapping[str, Any]]
 
 @dataclass(frozen=True)
 class Task:
-    """One unit of work: a unique ``key`` and the JSON-able ``params`` handed to the function."""
+    """One unit of work: a unique ``key`` and the JSON-able ``params`` handed to the function;
+    ``memory``, about the bytes the task holds at its peak (0: small), lets local workers start it
+    only where it fits beside the tasks already running (it is not part of the :meth:`digest`)."""
 
     key: str
     params: dict[str, Any] = field(default_factory=dict)
+    memory: float = 0.0
 
     def digest(self) -> str:
         """sha256 of the parameters (canonical JSON), to recognise the task in a results store."""
@@ -310,14 +314,17 @@ class Session:
         address: str | None = None,
         workers: int | None = None,
         max_retries: int = 3,
+        memory: float | None = None,
     ) -> None:
         check_backend(backend, address)
         require(workers is None or workers >= 1, f"workers must be at least 1, got {workers}")
         require(max_retries >= 0, f"max_retries must be at least 0, got {max_retries}")
+        require(memory is None or memory > 0, f"the memory budget must be positive bytes, got {memory}")
         self.backend = backend
         self.address = address
         self.workers = workers
         self.max_retries = max_retries
+        self.memory = memory
         self._pool: ProcessPoolExecutor | None = None
         self._cluster: Any = None
         self._client: Any = None
@@ -439,36 +446,54 @@ class Session:
             max_workers=self.n_workers, mp_context=mp.get_context(method), initializer=_worker_init
         )
 
+    def _memory_budget(self) -> float:
+        """The bytes local tasks may hold together: the session's ``memory``, else nine tenths of
+        what the machine has available as the job starts (the tasks' figures are estimates)."""
+        return self.memory if self.memory is not None else 0.9 * available_bytes()
+
     def _run_local(self, fn: TaskFn, todo: list[Task], accept: Callable[[str, Any], None]) -> None:
         if self.n_workers <= 1 or len(todo) <= 1:
             for t in todo:
                 accept(t.key, fn(t.params))
             return
+        # a task starts when a worker is free and its memory fits beside the running tasks' (the
+        # first in order that fits; with nothing running, any task starts): two large trainings on
+        # one machine run one after the other instead of the kernel killing one of them
+        budget = self._memory_budget()
         attempts = {t.key: 0 for t in todo}
         remaining = {t.key: t for t in todo}
         while remaining:
             if self._pool is None:
                 self._pool = self._new_pool()
-            running: dict[Future[Any], str] = {}
+            waiting = list(remaining.values())
+            running: dict[Future[Any], Task] = {}
             broken = False
             try:
                 call, payload = _shippable(fn)
-                for t in remaining.values():
-                    attempts[t.key] += 1
-                    running[self._pool.submit(call, payload, t.params)] = t.key
+                while (waiting or running) and not broken:
+                    held = sum(t.memory for t in running.values())
+                    i = 0
+                    while i < len(waiting) and len(running) < self.n_workers:
+                        t = waiting[i]
+                        if running and held + t.memory > budget:
+                            i += 1
+                            continue
+                        waiting.pop(i)
+                        attempts[t.key] += 1
+                        running[self._pool.submit(call, payload, t.params)] = t
+                        held += t.memory
+                    done, _ = wait(running, return_when=FIRST_COMPLETED)
+                    for fut in done:
+                        t = running.pop(fut)
+                        try:
+                            value = fut.result()
+                        except BrokenProcessPool:
+                            broken = True
+                            continue
+                        accept(t.key, value)
+                        remaining.pop(t.key, None)
             except BrokenProcessPool:
                 broken = True
-            while running and not broken:
-                done, _ = wait(running, return_when=FIRST_COMPLETED)
-                for fut in done:
-                    key = running.pop(fut)
-                    try:
-                        value = fut.result()
-                    except BrokenProcessPool:
-                        broken = True
-                        continue
-                    accept(key, value)
-                    remaining.pop(key, None)
             if broken:  # a worker died: start a fresh pool and run the unfinished tasks again
                 self._pool.shutdown(wait=True, cancel_futures=True)
                 self._pool = None

@@ -26,7 +26,6 @@ gives the same result as an uninterrupted run with the same seed.
 from __future__ import annotations
 
 import math
-import os
 import time
 from dataclasses import dataclass, field
 from itertools import pairwise
@@ -36,6 +35,7 @@ import numpy as np
 
 from dicelab.core.errors import DicelabError, require
 from dicelab.core.jit import njit
+from dicelab.core.memory import machine_bytes
 from dicelab.liars.cfr import DuelGame, hands_of
 from dicelab.liars.rules import Bid
 
@@ -760,14 +760,6 @@ def dag_nodes(n: int, window: int) -> int:
     for j in range(1, window + 1):
         nodes += sum(comb(t, j - 1) + (comb(t - 1, j - 1) if j == window and t >= 1 else 0) for t in range(j - 1, n))
     return nodes
-
-
-def machine_bytes() -> float:
-    """The machine's physical memory in bytes (infinite where the system does not say)."""
-    try:
-        return float(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
-    except (ValueError, OSError, AttributeError):
-        return math.inf
 
 
 def check_fits(need: float, what: str, instead: str) -> None:

@@ -35,11 +35,13 @@ from dicelab.liars.duel import (
     POLICY_KIND,
     Duel,
     DuelPolicy,
+    dag_nodes,
     dag_rows,
     default_method,
     default_samples,
     default_window,
     train_duel,
+    training_bytes,
 )
 
 log = logging.getLogger("dicelab.liars.library")
@@ -216,7 +218,7 @@ def recipe(duel: Duel) -> dict[str, Any]:
 def forget_recipes() -> None:
     """Forget the memoised recipes, table sizes, work and cache names (after what they are computed
     from, such as :data:`TREE_OVERRIDES`, changed: a recipe experiment or a test)."""
-    for f in (_recipe, table_bytes, work, _cache_name):
+    for f in (_recipe, table_bytes, training_memory, work, _cache_name):
         f.cache_clear()
 
 
@@ -297,6 +299,24 @@ def table_bytes(duel: Duel) -> int:
     r = recipe(duel)
     rows = r.get("tree_rows") or dag_rows(duel.n_bids, r["window"])  # both seats' rows together, about half each
     return int(rows / 2 * sum(comb(d + duel.faces - 1, d) for d in duel.dice) * 2)
+
+
+@lru_cache(maxsize=1024)
+def training_memory(duel: Duel) -> float:
+    """About the bytes training the recipe holds at its peak: a window's training tables
+    (:func:`~dicelab.liars.duel.training_bytes`, what the training checks against the machine before
+    it starts); a tree's at its row bound, and a warm tree's also the step before's regrets and
+    average, which its next step starts from (5 v 4 with nothing wild, the whole bound: 10.7 GiB for
+    the tables, 12.9 with the step before; the process peaked at 11.2 GiB, and in steps of 1.25,
+    13.4 estimated, was at 12.1 when the kernel killed it beside the other). Train-all on local
+    workers starts a size only where this fits beside the sizes already training."""
+    r = recipe(duel)
+    if r.get("tree_rows"):
+        rows = r["tree_rows"]
+        before = 2 * rows / r["tree_grow"] * max(comb(x + duel.faces - 1, x) for x in duel.dice) * 8.0
+        return training_bytes(duel, rows, rows) + (before if r.get("tree_warm") else 0.0)
+    n, w = duel.n_bids, r["window"]
+    return training_bytes(duel, dag_rows(n, w), dag_nodes(n, w))
 
 
 def _compact(p: DuelPolicy) -> DuelPolicy:
@@ -568,7 +588,7 @@ def train_all(max_dice: int, faces: int, wild: str | Sequence[str], progress: bo
         todo.sort(key=lambda d: (-estimated_seconds(d), d.dice, d.wild))
         # the recipe's cache name in the key: a --store written under another recipe is not reused
         tasks = [Task(f"liars-duel-{d.dice[0]}v{d.dice[1]}-{faces}-{d.wild}-{_cache_name(d).rsplit('-', 1)[-1]}",
-                      {"duel": d.to_dict()}) for d in todo]
+                      {"duel": d.to_dict()}, memory=training_memory(d)) for d in todo]
         results = run_job(train_one_task, tasks, "duel policies", backend["backend"], backend.get("address"),
                           backend.get("workers"), backend.get("store"), progress)
         for d, res in zip(todo, results, strict=True):
