@@ -150,7 +150,8 @@ TREE_RULES = frozenset({((4, 4), 6, "none"), ((4, 4), 6, "ones")}) | FIVE_DICE_T
 #   0.0206 +- 0.0010 (seed 5, 2,000,000 rounds), the exact part 0.0206 -> 0.0174, LBR -0.015 ->
 #   -0.005 +- 0.007, winning head to head 0.5011 [0.5004, 0.5018], for 1.43 times the training
 #   (3,997 s against 2,788) and 82 MiB more of the cache (2026-12-05, "Three quarters of the row
-#   bound at 5 v 4 with nothing wild").
+#   bound at 5 v 4 with nothing wild"); not the whole bound, 0.0206 again, the exact part 0.0182,
+#   a draw head to head, for 1.5 times the training (2026-12-05, the session after).
 # - 4 v 5 and 5 v 4, ones wild: half the bound with 7-bid contexts (five steps; the trees hold 6),
 #   0.0928 -> 0.0692 and 0.1171 -> 0.0753 +- 0.0044 (100,000 rounds), LBR -0.022 and -0.009, winning
 #   head to head 0.5029 [0.5022, 0.5035] and 0.5026 [0.5019, 0.5033], for about 2.2 times the training
