@@ -72,7 +72,12 @@ def crash_once(params: dict) -> dict:
 
 
 def timed(params: dict) -> dict:
-    """Sleep a little and write when the task ran (wall clock, start and end) to ``dir/key``."""
+    """Sleep a little and write when the task ran (wall clock, start and end) to ``dir/key``; task
+    ``crash``, if named, kills its worker the first time it runs instead."""
+    marker = Path(params["dir"], "crashed")
+    if params.get("crash") == params["key"] and not marker.exists():
+        marker.write_text("")
+        os._exit(1)
     start = time.time()
     time.sleep(params["sleep"])
     Path(params["dir"], params["key"]).write_text(f"{start!r} {time.time()!r}")
@@ -221,6 +226,22 @@ def test_local_tasks_start_only_where_their_memory_fits(tmp_path, memory, togeth
             assert not _ran_together(tmp_path, a, b), (a, b)
     for a, b in together:  # and the workers are used where the budget allows
         assert _ran_together(tmp_path, a, b), (a, b)
+
+
+def test_the_tasks_running_when_a_worker_died_run_again_alone(tmp_path):
+    # b kills its worker at once while a runs beside it: both are suspects (the kernel may have
+    # killed either for memory), so each runs again alone, and c and d side by side after them
+    # (c and d sleep longer: the fresh pool starts its second worker only when d is handed to it)
+    tasks = [Task(k, {"key": k, "dir": str(tmp_path), "sleep": 0.6 if k in "ab" else 4.0, "crash": "b"})
+             for k in "abcd"]
+    with Session("local", workers=2) as session:
+        got = session.run(timed, tasks, progress=False)
+    assert (tmp_path / "crashed").exists()
+    assert [r["y"] for r in got] == [1] * 4
+    for a in "ab":
+        for other in "abcd".replace(a, ""):
+            assert not _ran_together(tmp_path, a, other), (a, other)
+    assert _ran_together(tmp_path, "c", "d")
 
 
 def test_the_memory_budget_must_be_positive():

@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import time
 import uuid
@@ -458,10 +459,16 @@ class Session:
             return
         # a task starts when a worker is free and its memory fits beside the running tasks' (the
         # first in order that fits; with nothing running, any task starts): two large trainings on
-        # one machine run one after the other instead of the kernel killing one of them
+        # one machine run one after the other instead of the kernel killing one of them. The tasks
+        # running when a worker died (out of memory, most often) run again alone.
         budget = self._memory_budget()
         attempts = {t.key: 0 for t in todo}
         remaining = {t.key: t for t in todo}
+        alone: set[str] = set()
+
+        def need(t: Task) -> float:
+            return math.inf if t.key in alone else t.memory
+
         while remaining:
             if self._pool is None:
                 self._pool = self._new_pool()
@@ -471,17 +478,17 @@ class Session:
             try:
                 call, payload = _shippable(fn)
                 while (waiting or running) and not broken:
-                    held = sum(t.memory for t in running.values())
+                    held = sum(need(t) for t in running.values())
                     i = 0
                     while i < len(waiting) and len(running) < self.n_workers:
                         t = waiting[i]
-                        if running and held + t.memory > budget:
+                        if running and held + need(t) > budget:
                             i += 1
                             continue
                         waiting.pop(i)
                         attempts[t.key] += 1
                         running[self._pool.submit(call, payload, t.params)] = t
-                        held += t.memory
+                        held += need(t)
                     done, _ = wait(running, return_when=FIRST_COMPLETED)
                     for fut in done:
                         t = running.pop(fut)
@@ -489,12 +496,14 @@ class Session:
                             value = fut.result()
                         except BrokenProcessPool:
                             broken = True
+                            alone.add(t.key)
                             continue
                         accept(t.key, value)
                         remaining.pop(t.key, None)
             except BrokenProcessPool:
                 broken = True
             if broken:  # a worker died: start a fresh pool and run the unfinished tasks again
+                alone.update(t.key for t in running.values())
                 self._pool.shutdown(wait=True, cancel_futures=True)
                 self._pool = None
                 for key in remaining:
