@@ -73,12 +73,18 @@ def crash_once(params: dict) -> dict:
 
 def timed(params: dict) -> dict:
     """Sleep a little and write when the task ran (wall clock, start and end) to ``dir/key``; task
-    ``crash``, if named, kills its worker the first time it runs instead."""
+    ``crash``, if named, kills its worker the first time it runs instead; ``meet`` names a task
+    this one waits for, so two that can run side by side do so however slowly workers start."""
     marker = Path(params["dir"], "crashed")
     if params.get("crash") == params["key"] and not marker.exists():
         marker.write_text("")
         os._exit(1)
     start = time.time()
+    Path(params["dir"], params["key"] + ".start").write_text("")
+    meet = params.get("meet")  # wait (up to a minute) for this task to start too: a fresh pool
+    deadline = start + 60.0  # may take seconds to start its second worker on a loaded machine
+    while meet and not Path(params["dir"], meet + ".start").exists() and time.time() < deadline:
+        time.sleep(0.02)
     time.sleep(params["sleep"])
     Path(params["dir"], params["key"]).write_text(f"{start!r} {time.time()!r}")
     return {"y": 1}
@@ -215,7 +221,9 @@ def _ran_together(folder: Path, a: str, b: str) -> bool:
     ({"a": 8, "b": 8, "c": 1, "d": 30}, {("a", "c")}),
 ])
 def test_local_tasks_start_only_where_their_memory_fits(tmp_path, memory, together):
-    tasks = [Task(k, {"key": k, "dir": str(tmp_path), "sleep": 0.6}, memory=m) for k, m in memory.items()]
+    meet = {a: b for pair in together for a, b in (pair, pair[::-1])}
+    tasks = [Task(k, {"key": k, "dir": str(tmp_path), "sleep": 0.6, "meet": meet.get(k)}, memory=m)
+             for k, m in memory.items()]
     with Session("local", workers=2, memory=10) as session:
         got = session.run(timed, tasks, progress=False)
     assert [r["y"] for r in got] == [1] * len(tasks)
@@ -231,8 +239,10 @@ def test_local_tasks_start_only_where_their_memory_fits(tmp_path, memory, togeth
 def test_the_tasks_running_when_a_worker_died_run_again_alone(tmp_path):
     # b kills its worker at once while a runs beside it: both are suspects (the kernel may have
     # killed either for memory), so each runs again alone, and c and d side by side after them
-    # (c and d sleep longer: the fresh pool starts its second worker only when d is handed to it)
-    tasks = [Task(k, {"key": k, "dir": str(tmp_path), "sleep": 0.6 if k in "ab" else 4.0, "crash": "b"})
+    # (c and d wait for each other: the fresh pool starts its second worker only when d is handed
+    # to it, which may take seconds on a loaded machine)
+    meet = {"c": "d", "d": "c"}
+    tasks = [Task(k, {"key": k, "dir": str(tmp_path), "sleep": 0.6, "crash": "b", "meet": meet.get(k)})
              for k in "abcd"]
     with Session("local", workers=2) as session:
         got = session.run(timed, tasks, progress=False)

@@ -443,9 +443,16 @@ class Session:
         import multiprocessing as mp
 
         method = "forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn"
-        return ProcessPoolExecutor(
+        pool = ProcessPoolExecutor(
             max_workers=self.n_workers, mp_context=mp.get_context(method), initializer=_worker_init
         )
+        # start every worker now: CPython starts them one per submit, and its watcher thread may
+        # be waiting on the older workers only, so a new worker that dies goes unnoticed until
+        # another task ends, and the tasks handed out meanwhile are taken for suspects
+        launch = getattr(pool, "_launch_processes", None)
+        if launch is not None:
+            launch()
+        return pool
 
     def _memory_budget(self) -> float:
         """The bytes local tasks may hold together: the session's ``memory``, else nine tenths of
