@@ -16,9 +16,17 @@ import numpy as np
 import pytest
 from dask import distributed  # the dask extra, installed by `make install`: no silent skip
 
+from dicelab.core.backends import (
+    Session,
+    Task,
+    batches,
+    check_backend,
+    read_results,
+    run_tasks,
+    task_seed,
+)
 from dicelab.core.errors import DicelabError
 from dicelab.pig.rules import PigGame, PigRules
-from dicelab.core.backends import Session, Task, batches, check_backend, read_results, run_tasks, task_seed
 
 try:  # ship this module's task functions to the Dask workers by value
     import cloudpickle
@@ -153,8 +161,8 @@ def test_simulation_identical_on_every_backend(cluster, tmp_path):
     again = run_tasks(hold_at_batch, tasks, store=tmp_path / "s", progress=False)
     assert same(serial, again)
     # the games themselves: hold:8 moving first against hold:12 wins as often as the exact value
-    from dicelab.pig import evaluate
     from dicelab.core.stats import wilson_interval
+    from dicelab.pig import evaluate
 
     exact = evaluate("hold:8", "hold:12", PigRules(goal=30)).a_first
     lo, hi = wilson_interval(sum(r["a_wins"] for r in serial), sum(r["games"] for r in serial), 0.999)
@@ -346,8 +354,8 @@ def test_pig_simulation_job_matches_simulate(cluster):
 
 def test_pig_round_robin_jobs_match_the_single_process_code(cluster):
     from dicelab.pig import jobs
-    from dicelab.pig.simulation import simulate
     from dicelab.pig.evaluation import evaluate_many
+    from dicelab.pig.simulation import simulate
     from dicelab.pig.specs import as_strategy
 
     rules = PigRules(goal=30)
@@ -387,9 +395,9 @@ def test_pig_round_robin_jobs_match_the_single_process_code(cluster):
 
 
 def test_liars_sweep_is_reproducible(cluster):
-    from dicelab.liars.rules import LiarsRules
-    from dicelab.liars.qlearning import train
     from dicelab.liars import jobs
+    from dicelab.liars.qlearning import train
+    from dicelab.liars.rules import LiarsRules
 
     rules = LiarsRules(players=3, dice=2)
     grid = jobs.parse_sweep("seed=0..1;alpha=0.1,0.3")
