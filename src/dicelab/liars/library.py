@@ -103,7 +103,7 @@ TREE_RULES = frozenset({((4, 4), 6, "none"), ((4, 4), 6, "ones")}) | FIVE_DICE_T
 #   within the interval, the exact part 0.0357 -> 0.0350, a draw, for 1.43 times the training: not
 #   adopted (2026-12-04, "Three times the row bound at 3 v 4 with ones wild"). 4 v 3 since 4.5 times
 #   the rows (one step of growth more; 4 times is the same tree as 3), 0.0306 -> 0.0278 +- 0.0014
-#   (seed 1, 1,000,000 rounds), the exact part 0.0291 -> 0.0255, a draw head to head (0.5001
+#   (seed 1, 1,000,000 rounds), the exact part 0.0291 -> 0.0255, LBR -0.029, a draw head to head (0.5001
 #   [0.4994, 0.5008]), for 1.57 times the training (4,629 s against 2,948) and 86 MiB more of the
 #   cache (2026-12-05, "Four and a half times the row bound at 4 v 3 with ones wild").
 #   nothing wild, grown warm: the same bound as cold (0.0107, 0.0113) in about half the time.
