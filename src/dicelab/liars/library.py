@@ -181,9 +181,13 @@ FIVE_DICE_GROWN: dict[tuple[tuple[int, ...], int, str], dict[str, Any]] = {
 # with nothing wild at three quarters of the bound in steps of 1.125, 0.0206 -> 0.0149 +- 0.0010
 # (seed 5, 2,000,000 rounds), the exact part 0.0174 -> 0.0139, LBR -0.005 -> -0.017, a draw head to
 # head (0.4998 [0.4991, 0.5005]), for 1.83 times the training (7,313 s against 3,997; steps of 1.25
-# gave 0.0176, 5,049 s), 2026-12-05, "Steps of 1.125 at 5 v 4 with nothing wild")
+# gave 0.0176, 5,049 s), 2026-12-05, "Steps of 1.125 at 5 v 4 with nothing wild"; 5 v 5 with nothing
+# wild at a quarter of the bound in steps of 1.25, 0.0566 -> 0.0318 +- 0.0020 (seed 5, 500,000
+# rounds), the exact part 0.0520 -> 0.0282, LBR -0.009 -> -0.012, a draw head to head (0.5001
+# [0.4994, 0.5008]), for 1.70 times the training (5,253 s against 3,085), 2026-12-05, "Steps of 1.25
+# at 5 v 5 with nothing wild")
 FINER_STEPS = {((5, 3), 6, "none"): 1.125, ((3, 4), 6, "ones"): 1.125, ((3, 5), 6, "ones"): 1.25,
-               ((5, 3), 6, "ones"): 1.25, ((5, 4), 6, "none"): 1.125}
+               ((5, 3), 6, "ones"): 1.25, ((5, 4), 6, "none"): 1.125, ((5, 5), 6, "none"): 1.25}
 TREE_OVERRIDE_KEYS = ("rows", "longest", "grow", "warm", "iterations")  # what _tree reads of an entry
 TREE_OVERRIDES: dict[tuple[tuple[int, ...], int, str], dict[str, Any]] = {
     ((3, 3), 6, "none"): {"longest": 5},
