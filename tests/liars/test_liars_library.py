@@ -969,9 +969,11 @@ def test_more_rows_beat_the_bound_before(cache_dir, dice, wild, times, before, r
     bound = dag_rows(d.n_bids, library.MIN_ABSTRACT_WINDOW) * library.TREE_ROWS
     recipe = library.TREE_OVERRIDES[(d.dice, d.faces, d.wild)]
     entry = {**recipe, **as_measured, "rows": times}
-    if entry == recipe:  # else a step measured before the recipe's last
+    if entry == recipe:
         assert library.recipe(d)["tree_rows"] == int(bound * times)
-    new = library._train(d) if entry == recipe else _train_with(d, entry)
+        new = library._train(d)
+    else:  # a step measured before the recipe's last
+        new = _train_with(d, entry)
     old = _train_with(d, {**entry, "rows": before})
     assert sum(new.dag.rows) > 1.3 * sum(old.dag.rows)
     h = head_to_head(new, old, rounds=1_000_000, seed=5)
