@@ -246,7 +246,7 @@ def test_tables_from_the_worker_are_the_servers_own():
     assert np.array_equal(sol.p, solve(rules).p) and np.array_equal(sol.roll, solve(rules).roll)
 
 
-BUDGET_TOTAL_MIB = DEFAULT_TOTAL_MIB / 8  # a whole number (265); the Pig solutions' 128 MiB of 2,120 become 16 MiB
+BUDGET_TOTAL_MIB = DEFAULT_TOTAL_MIB / 8  # a whole number (300); the Pig solutions' 128 MiB of 2,400 become 16 MiB
 assert BUDGET_TOTAL_MIB == int(BUDGET_TOTAL_MIB)  # the variable takes whole MiB
 
 

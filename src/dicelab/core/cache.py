@@ -139,7 +139,7 @@ def bounded_cache(name: str, budget_mib: float) -> BudgetLRU:
     return cache
 
 
-DEFAULT_TOTAL_MIB = 2296.0  # the sum of every game's cache budgets (tests/core/test_cache_budget.py checks it)
+DEFAULT_TOTAL_MIB = 2400.0  # the sum of every game's cache budgets (tests/core/test_cache_budget.py checks it)
 
 
 def _cache_scale() -> float:

@@ -8,7 +8,7 @@ almost always a script's mistake, and a silent default would hide it.
 
 ========================== =====================================================================
 ``DICELAB_CACHE_DIR``      folder for cached solved tables (default: the user cache folder)
-``DICELAB_WEB_CACHE_MIB``  total MiB of the in-memory table caches, a whole number (default 2296)
+``DICELAB_WEB_CACHE_MIB``  total MiB of the in-memory table caches, a whole number (default 2400)
 ``DICELAB_SHARD_CACHE_MB`` MB of column chunks a sharded simultaneous-Pig solve keeps (1024)
 ``DICELAB_DB``             the web lab's SQLAlchemy database URL (default: SQLite, user data)
 ``DICELAB_SQLITE_SYNC``    the web lab's SQLite ``synchronous``: NORMAL (default), FULL or EXTRA
