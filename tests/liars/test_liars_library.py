@@ -837,6 +837,14 @@ def _train_with(d: Duel, override: dict) -> DuelPolicy:
         library.forget_recipes()
 
 
+def _train_as_measured(d: Duel, changes: dict) -> tuple[dict, DuelPolicy]:
+    """The recipe's TREE_OVERRIDES entry for ``d`` with ``changes`` (a step measured before the
+    recipe's last), and its tree: the library's own training where they change nothing."""
+    entry = {**library.TREE_OVERRIDES[(d.dice, d.faces, d.wild)], **changes}
+    same = entry == library.TREE_OVERRIDES[(d.dice, d.faces, d.wild)]
+    return entry, (library._train(d) if same else _train_with(d, entry))
+
+
 HALF_WITH_5 = {"longest": 5, "rows": 0.5, "warm": True, "iterations": 600}  # 4 v 4 ones wild until 2026-12-02
 
 
@@ -930,8 +938,7 @@ def test_smaller_growth_steps_beat_the_tree_before(cache_dir, dice, wild, grow, 
 
     d = Duel(dice, 6, wild)
     assert library.recipe(d)["tree_grow"] == grow < library.TREE["tree_grow"]
-    entry = {**library.TREE_OVERRIDES[(d.dice, d.faces, d.wild)], **as_measured}
-    new = _train_with(d, entry) if as_measured else library._train(d)
+    entry, new = _train_as_measured(d, as_measured)
     old = _train_with(d, {**entry, **before})
     assert new.dag.memory >= old.dag.memory
     h = head_to_head(new, old, rounds=1_000_000, seed=5)
@@ -985,13 +992,9 @@ def test_more_rows_beat_the_bound_before(cache_dir, dice, wild, times, before, r
 
     d = Duel(dice, 6, wild)
     bound = dag_rows(d.n_bids, library.MIN_ABSTRACT_WINDOW) * library.TREE_ROWS
-    recipe = library.TREE_OVERRIDES[(d.dice, d.faces, d.wild)]
-    entry = {**recipe, **as_measured, "rows": times}
-    if entry == recipe:
+    if library.TREE_OVERRIDES[(d.dice, d.faces, d.wild)]["rows"] == times and not as_measured:
         assert library.recipe(d)["tree_rows"] == int(bound * times)
-        new = library._train(d)
-    else:  # a step measured before the recipe's last
-        new = _train_with(d, entry)
+    entry, new = _train_as_measured(d, {**as_measured, "rows": times})
     old = _train_with(d, {**entry, "rows": before})
     assert sum(new.dag.rows) > 1.3 * sum(old.dag.rows)
     h = head_to_head(new, old, rounds=1_000_000, seed=5)
