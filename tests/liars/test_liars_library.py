@@ -386,8 +386,8 @@ def test_the_abstract_recipe_keeps_at_least_three_bids_where_they_fit():
                 assert r["tree_longest"] == 5, r
             if dice in ((3, 5), (5, 3)) and w == "ones":  # a quarter (3 v 5 0.1352 -> 0.0650), the whole, 7 bids: 0.0431
                 # (steps of 1.25: 0.0360); 3 v 5 since one and a half times the bound: 0.0324 (5 v 3: 0.0391 -> 0.0379, kept)
-                times = 1.5 if dice == (3, 5) else 1.0
-                assert r["tree_rows"] == {1.5: 852_208, 1.0: 568_138}[times] == int(dag_rows(48, 3) * library.TREE_ROWS * times), r
+                rows, times = (852_208, 1.5) if dice == (3, 5) else (568_138, 1.0)
+                assert r["tree_rows"] == rows == int(dag_rows(48, 3) * library.TREE_ROWS * times), r
                 assert r["tree_longest"] == 7, r
             if dice == (5, 3) and w == "none":  # half the bound (0.1108 -> 0.0504 -> 0.0333), smaller
                 # steps: 0.0312; since the whole bound with 7-bid contexts in those steps: 0.0218; since
@@ -840,9 +840,9 @@ def _train_with(d: Duel, override: dict) -> DuelPolicy:
 def _train_as_measured(d: Duel, changes: dict) -> tuple[dict, DuelPolicy]:
     """The recipe's TREE_OVERRIDES entry for ``d`` with ``changes`` (a step measured before the
     recipe's last), and its tree: the library's own training where they change nothing."""
-    entry = {**library.TREE_OVERRIDES[(d.dice, d.faces, d.wild)], **changes}
-    same = entry == library.TREE_OVERRIDES[(d.dice, d.faces, d.wild)]
-    return entry, (library._train(d) if same else _train_with(d, entry))
+    recipe = library.TREE_OVERRIDES[(d.dice, d.faces, d.wild)]
+    entry = {**recipe, **changes}
+    return entry, (library._train(d) if entry == recipe else _train_with(d, entry))
 
 
 HALF_WITH_5 = {"longest": 5, "rows": 0.5, "warm": True, "iterations": 600}  # 4 v 4 ones wild until 2026-12-02
@@ -992,9 +992,9 @@ def test_more_rows_beat_the_bound_before(cache_dir, dice, wild, times, before, r
 
     d = Duel(dice, 6, wild)
     bound = dag_rows(d.n_bids, library.MIN_ABSTRACT_WINDOW) * library.TREE_ROWS
-    if library.TREE_OVERRIDES[(d.dice, d.faces, d.wild)]["rows"] == times and not as_measured:
-        assert library.recipe(d)["tree_rows"] == int(bound * times)
     entry, new = _train_as_measured(d, {**as_measured, "rows": times})
+    if entry == library.TREE_OVERRIDES[(d.dice, d.faces, d.wild)]:  # the recipe's own tree
+        assert library.recipe(d)["tree_rows"] == int(bound * times)
     old = _train_with(d, {**entry, "rows": before})
     assert sum(new.dag.rows) > 1.3 * sum(old.dag.rows)
     h = head_to_head(new, old, rounds=1_000_000, seed=5)
