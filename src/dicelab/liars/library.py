@@ -84,90 +84,40 @@ FIVE_DICE_TREES = (frozenset((d, 6, w) for d in ((3, 5), (5, 3), (4, 5), (5, 4))
                    | {((5, 5), 6, "none"), ((5, 5), 6, "ones")})
 TREE_RULES = frozenset({((4, 4), 6, "none"), ((4, 4), 6, "ones")}) | FIVE_DICE_TREES
 # Per-size changes to TREE. ``longest``: contexts up to that many bids; ``rows``: a multiple of the
-# row bound; ``grow``: each step's factor of rows (TREE's unless given); ``warm``: each step of growth
-# continues the one before (contexts.warm_start) for WARM_STEP_ITERATIONS, instead of starting afresh
-# for TREE's step iterations; ``iterations``: the last step's. Measured (learned responder, 1,000,000
-# rounds a seat, +- 0.0014, unless said):
-# - 3 v 3, nothing wild: 5-bid contexts, 0.025 -> 0.0104 in fewer rows.
-# - 3 v 3, ones wild: four times the rows with 7-bid contexts, warm, 600 at the end: 0.0183 (memory 9,
-#   item 2 met; "Four times the rows at 3 v 3 with ones wild"). Three times with 5-bid contexts gave
-#   0.0208, four 0.0204; 1,200 iterations at the end 0.0196.
-# - 3 v 4 and 4 v 3, ones wild: twice the rows, 7-bid contexts: 0.0557 -> 0.0430 and 0.0498 -> 0.0392
-#   (memory 9); 3 v 4 since in smaller steps (FINER_STEPS), 0.0408 -> 0.0376 at memory 8 (0.0418 ->
-#   0.0351 with another seed), LBR -0.028 -> -0.037, a draw head to head, for 1.65 times the training
-#   (3,459 s; 2026-12-02, "Smaller steps of growth at 3 v 4 and 4 v 3 with ones wild");
-#   4 v 3 since three times the rows (LONG_ONES_ROWS), 0.0387 -> 0.0306 +- 0.0014 (seed 1, 1,000,000
-#   rounds), the exact part 0.0342 -> 0.0291, LBR -0.032, a draw head to head (0.5005 [0.4998,
-#   0.5012]), for 1.56 times the training (3,581 s) and 58 MiB more of the cache (2026-12-04,
-#   "Three times the row bound at 4 v 3 with ones wild"); the same at 3 v 4 gave 0.0376 -> 0.0359,
-#   within the interval, the exact part 0.0357 -> 0.0350, a draw, for 1.43 times the training: not
-#   adopted (2026-12-04, "Three times the row bound at 3 v 4 with ones wild"). 4 v 3 since 4.5 times
-#   the rows (one step of growth more; 4 times is the same tree as 3), 0.0306 -> 0.0278 +- 0.0014
-#   (seed 1, 1,000,000 rounds), the exact part 0.0291 -> 0.0255, LBR -0.029, a draw head to head (0.5001
-#   [0.4994, 0.5008]), for 1.57 times the training (4,629 s against 2,948) and 86 MiB more of the
-#   cache (2026-12-05, "Four and a half times the row bound at 4 v 3 with ones wild").
-#   nothing wild, grown warm: the same bound as cold (0.0107, 0.0113) in about half the time.
-# - 4 v 4: half the row bound, warm (nothing wild 0.0124; the full bound 0.0115 for 50% more time);
-#   ones wild with 5-bid contexts and 600 at the end (0.0828); since the whole bound with 7-bid contexts,
-#   0.0832 -> 0.0668 +- 0.0020 (memory 6 -> 8, 500,000 rounds), LBR -0.020, winning head to head 0.5009
-#   [0.5002, 0.5016] over 1,000,000 rounds a seat, for 1.5 times the training (3,007 s; 2026-12-02,
-#   "The whole row bound at 4 v 4 with ones wild"); since 1.5 times the bound, 0.0668 -> 0.0581 +- 0.0020
-#   (memory 8 both), LBR -0.024, a draw head to head (0.5001 [0.4995, 0.5008]), for 1.5 times the
-#   training again (4,506 s; 2026-12-02, later, "One and a half times the row bound at 4 v 4").
-# - 3 v 5 to 5 v 5: a quarter of their row bound (100,000 rounds, +- 0.0044; above); with nothing
-#   wild 4 v 5 and 5 v 4 half of it: 0.0303 -> 0.0170 and 0.0387 -> 0.0261 (500,000 rounds, +- 0.0020),
-#   LBR -0.015 both, for about 2.2 times the training ("Half the row bound at 4 v 5 and 5 v 4").
-# - 3 v 5 and 5 v 3, nothing wild: half the bound too, 0.0513 -> 0.0226 and 0.0504 -> 0.0333
-#   (100,000 rounds; 500,000: 0.0207 and 0.0344 +- 0.0019), LBR -0.020 and -0.012, for about 2.3 times
-#   the training (2026-12-01, "Half the row bound at 3 v 5 and 5 v 3"; the whole bound at 3 v 5 gave
-#   0.0189 +- 0.0019 for 1.6 times that again, level on every grader: not adopted; at 2,000,000
-#   rounds 0.0211 and 0.0192 +- 0.0010, both intervals still reaching past 0.02).
-# - 3 v 5, nothing wild: one and a half times the bound, 0.0169 +- 0.0010 (2,000,000 rounds; item 2
-#   met), LBR -0.018, level head to head with half the bound, for 2.8 times its training (4,175 s)
-#   and 167 MiB more of the cache (2026-12-01, "One and a half times the row bound at 3 v 5").
-# - 5 v 3, nothing wild: contexts to 7 bids with half, the whole and 1.5 times the bound, 0.0344 ->
-#   0.0362, 0.0260 and 0.0247 +- 0.0019 (500,000 rounds), each a draw head to head: not adopted
-#   (2026-12-02, "Contexts to 7 bids at 5 v 3 with nothing wild, with more rows"). Smaller steps of
-#   growth at half the bound (1.25 and 1.125 times the rows a step instead of 1.5): 0.0344 -> 0.0329
-#   and 0.0312 +- 0.0019, the responder's exact abstract part 0.0334 -> 0.0294 and 0.0266, LBR -0.012
-#   -> -0.015, winning head to head 0.5010 [0.5003, 0.5017], for 1.57 times the training (2,530 s):
-#   1.125 adopted (2026-12-02, later, "Smaller steps of growth at 5 v 3 with nothing wild"). Both
-#   levers together, the whole bound with contexts to 7 bids grown 1.125 times a step: 0.0312 ->
-#   0.0218 +- 0.0019 (memory 8), the exact part 0.0266 -> 0.0185, LBR -0.016, a draw head to head
-#   (0.5001 [0.4994, 0.5008]), for twice the training (5,950 s) and 167 MiB of the cache instead of
-#   83 (2026-12-03, "Smaller steps with the whole row bound at 5 v 3"); since one and a half times
-#   the bound in those steps, 0.0218 -> 0.0188 +- 0.0019 (500,000 rounds, seed 4), the exact part
-#   0.0185 -> 0.0168, LBR -0.015, a draw head to head (0.5000 [0.4993, 0.5007]), for 1.5 times the
-#   training (6,070 s against 3,978) and 250 MiB of the cache instead of 167 (2026-12-04, "One and a
-#   half times the row bound at 5 v 3 with nothing wild").
-# - 3 v 5, ones wild: the whole bound with 7-bid contexts (what 3 v 3 with ones wild needed), 0.0650
-#   (memory 6) -> 0.0431 +- 0.0019 (memory 8, 500,000 rounds), LBR -0.023, winning head to head
-#   0.5017 [0.5010, 0.5024] over 1,000,000 rounds a seat, for about 3 times the training (4,365 s)
-#   and 125 MiB more of the cache; 5 v 3 the same: 0.0730 -> 0.0463 +- 0.0019, LBR -0.020, 0.5021
-#   [0.5014, 0.5028], 4,049 s (2026-12-02, "The whole row bound at 3 v 5 and 5 v 3 with ones wild");
-#   3 v 5 since grown 1.25 times the rows a step (FINER_STEPS), 0.0431 -> 0.0360 +- 0.0019, LBR
-#   -0.019, a draw head to head (0.5003 [0.4996, 0.5010]), for about 1.45 times the training (3,596 s
-#   on a quiet machine, 6,389 on a busy one; 2026-12-03, "Steps of 1.25 at 3 v 5 and 5 v 3 with
-#   ones wild"); 5 v 3 the same, 0.0463 -> 0.0391, LBR -0.013, a draw head to head (0.5000 [0.4993,
-#   0.5007]), 3,583 s against 2,461. 3 v 5 since one and a half times the bound in those steps,
-#   0.0360 -> 0.0324 +- 0.0019 (seed 4, 500,000 rounds), the exact part 0.0296 -> 0.0286, LBR
-#   -0.019, a draw head to head (0.5005 [0.4998, 0.5012]), for 1.75 times the training (5,944 s
-#   against 3,406) and 250 MiB of the cache instead of 167 (2026-12-06, "One and a half times the
-#   row bound at 3 v 5 and 5 v 3 with ones wild"; not 5 v 3, 0.0391 -> 0.0379, within the interval).
-# - 5 v 4, nothing wild: three quarters of the bound (one step of growth more than half), 0.0244 ->
-#   0.0206 +- 0.0010 (seed 5, 2,000,000 rounds), the exact part 0.0206 -> 0.0174, LBR -0.015 ->
-#   -0.005 +- 0.007, winning head to head 0.5011 [0.5004, 0.5018], for 1.43 times the training
-#   (3,997 s against 2,788) and 82 MiB more of the cache (2026-12-05, "Three quarters of the row
-#   bound at 5 v 4 with nothing wild"); not the whole bound, 0.0206 again, the exact part 0.0182,
-#   a draw head to head, for 1.5 times the training (2026-12-05, the session after).
-# - 4 v 5 and 5 v 4, ones wild: half the bound with 7-bid contexts (five steps; the trees hold 6),
-#   0.0928 -> 0.0692 and 0.1171 -> 0.0753 +- 0.0044 (100,000 rounds), LBR -0.022 and -0.009, winning
-#   head to head 0.5029 [0.5022, 0.5035] and 0.5026 [0.5019, 0.5033], for about 2.2 times the training
-#   (4,976 s and 4,911 s; 2026-12-02, "Half the row bound at 4 v 5 and 5 v 4 with ones wild").
-# the 5-dice trees' recipe (FIVE_DICE_TREE) and where a size grew past it (FIVE_DICE_GROWN)
+# row bound; ``grow``: each step's factor of rows (TREE's 1.5 unless given); ``warm``: each step of
+# growth continues the one before (contexts.warm_start) for WARM_STEP_ITERATIONS, instead of starting
+# afresh for TREE's step iterations; ``iterations``: the last step's. What each size uses now and the
+# learned responder's bound it leaves (seed and rounds as BENCHMARKS.md gives them, +- 0.0010 to
+# 0.0020; the bar is 0.02). Each line was adopted only when the learned bound dropped by more than the
+# interval of the difference, the exact part dropped and the head to head did not lose; the runs,
+# the settings tried and not adopted, and the dates are in BENCHMARKS.md ("Where item 2 stands, every
+# size", and the sections it names).
+#
+#   size, wild    | contexts | rows   | grow  | warm, last step | learned bound
+#   3 v 3, none   | 5 bids   | 1      | 1.5   |                 | 0.0104 (met)
+#   3 v 4, none   | 4        | 1      | 1.5   | warm            | 0.0107 (met)
+#   4 v 3, none   | 4        | 1      | 1.5   | warm            | 0.0113 (met)
+#   4 v 4, none   | 4        | 0.5    | 1.5   | warm            | 0.0124 (met)
+#   3 v 5, none   | 5        | 1.5    | 1.5   | warm, 600       | 0.0169 (met)
+#   5 v 3, none   | 7        | 1.5    | 1.125 | warm, 600       | 0.0186 (met)
+#   4 v 5, none   | 5        | 0.5    | 1.5   | warm, 600       | 0.0170 (met)
+#   5 v 4, none   | 5        | 0.75   | 1.125 | warm, 600       | 0.0149 (met)
+#   5 v 5, none   | 5        | 0.25   | 1.25  | warm, 600       | 0.0318
+#   3 v 3, ones   | 7        | 4      | 1.5   | warm, 600       | 0.0183 (met)
+#   3 v 4, ones   | 7        | 2      | 1.125 | warm, 600       | 0.0376
+#   4 v 3, ones   | 7        | 4.5    | 1.5   | warm, 600       | 0.0278
+#   4 v 4, ones   | 7        | 1.5    | 1.5   | warm, 600       | 0.0581 (rows and steps spent)
+#   3 v 5, ones   | 7        | 1.5    | 1.25  | warm, 600       | 0.0324
+#   5 v 3, ones   | 7        | 1      | 1.25  | warm, 600       | 0.0391
+#   4 v 5, ones   | 7        | 0.5    | 1.5   | warm, 600       | 0.0692
+#   5 v 4, ones   | 7        | 0.5    | 1.5   | warm, 600       | 0.0753
+#   5 v 5, ones   | 5        | 0.25   | 1.25  | warm, 600       | 0.0718
+#
+# The 5-dice trees' recipe (FIVE_DICE_TREE, also for the highest face wild) and where a size grew past
+# it (FIVE_DICE_GROWN):
 FIVE_DICE_TREE = {"longest": 5, "rows": 0.25, "warm": True, "iterations": 600}
-# the ones-wild trees grown to 7-bid contexts (3 v 3 to 4 v 5, 3 v 5 and 5 v 3), each with its multiple
-# of the row bound (at least half: a quarter is three steps of growth, 5 bids at most)
+# the ones-wild trees grown to 7-bid contexts, each with its multiple of the row bound (at least half:
+# a quarter is three steps of growth, 5 bids at most)
 LONG_ONES = {"longest": 7, "warm": True, "iterations": 600}
 LONG_ONES_ROWS = {(3, 3): 4.0, (3, 4): 2.0, (4, 3): 4.5, (4, 4): 1.5, (3, 5): 1.5, (5, 3): 1.0, (4, 5): 0.5, (5, 4): 0.5}
 FIVE_DICE_GROWN: dict[tuple[tuple[int, ...], int, str], dict[str, Any]] = {
@@ -176,27 +126,8 @@ FIVE_DICE_GROWN: dict[tuple[tuple[int, ...], int, str], dict[str, Any]] = {
     ((3, 5), 6, "none"): {"rows": 1.5},
 }
 # the trees grown in smaller steps than TREE's 1.5 times the rows: the contexts chosen more often, for
-# more training and no more memory (5 v 3 with nothing wild 0.0344 -> 0.0312, 3 v 4 with ones wild
-# 0.0408 -> 0.0376 at memory 8; not 4 v 3 with ones wild, 0.0387 -> 0.0380 within the interval and
-# its exact part worse; 2026-12-02, "Smaller steps of growth"; 3 v 5 and 5 v 3 with ones wild in
-# steps of 1.25, 0.0431 -> 0.0360 and 0.0463 -> 0.0391; 2026-12-03, "Steps of 1.25"; not 3 v 5 in
-# steps of 1.125, 0.0368 and its exact part worse, 2026-12-04, "Steps of 1.125 at 3 v 5"; not 3 v 3
-# with ones wild in steps of 1.125, 0.0183 -> 0.0271, 2026-12-04, "Steps of 1.125 at 3 v 3"; not 4 v 4
-# with ones wild in steps of 1.25 within 1.2 times the bound, about the same rows, 0.0581 -> 0.0595,
-# the exact part 0.0511 -> 0.0540, 2026-12-05, "Steps of 1.25 at 4 v 4 with ones wild", nor at its
-# whole 1.5-times bound, 613,237 -> 783,542 rows, 0.0581 -> 0.0579, a draw, 2026-12-06, "Steps of
-# 1.25 at 4 v 4 with ones wild, the whole 1.5-times bound"; 5 v 4
-# with nothing wild at three quarters of the bound in steps of 1.125, 0.0206 -> 0.0149 +- 0.0010
-# (seed 5, 2,000,000 rounds), the exact part 0.0174 -> 0.0139, LBR -0.005 -> -0.017, a draw head to
-# head (0.4998 [0.4991, 0.5005]), for 1.83 times the training (7,313 s against 3,997; steps of 1.25
-# gave 0.0176, 5,049 s), 2026-12-05, "Steps of 1.125 at 5 v 4 with nothing wild"; 5 v 5 with nothing
-# wild at a quarter of the bound in steps of 1.25, 0.0566 -> 0.0318 +- 0.0020 (seed 5, 500,000
-# rounds), the exact part 0.0520 -> 0.0282, LBR -0.009 -> -0.012, a draw head to head (0.5001
-# [0.4994, 0.5008]), for 1.70 times the training (5,253 s against 3,085), 2026-12-05, "Steps of 1.25
-# at 5 v 5 with nothing wild"; 5 v 5 with ones wild the same, 241,031 -> 333,855 rows of its bound's
-# 349,123, 0.0853 -> 0.0718 +- 0.0020 (seed 4, 500,000 rounds), the exact part 0.0750 -> 0.0596, LBR
-# 0.0006, winning head to head 0.5020 [0.5013, 0.5027], for 1.60 times the training (6,287 s against
-# 3,939), 2026-12-06, "Steps of 1.25 at 5 v 5 with ones wild")
+# more training and no more memory (BENCHMARKS.md, "Smaller steps of growth" and the "Steps of ..."
+# sections after it)
 FINER_STEPS = {((5, 3), 6, "none"): 1.125, ((3, 4), 6, "ones"): 1.125, ((3, 5), 6, "ones"): 1.25,
                ((5, 3), 6, "ones"): 1.25, ((5, 4), 6, "none"): 1.125, ((5, 5), 6, "none"): 1.25,
                ((5, 5), 6, "ones"): 1.25}
