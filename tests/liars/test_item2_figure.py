@@ -36,3 +36,29 @@ def test_the_bar_reads_as_the_issue_words_it(tmp_path):
     assert plot.met({"learned": 0.005, "ci": 0.03}, 0.02) and not plot.met({"learned": 0.0100, "ci": None}, 0.02)
     out = plot.plot(DATA, tmp_path / "item2.png")
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_the_recipe_table_in_the_library_says_what_each_size_trains_and_leaves():
+    # the comment table a maintainer reads in library.py against the recipes the code builds, and its
+    # learned bounds against these figures (so neither drifts)
+    import inspect
+    import re
+
+    from dicelab.liars import library
+    from dicelab.liars.duel import Duel, dag_rows
+
+    learned = {(tuple(s["dice"]), s["wild"]): s for s in DATA["sizes"]}
+    line = re.compile(r"^#\s+(\d) v (\d), (none|ones)\s+\| (\d) (?:bids)?\s*\| ([\d.]+)\s+\| ([\d.]+)\s+\|"
+                      r" (warm)?(?:, (\d+))?\s+\| ([\d.]+)( \(met\))?", re.M)
+    rows = line.findall(inspect.getsource(library))
+    assert {((int(a), int(b)), w) for a, b, w, *_ in rows} == set(learned), "one line for each size of both rules"
+    for a, b, wild, longest, times, grow, warm, last, bound, met in rows:
+        d = Duel((int(a), int(b)), 6, wild)
+        r = library.recipe(d)
+        assert r["tree_longest"] == int(longest) and r["tree_grow"] == float(grow), (a, b, wild)
+        assert r["tree_rows"] == int(dag_rows(d.n_bids, library.MIN_ABSTRACT_WINDOW) * library.TREE_ROWS * float(times))
+        assert bool(r.get("tree_warm")) == bool(warm), (a, b, wild)
+        assert r["iterations"] == (int(last) if last else library.ITERATIONS), (a, b, wild)
+        figure = learned[(d.dice, wild)]
+        assert float(bound) == figure["learned"], (a, b, wild)
+        assert bool(met) == (figure["learned"] + (figure["ci"] or 0) < DATA["bar"]), (a, b, wild)

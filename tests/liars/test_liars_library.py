@@ -1050,30 +1050,3 @@ def test_a_five_dice_table_holds_every_duel_size_and_the_start_first(monkeypatch
     monkeypatch.setattr(library._policies, "budget", int((start + 2 ** 20) / 0.8))  # room for 5 v 5 and 1 MiB
     short = library.usable_sizes(5, 6, wild)
     assert (5, 5) in short and 1 < len(short) < 25
-
-
-def test_the_recipe_table_in_the_library_says_what_each_size_trains_and_leaves():
-    # the comment table a maintainer reads in library.py against the recipes the code builds, and its
-    # learned bounds against the item-2 figures quoted from BENCHMARKS.md (so neither drifts)
-    import inspect
-    import pathlib
-    import re
-
-    from dicelab.liars.duel import dag_rows
-
-    figures = json.loads((pathlib.Path(__file__).parents[2] / "docs/data/liars-item2.json").read_text())
-    learned = {(tuple(s["dice"]), s["wild"]): s for s in figures["sizes"]}
-    line = re.compile(r"^#\s+(\d) v (\d), (none|ones)\s+\| (\d) (?:bids)?\s*\| ([\d.]+)\s+\| ([\d.]+)\s+\|"
-                      r" (warm)?(?:, (\d+))?\s+\| ([\d.]+)( \(met\))?", re.M)
-    rows = line.findall(inspect.getsource(library))
-    assert {((int(a), int(b)), w) for a, b, w, *_ in rows} == set(learned), "one line for each size of both rules"
-    for a, b, wild, longest, times, grow, warm, last, bound, met in rows:
-        d = Duel((int(a), int(b)), 6, wild)
-        r = library.recipe(d)
-        assert r["tree_longest"] == int(longest) and r["tree_grow"] == float(grow), (a, b, wild)
-        assert r["tree_rows"] == int(dag_rows(d.n_bids, library.MIN_ABSTRACT_WINDOW) * library.TREE_ROWS * float(times))
-        assert bool(r.get("tree_warm")) == bool(warm), (a, b, wild)
-        assert r["iterations"] == (int(last) if last else library.ITERATIONS), (a, b, wild)
-        figure = learned[(d.dice, wild)]
-        assert float(bound) == figure["learned"], (a, b, wild)
-        assert bool(met) == (figure["learned"] + figure["ci"] < figures["bar"]), (a, b, wild)
