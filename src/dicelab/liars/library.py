@@ -109,7 +109,7 @@ TREE_RULES = frozenset({((4, 4), 6, "none"), ((4, 4), 6, "ones")}) | FIVE_DICE_T
 #   4 v 4, ones   | 7        | 1.5    | 1.5   | warm, 600       | 0.0581 (rows and steps spent)
 #   3 v 5, ones   | 7        | 1.5    | 1.25  | warm, 600       | 0.0324
 #   5 v 3, ones   | 7        | 1      | 1.25  | warm, 600       | 0.0391
-#   4 v 5, ones   | 7        | 0.5    | 1.5   | warm, 600       | 0.0692
+#   4 v 5, ones   | 7        | 0.5    | 1.25  | warm, 600       | 0.0661
 #   5 v 4, ones   | 7        | 0.5    | 1.25  | warm, 600       | 0.0681
 #   5 v 5, ones   | 5        | 0.25   | 1.25  | warm, 600       | 0.0718
 #
@@ -129,7 +129,8 @@ FIVE_DICE_GROWN: dict[tuple[tuple[int, ...], int, str], dict[str, Any]] = {
 # more training and no more memory (BENCHMARKS.md, "Smaller steps of growth" and the "Steps of ..."
 # sections after it)
 FINER_STEPS = {((5, 3), 6, "none"): 1.125, ((3, 4), 6, "ones"): 1.125, ((3, 5), 6, "ones"): 1.25,
-               ((5, 3), 6, "ones"): 1.25, ((5, 4), 6, "none"): 1.125, ((5, 4), 6, "ones"): 1.25,
+               ((5, 3), 6, "ones"): 1.25, ((4, 5), 6, "ones"): 1.25, ((5, 4), 6, "none"): 1.125,
+               ((5, 4), 6, "ones"): 1.25,
                ((5, 5), 6, "none"): 1.25, ((5, 5), 6, "ones"): 1.25}
 TREE_OVERRIDE_KEYS = ("rows", "longest", "grow", "warm", "iterations")  # what _tree reads of an entry
 TREE_OVERRIDES: dict[tuple[tuple[int, ...], int, str], dict[str, Any]] = {
