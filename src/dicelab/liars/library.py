@@ -109,8 +109,8 @@ TREE_RULES = frozenset({((4, 4), 6, "none"), ((4, 4), 6, "ones")}) | FIVE_DICE_T
 #   4 v 4, ones   | 7        | 1.5    | 1.5   | warm, 600       | 0.0581 (rows and steps spent)
 #   3 v 5, ones   | 7        | 1.5    | 1.25  | warm, 600       | 0.0324
 #   5 v 3, ones   | 7        | 1      | 1.25  | warm, 600       | 0.0391
-#   4 v 5, ones   | 7        | 0.5    | 1.25  | warm, 600       | 0.0661
-#   5 v 4, ones   | 7        | 0.5    | 1.25  | warm, 600       | 0.0681
+#   4 v 5, ones   | 7        | 0.5    | 1.25  | warm, 600       | 0.0665
+#   5 v 4, ones   | 7        | 0.5    | 1.25  | warm, 600       | 0.0669
 #   5 v 5, ones   | 5        | 0.25   | 1.25  | warm, 600       | 0.0718
 #
 # The 5-dice trees' recipe (FIVE_DICE_TREE, also for the highest face wild) and where a size grew past
