@@ -939,7 +939,7 @@ def test_smaller_growth_steps_beat_the_tree_before(cache_dir, dice, wild, grow, 
     # LBR -0.018 +- 0.007, head to head a win, 0.5010 [0.5003, 0.5017]; 4 v 5 the same (3,953 CPU
     # seconds against 3,730): 0.0661 against 0.0720 +- 0.0031 (seed 2 shows less, 0.0669 against
     # 0.0677; pooled 0.0665 against 0.0698 +- 0.0022), the exact part 0.0546 against 0.0584,
-    # LBR -0.028 +- 0.007, head to head a draw, 0.5006 [0.4999, 0.5013]. All the others are draws,
+    # LBR -0.028 +- 0.007, head to head a draw, 0.5006 [0.4999, 0.5013]. Most of these pairs draw,
     # so the tree must only not lose. (5 v 3 with nothing wild has grown since to one and a half
     # times the bound, 0.0188 at seed 4: test_more_rows_beat_the_bound_before; against half the bound
     # it only gains. 3 v 5 with ones wild has grown since to one and a half times the bound, 0.0324:

@@ -130,8 +130,7 @@ FIVE_DICE_GROWN: dict[tuple[tuple[int, ...], int, str], dict[str, Any]] = {
 # sections after it)
 FINER_STEPS = {((5, 3), 6, "none"): 1.125, ((3, 4), 6, "ones"): 1.125, ((3, 5), 6, "ones"): 1.25,
                ((5, 3), 6, "ones"): 1.25, ((4, 5), 6, "ones"): 1.25, ((5, 4), 6, "none"): 1.125,
-               ((5, 4), 6, "ones"): 1.25,
-               ((5, 5), 6, "none"): 1.25, ((5, 5), 6, "ones"): 1.25}
+               ((5, 4), 6, "ones"): 1.25, ((5, 5), 6, "none"): 1.25, ((5, 5), 6, "ones"): 1.25}
 TREE_OVERRIDE_KEYS = ("rows", "longest", "grow", "warm", "iterations")  # what _tree reads of an entry
 TREE_OVERRIDES: dict[tuple[tuple[int, ...], int, str], dict[str, Any]] = {
     ((3, 3), 6, "none"): {"longest": 5},
