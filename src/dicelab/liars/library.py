@@ -120,7 +120,7 @@ FIVE_DICE_TREE = {"longest": 5, "rows": 0.25, "warm": True, "iterations": 600}
 # longer ones, 550 of 15,147 with ones wild, and the learned bound did not move; BENCHMARKS.md,
 # "Contexts to 7 bids at 5 v 5")
 # the ones-wild trees grown to 7-bid contexts, each with its multiple of the row bound (at least half:
-# a quarter is three steps of growth, 5 bids at most)
+# a quarter is three steps of growth of 1.5, 5 bids at most; in steps of 1.25 it is five, see above)
 LONG_ONES = {"longest": 7, "warm": True, "iterations": 600}
 LONG_ONES_ROWS = {(3, 3): 4.0, (3, 4): 2.0, (4, 3): 4.5, (4, 4): 1.5, (3, 5): 1.5, (5, 3): 1.0, (4, 5): 0.5, (5, 4): 0.5}
 FIVE_DICE_GROWN: dict[tuple[tuple[int, ...], int, str], dict[str, Any]] = {
