@@ -384,3 +384,48 @@ def test_a_responder_window_whose_codes_overflow_is_refused_in_one_line():
     with pytest.raises(DicelabError) as e:
         learn_response(tree, 0, window=top + 1)
     assert f"at most {top}" in str(e.value) and "\n" not in str(e.value)
+
+
+def test_weighted_gains_are_the_plain_ones_scaled_where_every_hand_is_equally_likely():
+    # a law: with one die a seat, each of the F hands has chance 1/F, so weighting each hand's gain by
+    # its chance divides every candidate's gain by F and keeps their order
+    duel = Duel((1, 1), 4, "ones")
+    pol = train_duel(duel, iterations=60, method="abstract", window=2)
+    plain, weighted = split_gains(pol, 4), split_gains(pol, 4, weighted=True)
+    assert plain and plain.keys() == weighted.keys()
+    assert max(plain.values()) > 0.0
+    for c, g in plain.items():
+        assert weighted[c] == pytest.approx(g / 4, abs=1e-12), c
+
+
+def test_weighted_gains_are_each_hands_local_gain_times_its_chance():
+    # a slow reference written here: for each candidate and each own hand, the local best response's
+    # gain of splitting (best action of the candidate's regrets plus the best of the rest, less the
+    # best of the whole node), weighted by the hand's chance (2 dice: a pair 1/16, two faces 2/16),
+    # summed, per row added
+    from dicelab.liars.contexts import node_keys, regrets
+
+    duel = Duel((2, 1), 4, "ones")
+    pol = train_duel(duel, iterations=60, method="abstract", window=2)
+    weighted = split_gains(pol, 4, weighted=True)
+    dag = pol.dag
+    cand = set(weighted)
+    fine = build_dag(dag.n, dag.window, cand, 4)
+    coarse = {k: m for m, k in enumerate(node_keys(dag))}
+    fine_keys = node_keys(fine)
+    home = {c: (c[0], c[1][1:]) for c in cand}
+    sloc = np.array([dag.loc[coarse[home.get(k, k)]] for k in fine_keys], dtype=np.int64)
+    r = regrets(duel, fine, sloc, pol.strategy)
+    chances = [duel.hands(i)[1] for i in (0, 1)]
+    assert sorted(set(np.round(chances[0] * 16, 9))) == [1.0, 2.0] and abs(chances[0].sum() - 1) < 1e-12
+    blocks = {k: r[k[0]][fine.loc[m]:fine.loc[m] + dag.n - int(fine.top[m])] for m, k in enumerate(fine_keys) if m}
+    checked = 0
+    for c in sorted(cand)[:40]:
+        whole = sum(b for k, b in blocks.items() if home.get(k, k) == home[c])
+        mine = blocks[c]
+        gain = 0.0
+        for h, p in enumerate(chances[c[0]]):
+            gain += p * (max(mine[:, h]) + max(whole[:, h] - mine[:, h]) - max(whole[:, h]))
+        assert weighted[c] == pytest.approx(gain / mine.shape[0], abs=1e-12), c
+        checked += 1
+    assert checked >= 10

@@ -128,14 +128,22 @@ def regrets(duel: Duel, dag: Dag, sloc: np.ndarray, strategy: tuple[np.ndarray, 
     return out
 
 
-def _local_gain(r: np.ndarray) -> float:
-    return float(r.max(axis=0).sum())
+def _local_gain(r: np.ndarray, chances: np.ndarray | None = None) -> float:
+    best = r.max(axis=0)
+    return float(best.sum() if chances is None else best @ chances)
 
 
-def split_gains(policy: DuelPolicy, longest: int, samples: int = 0, seed: int = 0) -> dict[Key, float]:
+def split_gains(policy: DuelPolicy, longest: int, samples: int = 0, seed: int = 0,
+                weighted: bool = False) -> dict[Key, float]:
     """The candidates of :func:`candidates` with the gain of splitting each off its node, per row it
-    adds (the regrets with every opponent hand, or ``samples`` drawn ones)."""
+    adds (the regrets with every opponent hand, or ``samples`` drawn ones).
+
+    The regrets are each own hand's (the opponent's hands weighted by their chances, the own hand
+    given). ``weighted``: each own hand's gain weighted by its chance too, so that the gains are
+    expected values a round, comparable across hands and across seats with different dice; else
+    every own hand counts alike, which leans to rare hands and to the seat with more hands."""
     dag, duel = policy.dag, policy.duel
+    chances = [duel.hands(i)[1] if weighted else None for i in (0, 1)]
     coarse_keys = node_keys(dag)
     cand = candidates(dag, longest, coarse_keys)
     if not cand:
@@ -154,8 +162,8 @@ def split_gains(policy: DuelPolicy, longest: int, samples: int = 0, seed: int = 
         total[home] = total[home] + block if home in total else block.copy()
         if key in parent_of:
             part[key] = block
-    return {c: (_local_gain(x) + _local_gain(total[parent_of[c]] - x) - _local_gain(total[parent_of[c]]))
-            / x.shape[0] for c, x in part.items()}
+    return {c: (_local_gain(x, chances[c[0]]) + _local_gain(total[parent_of[c]] - x, chances[c[0]])
+                - _local_gain(total[parent_of[c]], chances[c[0]])) / x.shape[0] for c, x in part.items()}
 
 
 def warm_start(policy: DuelPolicy, dag: Dag) -> DuelPolicy:
@@ -196,14 +204,15 @@ def grown_rows(start: int, max_rows: int, grow: float = 1.5) -> float:
 def train_contexts(duel: Duel, max_rows: int, window: int = 2, longest: int = 6, grow: float = 1.5,
                    iterations: int = 300, method: str | None = None, seed: int = 0, samples: int | None = None,
                    step_iterations: int | None = None, gain_samples: int = 0, progress: bool = False,
-                   say: Any = None, warm: bool = False) -> DuelPolicy:
+                   say: Any = None, warm: bool = False, weighted: bool = False) -> DuelPolicy:
     """Train on the window, then add the contexts worth most (:func:`split_gains`) until the tables
     hold ``grow`` times the rows, train again, and repeat while another step stays within ``max_rows``.
 
     ``step_iterations`` (default ``iterations``) trains the policies that only choose the next
     contexts; the last one gets ``iterations``. ``gain_samples``: opponent hands drawn for the gains
     (0: every hand). ``warm``: each step continues from the one before (:func:`warm_start`) instead
-    of starting afresh, for ``step_iterations`` more, the last for ``iterations`` more."""
+    of starting afresh, for ``step_iterations`` more, the last for ``iterations`` more. ``weighted``:
+    the gains weighted by the own hand's chance (:func:`split_gains`)."""
     require(isinstance(max_rows, int) and max_rows > 0,
             f"the row budget must be a positive whole number, got {max_rows}")
     require(isinstance(grow, (int, float)) and grow > 1.0, f"grow must be above 1, got {grow}")
@@ -240,7 +249,7 @@ def train_contexts(duel: Duel, max_rows: int, window: int = 2, longest: int = 6,
             say(f"{rows} rows, {len(have)} longer contexts")
         if last:
             break
-        gains = split_gains(pol, longest, gain_samples, seed + len(history))
+        gains = split_gains(pol, longest, gain_samples, seed + len(history), weighted)
         if not gains:
             if step_iterations < iterations:
                 pol = fit(dag, iterations)
@@ -260,6 +269,7 @@ def train_contexts(duel: Duel, max_rows: int, window: int = 2, longest: int = 6,
                 break
     pol.meta.update({"contexts": {"window": window, "longest": longest, "grow": grow, "max_rows": max_rows,
                                   "step_iterations": step_iterations, "gain_samples": gain_samples, "warm": warm,
+                                  **({"weighted": True} if weighted else {}),
                                   "steps": history}, "seconds": time.perf_counter() - t0})
     return pol
 

@@ -134,7 +134,11 @@ FIVE_DICE_GROWN: dict[tuple[tuple[int, ...], int, str], dict[str, Any]] = {
 FINER_STEPS = {((5, 3), 6, "none"): 1.125, ((3, 4), 6, "ones"): 1.125, ((3, 5), 6, "ones"): 1.25,
                ((5, 3), 6, "ones"): 1.25, ((4, 5), 6, "ones"): 1.25, ((5, 4), 6, "none"): 1.125,
                ((5, 4), 6, "ones"): 1.25, ((5, 5), 6, "none"): 1.25, ((5, 5), 6, "ones"): 1.25}
-TREE_OVERRIDE_KEYS = ("rows", "longest", "grow", "warm", "iterations")  # what _tree reads of an entry
+# ``weighted``: the contexts chosen by gains weighted by the own hand's chance (contexts.split_gains),
+# not every hand alike. Measured, not adopted anywhere (2026-12-06, late; BENCHMARKS.md, "Gains
+# weighted by the hand's chance at 4 v 5 and 5 v 4"): 4 v 5 ones wild 0.0665 -> 0.0545 but losing head
+# to head 0.4993 over 2,000,000 rounds a seat; 5 v 4 ones wild 0.0669 -> 0.0700.
+TREE_OVERRIDE_KEYS = ("rows", "longest", "grow", "warm", "iterations", "weighted")  # what _tree reads of an entry
 TREE_OVERRIDES: dict[tuple[tuple[int, ...], int, str], dict[str, Any]] = {
     ((3, 3), 6, "none"): {"longest": 5},
     ((3, 4), 6, "none"): {"warm": True},
@@ -228,6 +232,8 @@ def _tree(duel: Duel, window: int) -> dict[str, Any]:
         tree.update(tree_step_iterations=WARM_STEP_ITERATIONS, tree_warm=True)
     if "iterations" in o:  # the last step's
         tree["iterations"] = o["iterations"]
+    if o.get("weighted"):  # contexts chosen by gains weighted by the own hand's chance (contexts.split_gains)
+        tree["tree_weighted"] = True
     return tree
 
 
@@ -365,7 +371,7 @@ def _train(duel: Duel, progress: bool = False, checkpoint: bool = False) -> Duel
                              grow=float(r["tree_grow"]), iterations=r["iterations"], method=r["method"],
                              seed=r["seed"], samples=r["samples"] or None,
                              step_iterations=int(r["tree_step_iterations"]), warm=bool(r.get("tree_warm")),
-                             progress=progress)
+                             weighted=bool(r.get("tree_weighted")), progress=progress)
         return _compact32(pol)
     resume, cb, every = None, None, 0
     if checkpoint:
