@@ -162,8 +162,12 @@ def split_gains(policy: DuelPolicy, longest: int, samples: int = 0, seed: int = 
         total[home] = total[home] + block if home in total else block.copy()
         if key in parent_of:
             part[key] = block
-    return {c: (_local_gain(x, chances[c[0]]) + _local_gain(total[parent_of[c]] - x, chances[c[0]])
-                - _local_gain(total[parent_of[c]], chances[c[0]])) / x.shape[0] for c, x in part.items()}
+    whole = {s: _local_gain(x, chances[s[0]]) for s, x in total.items()}  # each node's gain, once
+    out: dict[Key, float] = {}
+    for c, x in part.items():
+        s, w = parent_of[c], chances[c[0]]
+        out[c] = (_local_gain(x, w) + _local_gain(total[s] - x, w) - whole[s]) / x.shape[0]
+    return out
 
 
 def warm_start(policy: DuelPolicy, dag: Dag) -> DuelPolicy:
